@@ -1,0 +1,416 @@
+// The CPU backend's runtime: memory, events and the launch of a grid of fibers.
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "course/cpu_backend.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define COURSE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COURSE_ASAN 1
+#endif
+#endif
+#if defined(COURSE_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace ctx = boost::context;
+
+struct CpuEvent {
+  std::chrono::steady_clock::time_point time;
+};
+
+namespace course::cpu {
+namespace {
+
+constexpr unsigned kMaxThreadsPerBlock = 1024;
+constexpr std::size_t kMaxSharedBytes = 48 * 1024;
+#if defined(COURSE_ASAN)
+constexpr std::size_t kFiberStackBytes = 256 * 1024;  // ASan's redzones make frames larger
+#else
+constexpr std::size_t kFiberStackBytes = 64 * 1024;
+#endif
+
+// ASan must be told about every switch between stacks, or it reports (and misses) errors as if
+// one stack were another. These wrap its fiber interface and vanish without ASan.
+void asan_start_switch([[maybe_unused]] void** fake_stack, [[maybe_unused]] const void* bottom,
+                       [[maybe_unused]] std::size_t size) {
+#if defined(COURSE_ASAN)
+  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
+#endif
+}
+void asan_finish_switch([[maybe_unused]] void* fake_stack, [[maybe_unused]] const void** bottom_old,
+                        [[maybe_unused]] std::size_t* size_old) {
+#if defined(COURSE_ASAN)
+  __sanitizer_finish_switch_fiber(fake_stack, bottom_old, size_old);
+#endif
+}
+
+// Fiber stacks are reused from block to block on each OS thread.
+class StackCache {
+ public:
+  ~StackCache() {
+    for (auto& stack : free_) allocator_.deallocate(stack);
+  }
+  ctx::stack_context take() {
+    if (free_.empty()) return allocator_.allocate();
+    const ctx::stack_context stack = free_.back();
+    free_.pop_back();
+    return stack;
+  }
+  void give_back(const ctx::stack_context& stack) { free_.push_back(stack); }
+
+ private:
+  ctx::protected_fixedsize_stack allocator_{kFiberStackBytes};
+  std::vector<ctx::stack_context> free_;
+};
+thread_local StackCache stack_cache;
+
+// Hands out cached stacks and remembers each one's extent for ASan.
+class CachedStack {
+ public:
+  CachedStack(const void** bottom, std::size_t* size) : bottom_(bottom), size_(size) {}
+  ctx::stack_context allocate() {
+    const ctx::stack_context stack = stack_cache.take();
+    *bottom_ = static_cast<const char*>(stack.sp) - stack.size;
+    *size_ = stack.size;
+    return stack;
+  }
+  void deallocate(ctx::stack_context& stack) noexcept { stack_cache.give_back(stack); }
+
+ private:
+  const void** bottom_;
+  std::size_t* size_;
+};
+
+// The scheduler's stack, as ASan needs it when a fiber switches back.
+thread_local const void* scheduler_stack_bottom = nullptr;
+thread_local std::size_t scheduler_stack_size = 0;
+
+}  // namespace
+
+struct FiberState {
+  ctx::fiber fiber;      // held by the scheduler: resumes this thread of the block
+  ctx::fiber scheduler;  // held by the fiber while it runs: resumes the scheduler
+  const void* stack_bottom = nullptr;
+  std::size_t stack_size = 0;
+  void* fake_stack = nullptr;
+  bool finished = false;
+};
+
+namespace {
+
+struct LaunchError {
+  std::mutex mutex;
+  std::string message;
+  std::atomic<bool> failed{false};
+  void set(std::string what) {
+    std::lock_guard lock(mutex);
+    if (!failed.exchange(true)) message = std::move(what);
+  }
+};
+
+std::string block_name(const uint3& b) {
+  return "(" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + ")";
+}
+
+// Runs one block: all its threads as fibers on this OS thread, released together at barriers.
+void run_block(const uint3& block_idx, const dim3& grid, const dim3& block, std::size_t shared_bytes,
+               const std::function<void()>& body, std::uint64_t seed, LaunchError& error) {
+  const unsigned n = block.x * block.y * block.z;
+  thread_local std::vector<ThreadContext> contexts;
+  thread_local std::vector<FiberState> fibers;
+  thread_local std::vector<std::byte> dynamic_shared;
+  thread_local std::vector<unsigned> order;
+  contexts.assign(n, ThreadContext{});
+  fibers.clear();
+  fibers.resize(n);
+  order.resize(n);
+  // Dynamic shared memory starts as NaN-like garbage, as uninitialised memory might on a GPU.
+  dynamic_shared.assign(shared_bytes, std::byte{0xff});
+
+  for (unsigned t = 0; t < n; ++t) {
+    ThreadContext& context = contexts[t];
+    context.thread_idx = {t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+    context.block_idx = block_idx;
+    context.block_dim = block;
+    context.grid_dim = grid;
+    context.dynamic_shared = dynamic_shared.data();
+    context.fiber = &fibers[t];
+    order[t] = t;
+    FiberState& state = fibers[t];
+    state.fiber = ctx::fiber(std::allocator_arg, CachedStack{&state.stack_bottom, &state.stack_size}, [&body, &state](ctx::fiber&& scheduler) {
+      state.scheduler = std::move(scheduler);
+      asan_finish_switch(nullptr, &scheduler_stack_bottom, &scheduler_stack_size);
+      body();
+      state.finished = true;
+      asan_start_switch(nullptr, scheduler_stack_bottom, scheduler_stack_size);  // this stack dies
+      return std::move(state.scheduler);
+    });
+  }
+
+  std::mt19937_64 shuffle(seed ^ (0x9e3779b97f4a7c15ull * (1 + block_idx.x + 7919ull * block_idx.y +
+                                                            104729ull * block_idx.z)));
+  unsigned finished = 0;
+  while (finished < n) {
+    if (seed != 0) std::shuffle(order.begin(), order.end(), shuffle);
+    unsigned at_barrier = 0;
+    for (unsigned t : order) {
+      FiberState& state = fibers[t];
+      if (state.finished) continue;
+      current = &contexts[t];
+      asan_start_switch(&state.fake_stack, state.stack_bottom, state.stack_size);
+      state.fiber = std::move(state.fiber).resume();
+      asan_finish_switch(state.fake_stack, nullptr, nullptr);
+      current = nullptr;
+      if (state.finished) {
+        ++finished;
+      } else {
+        ++at_barrier;
+      }
+    }
+    if (at_barrier != 0 && finished != 0) {
+      // Some threads returned while others wait at __syncthreads(): on a GPU that is undefined
+      // behaviour (a hang or a barrier that releases too early). Unwind the waiting fibers.
+      error.set("__syncthreads() was reached by " + std::to_string(at_barrier) + " of " +
+                std::to_string(n) + " threads of block " + block_name(block_idx) +
+                "; the others had returned. Every thread of a block must reach every barrier.");
+      fibers.clear();
+      return;
+    }
+  }
+}
+
+// OS threads that run blocks; the thread that launches takes part as worker 0.
+class WorkerPool {
+ public:
+  WorkerPool() {
+    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+    if (const char* env = std::getenv("COURSE_CPU_THREADS")) workers = std::max(1, std::atoi(env));
+    resize(workers);
+  }
+  ~WorkerPool() { resize(1); }
+
+  unsigned size() const { return static_cast<unsigned>(threads_.size()) + 1; }
+
+  void resize(unsigned workers) {
+    stop_threads();
+    stopping_ = false;
+    for (unsigned w = 1; w < workers; ++w) threads_.emplace_back([this, seen = generation_] { serve(seen); });
+  }
+
+  // Calls job() on every worker and returns when all have returned.
+  void run(const std::function<void()>& job) {
+    {
+      std::lock_guard lock(mutex_);
+      job_ = &job;
+      busy_ = static_cast<unsigned>(threads_.size());
+      ++generation_;
+    }
+    wake_.notify_all();
+    job();
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return busy_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  // Waits for each new job (a new generation) until told to stop.
+  void serve(std::uint64_t seen) {
+    for (;;) {
+      const std::function<void()>* job;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+        job = job_;
+      }
+      (*job)();
+      {
+        std::lock_guard lock(mutex_);
+        --busy_;
+      }
+      done_.notify_one();
+    }
+  }
+  void stop_threads() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& thread : threads_) thread.join();
+    threads_.clear();
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void()>* job_ = nullptr;
+  unsigned busy_ = 0;
+  std::uint64_t generation_ = 0;
+  bool stopping_ = false;
+};
+
+WorkerPool& pool() {
+  static WorkerPool instance;
+  return instance;
+}
+
+std::uint64_t initial_shuffle_seed() {
+  const char* env = std::getenv("COURSE_CPU_SHUFFLE");
+  return env ? std::strtoull(env, nullptr, 10) : 0;
+}
+std::atomic<std::uint64_t> shuffle_seed_value{initial_shuffle_seed()};
+
+gpuError_t last_error = gpuSuccess;
+std::string last_launch_message;
+
+gpuError_t record(gpuError_t status) {
+  if (status != gpuSuccess) last_error = status;
+  return status;
+}
+
+}  // namespace
+
+void set_worker_count(unsigned workers) { pool().resize(std::max(1u, workers)); }
+void set_shuffle_seed(std::uint64_t seed) { shuffle_seed_value = seed; }
+std::uint64_t shuffle_seed() { return shuffle_seed_value; }
+const char* last_launch_failure() { return last_launch_message.c_str(); }
+
+void sync_threads() {
+  ThreadContext* self = current;
+  if (self == nullptr) {
+    std::fputs("__syncthreads() called outside a kernel\n", stderr);
+    std::abort();
+  }
+  FiberState& state = *self->fiber;
+  asan_start_switch(&state.fake_stack, scheduler_stack_bottom, scheduler_stack_size);
+  state.scheduler = std::move(state.scheduler).resume();
+  asan_finish_switch(state.fake_stack, &scheduler_stack_bottom, &scheduler_stack_size);
+}
+
+gpuError_t launch(dim3 grid, dim3 block, std::size_t shared_bytes, const std::function<void()>& body) {
+  const std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
+  if (threads == 0 || threads > kMaxThreadsPerBlock || block.z > 64 || grid.x == 0 || grid.y == 0 ||
+      grid.z == 0 || grid.y > 65535 || grid.z > 65535 || grid.x > 0x7fffffffu) {
+    last_launch_message = "invalid grid or block dimensions";
+    return record(gpuErrorInvalidConfiguration);
+  }
+  if (shared_bytes > kMaxSharedBytes) {
+    last_launch_message = "more than 48 KiB of dynamic shared memory";
+    return record(gpuErrorInvalidValue);
+  }
+  if (current != nullptr) {
+    last_launch_message = "a kernel launched another kernel";
+    return record(gpuErrorLaunchFailure);
+  }
+
+  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  const std::uint64_t seed = shuffle_seed_value;
+  std::atomic<std::uint64_t> next_block{0};
+  LaunchError error;
+  pool().run([&] {
+    for (std::uint64_t b = next_block++; b < blocks && !error.failed; b = next_block++) {
+      const uint3 block_idx{static_cast<unsigned>(b % grid.x), static_cast<unsigned>((b / grid.x) % grid.y),
+                            static_cast<unsigned>(b / (std::uint64_t{grid.x} * grid.y))};
+      run_block(block_idx, grid, block, shared_bytes, body, seed, error);
+    }
+  });
+  if (error.failed) {
+    last_launch_message = error.message;
+    return record(gpuErrorLaunchFailure);
+  }
+  return gpuSuccess;
+}
+
+}  // namespace course::cpu
+
+using course::cpu::record;
+
+const char* gpuGetErrorString(gpuError_t status) {
+  switch (status) {
+    case gpuSuccess: return "no error";
+    case gpuErrorInvalidValue: return "invalid argument";
+    case gpuErrorMemoryAllocation: return "out of memory";
+    case gpuErrorLaunchFailure: return "launch failed";
+    case gpuErrorInvalidConfiguration: return "invalid configuration argument";
+    case gpuErrorNoDevice: return "no device";
+  }
+  return "unknown error";
+}
+
+gpuError_t gpuGetLastError() { return std::exchange(course::cpu::last_error, gpuSuccess); }
+
+gpuError_t gpuGetDeviceCount(int* count) {
+  *count = 1;
+  return gpuSuccess;
+}
+
+gpuError_t gpuGetDeviceProperties(gpuDeviceProp* prop, int device) {
+  if (device != 0) return record(gpuErrorInvalidValue);
+  *prop = gpuDeviceProp{};
+  const unsigned workers = course::cpu::pool().size();
+  std::snprintf(prop->name, sizeof prop->name, "CPU backend (%u threads)", workers);
+  prop->multiProcessorCount = static_cast<int>(workers);
+  prop->maxThreadsPerBlock = static_cast<int>(course::cpu::kMaxThreadsPerBlock);
+  prop->sharedMemPerBlock = course::cpu::kMaxSharedBytes;
+  prop->warpSize = warpSize;
+  return gpuSuccess;
+}
+
+gpuError_t gpuDeviceSynchronize() { return gpuSuccess; }  // every launch is synchronous here
+
+gpuError_t gpuMalloc(void** pointer, std::size_t bytes) {
+  constexpr std::size_t alignment = 256;  // as cudaMalloc guarantees
+  *pointer = nullptr;
+  if (bytes == 0) return gpuSuccess;
+  *pointer = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+  return *pointer ? gpuSuccess : record(gpuErrorMemoryAllocation);
+}
+
+gpuError_t gpuFree(void* pointer) {
+  std::free(pointer);
+  return gpuSuccess;
+}
+
+gpuError_t gpuMemcpy(void* dst, const void* src, std::size_t bytes, gpuMemcpyKind kind) {
+  if (kind < gpuMemcpyHostToHost || kind > gpuMemcpyDeviceToDevice) return record(gpuErrorInvalidValue);
+  if (bytes != 0) std::memmove(dst, src, bytes);
+  return gpuSuccess;
+}
+
+gpuError_t gpuMemset(void* dst, int value, std::size_t bytes) {
+  std::memset(dst, value, bytes);
+  return gpuSuccess;
+}
+
+gpuError_t gpuEventCreate(gpuEvent_t* event) {
+  *event = new CpuEvent{};
+  return gpuSuccess;
+}
+gpuError_t gpuEventDestroy(gpuEvent_t event) {
+  delete event;
+  return gpuSuccess;
+}
+gpuError_t gpuEventRecord(gpuEvent_t event, void*) {
+  event->time = std::chrono::steady_clock::now();
+  return gpuSuccess;
+}
+gpuError_t gpuEventSynchronize(gpuEvent_t) { return gpuSuccess; }
+gpuError_t gpuEventElapsedTime(float* milliseconds, gpuEvent_t start, gpuEvent_t stop) {
+  *milliseconds = std::chrono::duration<float, std::milli>(stop->time - start->time).count();
+  return gpuSuccess;
+}

@@ -1,0 +1,40 @@
+// Comparison against a float64 reference: an element passes when |got - ref| <= atol + rtol*|ref|.
+// NaN never passes, so an output element that a kernel forgot to write (poisoned) is a mismatch.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace course {
+
+struct Tolerance {
+  double atol = 0.0;
+  double rtol = 0.0;
+};
+
+struct Mismatch {
+  std::size_t index;
+  double got;
+  double expected;
+};
+
+struct Comparison {
+  std::size_t checked = 0;
+  std::size_t mismatches = 0;
+  std::vector<Mismatch> first;        // the first few, in memory order
+  std::vector<std::size_t> extents;   // row-major extents, slowest first, for coordinates
+  Tolerance tolerance;
+  bool ok() const { return mismatches == 0; }
+  std::string report() const;         // count, tolerance, and the first mismatches by coordinate
+};
+
+// `extents` give the shape of `got`, slowest dimension first (e.g. {rows, cols}).
+Comparison compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,
+                   std::vector<std::size_t> extents);
+
+// Coordinates of a flat row-major index, e.g. "[3, 17]".
+std::string coordinates(std::size_t index, std::span<const std::size_t> extents);
+
+}  // namespace course

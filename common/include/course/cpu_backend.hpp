@@ -1,0 +1,215 @@
+// The CPU backend: CUDA's kernel dialect on the host.
+//
+// A launch spreads the blocks of the grid over a pool of OS threads. The threads of one block run
+// as fibers on one OS thread, so __shared__ (a function-local `static thread_local`) is storage
+// per block, and __syncthreads() is a fiber barrier: each fiber runs until it reaches the barrier,
+// then the next one runs. Warp-level primitives are rejected at compile time rather than
+// emulated. Timings of this backend say nothing about GPU timings.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+#define __constant__
+// Function-local static thread_local: one copy per OS thread, and a block's fibers share an OS thread.
+#define __shared__ static thread_local
+
+// --- vector types -------------------------------------------------------------------------------
+struct uint3 {
+  unsigned x, y, z;
+};
+struct dim3 {
+  unsigned x, y, z;
+  constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+struct alignas(8) float2 {
+  float x, y;
+};
+struct float3 {
+  float x, y, z;
+};
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+struct alignas(8) int2 {
+  int x, y;
+};
+struct alignas(16) int4 {
+  int x, y, z, w;
+};
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline int2 make_int2(int x, int y) { return {x, y}; }
+inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
+
+// --- runtime API --------------------------------------------------------------------------------
+enum gpuError_t {
+  gpuSuccess = 0,
+  gpuErrorInvalidValue = 1,
+  gpuErrorMemoryAllocation = 2,
+  gpuErrorLaunchFailure = 4,
+  gpuErrorInvalidConfiguration = 9,
+  gpuErrorNoDevice = 100,
+};
+enum gpuMemcpyKind {
+  gpuMemcpyHostToHost = 0,
+  gpuMemcpyHostToDevice = 1,
+  gpuMemcpyDeviceToHost = 2,
+  gpuMemcpyDeviceToDevice = 3,
+};
+struct gpuDeviceProp {
+  char name[256];
+  int multiProcessorCount;
+  int maxThreadsPerBlock;
+  std::size_t sharedMemPerBlock;
+  int l2CacheSize;
+  int warpSize;
+  int major;
+  int minor;
+};
+using gpuEvent_t = struct CpuEvent*;
+
+const char* gpuGetErrorString(gpuError_t status);
+gpuError_t gpuGetLastError();
+gpuError_t gpuGetDeviceCount(int* count);
+gpuError_t gpuGetDeviceProperties(gpuDeviceProp* prop, int device);
+gpuError_t gpuDeviceSynchronize();
+gpuError_t gpuMalloc(void** pointer, std::size_t bytes);
+template <class T>
+gpuError_t gpuMalloc(T** pointer, std::size_t bytes) {
+  return gpuMalloc(reinterpret_cast<void**>(pointer), bytes);
+}
+gpuError_t gpuFree(void* pointer);
+gpuError_t gpuMemcpy(void* dst, const void* src, std::size_t bytes, gpuMemcpyKind kind);
+gpuError_t gpuMemset(void* dst, int value, std::size_t bytes);
+gpuError_t gpuEventCreate(gpuEvent_t* event);
+gpuError_t gpuEventDestroy(gpuEvent_t event);
+gpuError_t gpuEventRecord(gpuEvent_t event, void* stream = nullptr);
+gpuError_t gpuEventSynchronize(gpuEvent_t event);
+gpuError_t gpuEventElapsedTime(float* milliseconds, gpuEvent_t start, gpuEvent_t stop);
+template <class T>
+gpuError_t gpuMemcpyToSymbol(T& symbol, const void* src, std::size_t bytes, std::size_t offset = 0) {
+  if (offset + bytes > sizeof(T)) return gpuErrorInvalidValue;
+  std::memcpy(reinterpret_cast<unsigned char*>(&symbol) + offset, src, bytes);
+  return gpuSuccess;
+}
+
+namespace course::cpu {
+
+// What a fiber knows about itself; `current` points at the running fiber's context.
+struct ThreadContext {
+  uint3 thread_idx;
+  uint3 block_idx;
+  dim3 block_dim;
+  dim3 grid_dim;
+  std::byte* dynamic_shared;
+  struct FiberState* fiber;
+};
+inline thread_local ThreadContext* current = nullptr;
+
+// Runs body() once for every thread of every block; returns when the grid is done.
+gpuError_t launch(dim3 grid, dim3 block, std::size_t shared_bytes, const std::function<void()>& body);
+void sync_threads();
+// Why the last failed launch failed, in words (the error code alone says little).
+const char* last_launch_failure();
+
+// Test and debugging knobs (also read from the environment at start-up):
+//   COURSE_CPU_THREADS=n   OS threads that run blocks (default: hardware threads)
+//   COURSE_CPU_SHUFFLE=s   run the fibers of a block in an order shuffled with seed s, anew
+//                          between barriers, so a missing __syncthreads() shows as a wrong result
+void set_worker_count(unsigned workers);
+void set_shuffle_seed(std::uint64_t seed);  // 0 turns shuffling off
+std::uint64_t shuffle_seed();
+
+template <class...>
+inline constexpr bool unsupported_on_cpu = false;
+
+}  // namespace course::cpu
+
+#define threadIdx (::course::cpu::current->thread_idx)
+#define blockIdx (::course::cpu::current->block_idx)
+#define blockDim (::course::cpu::current->block_dim)
+#define gridDim (::course::cpu::current->grid_dim)
+#define GPU_DYNAMIC_SHARED(type, name) \
+  type* name = reinterpret_cast<type*>(::course::cpu::current->dynamic_shared)
+
+inline constexpr int warpSize = 32;
+inline void __syncthreads() { ::course::cpu::sync_threads(); }
+
+// Warp-level primitives would need the 32 lanes of a warp to run in lock-step; fibers do not, so
+// code that uses them must not compile here rather than compute something else.
+#define COURSE_CPU_REJECT(name)                                                              \
+  template <class... T>                                                                      \
+  void name(T...) {                                                                          \
+    static_assert(::course::cpu::unsupported_on_cpu<T...>,                                   \
+                  #name ": warp-level primitives are not supported by the CPU backend; "     \
+                        "use shared memory and __syncthreads() instead");                    \
+  }
+COURSE_CPU_REJECT(__syncwarp)
+COURSE_CPU_REJECT(__shfl_sync)
+COURSE_CPU_REJECT(__shfl_up_sync)
+COURSE_CPU_REJECT(__shfl_down_sync)
+COURSE_CPU_REJECT(__shfl_xor_sync)
+COURSE_CPU_REJECT(__ballot_sync)
+COURSE_CPU_REJECT(__any_sync)
+COURSE_CPU_REJECT(__all_sync)
+COURSE_CPU_REJECT(__activemask)
+COURSE_CPU_REJECT(__match_any_sync)
+#undef COURSE_CPU_REJECT
+
+// --- device math the course uses ------------------------------------------------------------------
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float __expf(float x) { return std::exp(x); }
+inline float __saturatef(float x) { return std::clamp(x, 0.0f, 1.0f); }
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+inline int min(int a, int b) { return std::min(a, b); }
+inline int max(int a, int b) { return std::max(a, b); }
+inline unsigned min(unsigned a, unsigned b) { return std::min(a, b); }
+inline unsigned max(unsigned a, unsigned b) { return std::max(a, b); }
+inline long long min(long long a, long long b) { return std::min(a, b); }
+inline long long max(long long a, long long b) { return std::max(a, b); }
+inline float min(float a, float b) { return std::fmin(a, b); }
+inline float max(float a, float b) { return std::fmax(a, b); }
+
+// --- atomics: blocks run concurrently on several OS threads, so these are real atomics ----------
+template <class T>
+inline T atomicAdd(T* address, T value) { return std::atomic_ref<T>(*address).fetch_add(value); }
+template <class T>
+inline T atomicSub(T* address, T value) { return std::atomic_ref<T>(*address).fetch_sub(value); }
+template <class T>
+inline T atomicExch(T* address, T value) { return std::atomic_ref<T>(*address).exchange(value); }
+template <class T>
+inline T atomicCAS(T* address, T expected, T desired) {
+  std::atomic_ref<T>(*address).compare_exchange_strong(expected, desired);
+  return expected;
+}
+template <class T>
+inline T atomicMax(T* address, T value) {
+  std::atomic_ref<T> target(*address);
+  T seen = target.load();
+  while (seen < value && !target.compare_exchange_weak(seen, value)) {
+  }
+  return seen;
+}
+template <class T>
+inline T atomicMin(T* address, T value) {
+  std::atomic_ref<T> target(*address);
+  T seen = target.load();
+  while (value < seen && !target.compare_exchange_weak(seen, value)) {
+  }
+  return seen;
+}

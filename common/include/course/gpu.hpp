@@ -1,0 +1,135 @@
+// One kernel dialect, three backends.
+//
+// Kernels are written once in CUDA's dialect (__global__, threadIdx, __shared__, __syncthreads()).
+// Host code uses the gpu* names below, which map to the CUDA runtime, the HIP runtime or the CPU
+// backend (common/cpu_backend). cmake/GpuBackend.cmake defines exactly one COURSE_BACKEND_*.
+#pragma once
+
+#include <cstddef>
+#include <source_location>
+#include <utility>
+
+#if defined(COURSE_BACKEND_CUDA)
+#include <cuda_runtime.h>
+
+#define COURSE_BACKEND_NAME "CUDA"
+#define gpuDeviceProp cudaDeviceProp
+#define gpuDeviceSynchronize cudaDeviceSynchronize
+#define gpuError_t cudaError_t
+#define gpuErrorNoDevice cudaErrorNoDevice
+#define gpuEventCreate cudaEventCreate
+#define gpuEventDestroy cudaEventDestroy
+#define gpuEventElapsedTime cudaEventElapsedTime
+#define gpuEventRecord cudaEventRecord
+#define gpuEventSynchronize cudaEventSynchronize
+#define gpuEvent_t cudaEvent_t
+#define gpuFree cudaFree
+#define gpuGetDeviceCount cudaGetDeviceCount
+#define gpuGetDeviceProperties cudaGetDeviceProperties
+#define gpuGetErrorString cudaGetErrorString
+#define gpuGetLastError cudaGetLastError
+#define gpuMalloc cudaMalloc
+#define gpuMemcpy cudaMemcpy
+#define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyToSymbol cudaMemcpyToSymbol
+#define gpuMemset cudaMemset
+#define gpuSuccess cudaSuccess
+#define GPU_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+
+#elif defined(COURSE_BACKEND_HIP)
+#include <hip/hip_runtime.h>
+
+#define COURSE_BACKEND_NAME "HIP"
+#define gpuDeviceProp hipDeviceProp_t
+#define gpuDeviceSynchronize hipDeviceSynchronize
+#define gpuError_t hipError_t
+#define gpuErrorNoDevice hipErrorNoDevice
+#define gpuEventCreate hipEventCreate
+#define gpuEventDestroy hipEventDestroy
+#define gpuEventElapsedTime hipEventElapsedTime
+#define gpuEventRecord hipEventRecord
+#define gpuEventSynchronize hipEventSynchronize
+#define gpuEvent_t hipEvent_t
+#define gpuFree hipFree
+#define gpuGetDeviceCount hipGetDeviceCount
+#define gpuGetDeviceProperties hipGetDeviceProperties
+#define gpuGetErrorString hipGetErrorString
+#define gpuGetLastError hipGetLastError
+#define gpuMalloc hipMalloc
+#define gpuMemcpy hipMemcpy
+#define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyToSymbol(symbol, ...) hipMemcpyToSymbol(HIP_SYMBOL(symbol), __VA_ARGS__)
+#define gpuMemset hipMemset
+#define gpuSuccess hipSuccess
+#define GPU_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+
+#elif defined(COURSE_BACKEND_CPU)
+#include "course/cpu_backend.hpp"
+
+#define COURSE_BACKEND_NAME "CPU"
+
+#else
+#error "No backend selected: configure with -DGPU_BACKEND=CUDA|HIP|CPU (cmake/GpuBackend.cmake)"
+#endif
+
+namespace course {
+
+// Thrown by every failed runtime call and launch; the message names the call, file and line.
+[[noreturn]] void throw_gpu_error(gpuError_t status, const char* call, const char* file, int line);
+
+inline void check_gpu(gpuError_t status, const char* call, const char* file, int line) {
+  if (status != gpuSuccess) throw_gpu_error(status, call, file, line);
+}
+
+// Where a launch was written, so a failed launch names its own file and line.
+struct LaunchShape {
+  dim3 grid;
+  dim3 block;
+  std::size_t shared_bytes;
+  std::source_location where;
+  LaunchShape(dim3 grid_, dim3 block_, std::size_t shared_bytes_ = 0,
+              std::source_location where_ = std::source_location::current())
+      : grid(grid_), block(block_), shared_bytes(shared_bytes_), where(where_) {}
+};
+
+// Every kernel launch in the course goes through here: course::launch(kernel, {grid, block}, args...).
+// The launch is checked at once; errors inside the kernel surface at the next checked call.
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), const LaunchShape& shape, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "kernel called with the wrong number of arguments");
+#if defined(COURSE_BACKEND_CPU)
+  const gpuError_t status = cpu::launch(shape.grid, shape.block, shape.shared_bytes,
+                                        [&] { kernel(static_cast<Params>(args)...); });
+#else
+  kernel<<<shape.grid, shape.block, shape.shared_bytes>>>(std::forward<Args>(args)...);
+  const gpuError_t status = gpuGetLastError();
+#endif
+  check_gpu(status, "kernel launch", shape.where.file_name(), static_cast<int>(shape.where.line()));
+}
+
+// Portable spellings of the vendor-specific memory operations the course uses.
+#if defined(COURSE_BACKEND_CUDA)
+template <class T> __device__ __forceinline__ T load_readonly(const T* p) { return __ldg(p); }
+template <class T> __device__ __forceinline__ void store_streaming(T* p, const T& v) { __stcs(p, v); }
+#elif defined(COURSE_BACKEND_HIP)
+template <class T> __device__ __forceinline__ T load_readonly(const T* p) { return __ldg(p); }
+template <class T> __device__ __forceinline__ void store_streaming(T* p, const T& v) {
+  if constexpr (sizeof(T) == 16 && alignof(T) == 16) {
+    __builtin_nontemporal_store(v.data, &p->data);  // HIP's vector types wrap a clang vector
+  } else {
+    __builtin_nontemporal_store(v, p);
+  }
+}
+#else
+template <class T> inline T load_readonly(const T* p) { return *p; }
+template <class T> inline void store_streaming(T* p, const T& v) { *p = v; }
+#endif
+
+}  // namespace course
+
+// The one error-check macro: GPU_CHECK(gpuMalloc(&p, bytes));
+#define GPU_CHECK(call) ::course::check_gpu((call), #call, __FILE__, __LINE__)

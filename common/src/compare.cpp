@@ -1,0 +1,59 @@
+#include "course/compare.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace course {
+
+namespace {
+constexpr std::size_t kShownMismatches = 8;
+}
+
+std::string coordinates(std::size_t index, std::span<const std::size_t> extents) {
+  std::vector<std::size_t> coordinate(extents.size());
+  for (std::size_t d = extents.size(); d-- > 0;) {
+    coordinate[d] = index % extents[d];
+    index /= extents[d];
+  }
+  std::string text = "[";
+  for (std::size_t d = 0; d < coordinate.size(); ++d) text += (d ? ", " : "") + std::to_string(coordinate[d]);
+  return text + "]";
+}
+
+Comparison compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,
+                   std::vector<std::size_t> extents) {
+  Comparison result;
+  result.extents = std::move(extents);
+  result.tolerance = tolerance;
+  result.checked = got.size();
+  if (got.size() != expected.size()) {
+    result.mismatches = got.size() > expected.size() ? got.size() : expected.size();
+    return result;
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double error = std::abs(double{got[i]} - expected[i]);
+    if (!(error <= tolerance.atol + tolerance.rtol * std::abs(expected[i]))) {  // NaN fails too
+      if (result.first.size() < kShownMismatches) result.first.push_back({i, got[i], expected[i]});
+      ++result.mismatches;
+    }
+  }
+  return result;
+}
+
+std::string Comparison::report() const {
+  std::ostringstream text;
+  text.precision(9);
+  if (first.empty() && mismatches != 0) {
+    text << "output has " << checked << " elements, reference a different number";
+    return text.str();
+  }
+  text << mismatches << " of " << checked << " elements differ from the float64 reference by more than atol + rtol*|ref| (atol "
+       << tolerance.atol << ", rtol " << tolerance.rtol << ")";
+  for (const Mismatch& m : first) {
+    text << "\n  at " << coordinates(m.index, extents) << ": got " << m.got << ", expected " << m.expected;
+  }
+  if (mismatches > first.size()) text << "\n  ... and " << mismatches - first.size() << " more";
+  return text.str();
+}
+
+}  // namespace course

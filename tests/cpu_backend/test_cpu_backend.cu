@@ -1,0 +1,248 @@
+// The CPU backend's own tests: barriers, shared memory per block, constant and dynamic shared
+// memory, grid shapes, atomics, and the shuffled mode catching a missing __syncthreads().
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "course/gpu.hpp"
+
+namespace {
+
+using course::DeviceBuffer;
+
+// Restores the default scheduling after a test changes it.
+class CpuBackend : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    course::cpu::set_shuffle_seed(0);
+    course::cpu::set_worker_count(std::max(1u, std::thread::hardware_concurrency()));
+  }
+};
+
+// Each of `rounds` rounds: write my value, barrier, add my right neighbour's, barrier.
+__global__ void neighbour_sums(const int* in, int* out, int rounds) {
+  __shared__ int values[256];
+  const int t = threadIdx.x;
+  const int n = blockDim.x;
+  int mine = in[blockIdx.x * n + t];
+  for (int round = 0; round < rounds; ++round) {
+    values[t] = mine;
+    __syncthreads();
+    mine += values[(t + 1) % n];
+    __syncthreads();
+  }
+  out[blockIdx.x * n + t] = mine;
+}
+
+TEST_F(CpuBackend, BarriersInsideLoopsSynchroniseEveryRound) {
+  constexpr int kThreads = 256, kBlocks = 5, kRounds = 7;
+  std::vector<int> in(kThreads * kBlocks);
+  std::iota(in.begin(), in.end(), 1);
+  std::vector<int> expected = in;
+  for (int b = 0; b < kBlocks; ++b) {
+    std::vector<int> v(in.begin() + b * kThreads, in.begin() + (b + 1) * kThreads);
+    for (int round = 0; round < kRounds; ++round) {
+      std::vector<int> next(kThreads);
+      for (int t = 0; t < kThreads; ++t) next[t] = v[t] + v[(t + 1) % kThreads];
+      v = next;
+    }
+    std::copy(v.begin(), v.end(), expected.begin() + b * kThreads);
+  }
+  for (std::uint64_t seed : {0, 1, 2}) {  // in order, and shuffled twice
+    course::cpu::set_shuffle_seed(seed);
+    DeviceBuffer<int> d_in{std::span<const int>(in)}, d_out(in.size());
+    d_out.poison();
+    course::launch(neighbour_sums, {kBlocks, kThreads}, d_in.data(), d_out.data(), kRounds);
+    EXPECT_EQ(d_out.to_host(), expected) << "shuffle seed " << seed;
+  }
+}
+
+// Every thread writes its block's index into shared memory, then keeps re-reading it across
+// barriers while other blocks run on other OS threads: any sharing between blocks shows.
+__global__ void shared_is_per_block(int* ok) {
+  __shared__ unsigned owner[64];
+  bool consistent = true;
+  for (int round = 0; round < 50; ++round) {
+    owner[threadIdx.x] = blockIdx.x * 1000 + round;
+    __syncthreads();
+    for (int i = 0; i < 64; ++i) consistent = consistent && owner[i] == blockIdx.x * 1000 + round;
+    __syncthreads();
+  }
+  if (!consistent) atomicAdd(ok, 1);
+}
+
+TEST_F(CpuBackend, SharedMemoryIsPerBlockWhileBlocksRunConcurrently) {
+  course::cpu::set_worker_count(4);
+  DeviceBuffer<int> errors(1);
+  GPU_CHECK(gpuMemset(errors.data(), 0, errors.bytes()));
+  course::launch(shared_is_per_block, {256, 64}, errors.data());
+  EXPECT_EQ(errors.to_host()[0], 0) << "blocks saw each other's shared memory";
+}
+
+__constant__ float kCoefficients[4];
+
+__global__ void polynomial(const float* x, float* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = ((kCoefficients[3] * x[i] + kCoefficients[2]) * x[i] + kCoefficients[1]) * x[i] + kCoefficients[0];
+}
+
+TEST_F(CpuBackend, ConstantMemoryHoldsWhatWasCopiedToTheSymbol) {
+  const float coefficients[4] = {1.0f, -2.0f, 0.5f, 3.0f};
+  GPU_CHECK(gpuMemcpyToSymbol(kCoefficients, coefficients, sizeof coefficients));
+  const std::vector<float> x = {0.0f, 1.0f, -1.0f, 2.0f, 0.25f};
+  DeviceBuffer<float> d_x{std::span<const float>(x)}, d_y(x.size());
+  d_y.poison();
+  course::launch(polynomial, {1, 32}, d_x.data(), d_y.data(), static_cast<int>(x.size()));
+  const std::vector<float> y = d_y.to_host();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_FLOAT_EQ(y[i], ((3.0f * x[i] + 0.5f) * x[i] - 2.0f) * x[i] + 1.0f) << "x = " << x[i];
+  }
+}
+
+// Reverses each block's slice through dynamic shared memory sized at launch.
+__global__ void reverse_in_block(const float* in, float* out) {
+  GPU_DYNAMIC_SHARED(float, staged);
+  const int t = threadIdx.x, n = blockDim.x, base = blockIdx.x * n;
+  staged[t] = in[base + t];
+  __syncthreads();
+  out[base + t] = staged[n - 1 - t];
+}
+
+TEST_F(CpuBackend, DynamicSharedMemoryHasTheLaunchedSize) {
+  constexpr int kThreads = 1000, kBlocks = 3;
+  std::vector<float> in(kThreads * kBlocks);
+  std::iota(in.begin(), in.end(), 0.0f);
+  DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
+  d_out.poison();
+  course::launch(reverse_in_block, {kBlocks, kThreads, kThreads * sizeof(float)}, d_in.data(), d_out.data());
+  const std::vector<float> out = d_out.to_host();
+  for (int b = 0; b < kBlocks; ++b)
+    for (int t = 0; t < kThreads; ++t) ASSERT_EQ(out[b * kThreads + t], in[b * kThreads + kThreads - 1 - t]);
+}
+
+// Writes each thread's (block, thread) coordinates at its global linear index.
+__global__ void coordinates(int4* out) {
+  const unsigned block = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  const unsigned thread = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  const unsigned per_block = blockDim.x * blockDim.y * blockDim.z;
+  out[block * per_block + thread] = make_int4(static_cast<int>(blockIdx.x + 10 * blockIdx.y + 100 * blockIdx.z),
+                                              static_cast<int>(threadIdx.x), static_cast<int>(threadIdx.y),
+                                              static_cast<int>(threadIdx.z));
+}
+
+TEST_F(CpuBackend, GridsAndBlocksInOneTwoAndThreeDimensions) {
+  for (const auto& [grid, block] : {std::pair{dim3(5), dim3(7)}, std::pair{dim3(3, 2), dim3(4, 3)},
+                                    std::pair{dim3(3, 2, 2), dim3(4, 3, 2)}}) {
+    const unsigned per_block = block.x * block.y * block.z;
+    const unsigned total = grid.x * grid.y * grid.z * per_block;
+    DeviceBuffer<int4> d_out(total);
+    d_out.poison();
+    course::launch(coordinates, {grid, block}, d_out.data());
+    const std::vector<int4> out = d_out.to_host();
+    unsigned i = 0;
+    for (unsigned bz = 0; bz < grid.z; ++bz)
+      for (unsigned by = 0; by < grid.y; ++by)
+        for (unsigned bx = 0; bx < grid.x; ++bx)
+          for (unsigned tz = 0; tz < block.z; ++tz)
+            for (unsigned ty = 0; ty < block.y; ++ty)
+              for (unsigned tx = 0; tx < block.x; ++tx, ++i) {
+                ASSERT_EQ(out[i].x, static_cast<int>(bx + 10 * by + 100 * bz)) << "element " << i;
+                ASSERT_EQ(out[i].y, static_cast<int>(tx));
+                ASSERT_EQ(out[i].z, static_cast<int>(ty));
+                ASSERT_EQ(out[i].w, static_cast<int>(tz));
+              }
+  }
+}
+
+__global__ void count_up(int* counter, float* sum) {
+  atomicAdd(counter, 1);
+  atomicAdd(sum, 0.5f);
+}
+
+TEST_F(CpuBackend, AtomicsAreAtomicAcrossConcurrentBlocks) {
+  course::cpu::set_worker_count(4);
+  DeviceBuffer<int> counter(1);
+  DeviceBuffer<float> sum(1);
+  GPU_CHECK(gpuMemset(counter.data(), 0, counter.bytes()));
+  GPU_CHECK(gpuMemset(sum.data(), 0, sum.bytes()));
+  course::launch(count_up, {64, 128}, counter.data(), sum.data());
+  EXPECT_EQ(counter.to_host()[0], 64 * 128);
+  EXPECT_EQ(sum.to_host()[0], 64 * 128 * 0.5f);  // exact: every partial sum is a multiple of 0.5
+}
+
+// Each thread reads what its left neighbour wrote. With the barrier this is right in any order;
+// without it, it is right only when threads happen to run in index order.
+template <bool kWithBarrier>
+__global__ void read_left_neighbour(const int* in, int* out) {
+  __shared__ int staged[128];
+  const int t = threadIdx.x;
+  staged[t] = in[blockIdx.x * blockDim.x + t];
+  if constexpr (kWithBarrier) __syncthreads();
+  out[blockIdx.x * blockDim.x + t] = t == 0 ? 0 : staged[t - 1];
+}
+
+// True when every launch gave the right answer.
+bool always_right(void (*kernel)(const int*, int*), int launches) {
+  constexpr int kThreads = 128, kBlocks = 8;
+  std::vector<int> in(kThreads * kBlocks), out;
+  bool all_right = true;
+  for (int launch = 0; launch < launches; ++launch) {
+    std::iota(in.begin(), in.end(), 1000 * launch);  // new values each time: stale ones show
+    DeviceBuffer<int> d_in{std::span<const int>(in)}, d_out(in.size());
+    d_out.poison();
+    course::launch(kernel, {kBlocks, kThreads}, d_in.data(), d_out.data());
+    out = d_out.to_host();
+    for (int i = 0; i < kThreads * kBlocks; ++i)
+      all_right = all_right && out[i] == (i % kThreads == 0 ? 0 : in[i - 1]);
+  }
+  return all_right;
+}
+
+TEST_F(CpuBackend, ShuffledModeCatchesAMissingSyncthreads) {
+  // In index order the planted bug hides: each thread's left neighbour already ran to the end.
+  course::cpu::set_shuffle_seed(0);
+  EXPECT_TRUE(always_right(read_left_neighbour<false>, 3));
+  // Shuffled, the same kernel reads values its neighbour has not written yet.
+  course::cpu::set_shuffle_seed(12345);
+  EXPECT_FALSE(always_right(read_left_neighbour<false>, 3))
+      << "the shuffled mode did not expose the missing __syncthreads()";
+  // The correct kernel passes in the shuffled mode.
+  EXPECT_TRUE(always_right(read_left_neighbour<true>, 3));
+}
+
+__global__ void barrier_after_early_return(int* out) {
+  if (threadIdx.x >= 16) return;
+  __syncthreads();
+  out[threadIdx.x] = 1;
+}
+
+TEST_F(CpuBackend, ABarrierNotReachedByEveryThreadIsAnError) {
+  DeviceBuffer<int> out(32);
+  try {
+    course::launch(barrier_after_early_return, {1, 32}, out.data());
+    FAIL() << "the launch should have failed";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("__syncthreads() was reached by 16 of 32 threads"), std::string::npos)
+        << error.what();
+  }
+}
+
+__global__ void does_nothing() {}
+
+TEST_F(CpuBackend, InvalidLaunchShapesAreRejectedWithTheCallersLine) {
+  try {
+    course::launch(does_nothing, {1, 2048});
+    FAIL() << "a block of 2048 threads should be rejected";
+  } catch (const std::runtime_error& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("kernel launch failed at"), std::string::npos) << what;
+    EXPECT_NE(what.find("test_cpu_backend.cu"), std::string::npos) << what;
+    EXPECT_NE(what.find("invalid configuration"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
