@@ -85,6 +85,11 @@ inline void check_gpu(gpuError_t status, const char* call, const char* file, int
   if (status != gpuSuccess) throw_gpu_error(status, call, file, line);
 }
 
+// Blocks of `per_block` threads needed to cover `n` items: the grid-size rounding, in one place.
+constexpr unsigned blocks_for(long long n, long long per_block) {
+  return static_cast<unsigned>((n + per_block - 1) / per_block);
+}
+
 // Where a launch was written, so a failed launch names its own file and line.
 struct LaunchShape {
   dim3 grid;

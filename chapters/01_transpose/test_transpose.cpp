@@ -1,0 +1,231 @@
+// Chapter 1 tests: every step against the float64 reference on fresh random inputs, at sizes
+// that include 1x1, single rows and columns and edges that cut the tiles; then the flagged
+// matrix's contract and the patent's access rule.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "course/testing.hpp"
+#include "reference.hpp"
+#include "transpose.hpp"
+
+namespace {
+
+using course::DeviceBuffer;
+
+struct Size {
+  int rows;
+  int cols;
+  std::string name() const { return std::to_string(rows) + "x" + std::to_string(cols); }
+};
+
+// 32 and 64 are the tile edges; the others cut them, and 1 is the degenerate case.
+constexpr std::array kSizes{Size{1, 1}, Size{1, 1000}, Size{1000, 1}, Size{33, 65}, Size{64, 64},
+                            Size{31, 97}, Size{130, 68}, Size{256, 320}};
+
+std::string edit_hint(std::string_view source) {
+  return "step source: " COURSE_TRACK "/" + std::string(source);
+}
+
+void check_transpose(const ch01::TransposeStep& step, Size size, const course::Seed& seed) {
+  SCOPED_TRACE(edit_hint(step.source));
+  const auto in = course::random_floats(static_cast<size_t>(size.rows) * size.cols, seed);
+  DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
+  d_out.poison();
+  step.run(d_in.data(), d_out.data(), size.rows, size.cols);
+  GPU_CHECK(gpuDeviceSynchronize());
+  // A transpose moves values without arithmetic: it must be exact.
+  EXPECT_TRUE(course::matches_reference(d_out.to_host(), ch01::transpose_reference(in, size.rows, size.cols), {0.0, 0.0},
+                                        {size_t(size.cols), size_t(size.rows)}));
+}
+
+// Float sums of `rows` products of numbers in [-1, 1]: error grows with the length of the sum.
+course::Tolerance sum_tolerance(int terms) { return {2e-6 * terms, 1e-5}; }
+
+struct Consumer {
+  const char* name;
+  const char* source;
+  void (*run)(const float* a, const float* x, float* y, int rows, int cols);
+};
+
+// The flagged matrix's first and second column passes, as consumers.
+void flagged_first_pass(const float* a, const float* x, float* y, int rows, int cols) {
+  ch01::FlaggedMatrix matrix(a, rows, cols);
+  matrix.multiply_transposed(x, y);
+}
+void flagged_second_pass(const float* a, const float* x, float* y, int rows, int cols) {
+  ch01::FlaggedMatrix matrix(a, rows, cols);
+  matrix.multiply_transposed(x, y);
+  GPU_CHECK(gpuMemset(y, 0xff, sizeof(float) * cols));  // the second pass must write all of y again
+  matrix.multiply_transposed(x, y);
+}
+
+constexpr std::array kConsumers{
+    Consumer{"00_naive", "01_transpose/00_naive.cu", ch01::multiply_transposed_naive},
+    Consumer{"01_coalesced", "01_transpose/01_coalesced.cu", ch01::multiply_transposed_coalesced},
+    Consumer{"03_flagged_first_pass", "01_transpose/03_flagged_column.cu", flagged_first_pass},
+    Consumer{"03_flagged_second_pass", "01_transpose/03_flagged_column.cu", flagged_second_pass},
+};
+
+void check_consumer(const Consumer& consumer, Size size, const course::Seed& seed) {
+  SCOPED_TRACE(edit_hint(consumer.source));
+  const auto a = course::random_floats(static_cast<size_t>(size.rows) * size.cols, seed, 0);
+  const auto x = course::random_floats(size.rows, seed, 1);
+  DeviceBuffer<float> d_a{std::span<const float>(a)}, d_x{std::span<const float>(x)}, d_y(size.cols);
+  d_y.poison();
+  consumer.run(d_a.data(), d_x.data(), d_y.data(), size.rows, size.cols);
+  GPU_CHECK(gpuDeviceSynchronize());
+  EXPECT_TRUE(course::matches_reference(d_y.to_host(), ch01::multiply_transposed_reference(a, x, size.rows, size.cols),
+                                        sum_tolerance(size.rows), {size_t(size.cols)}));
+}
+
+const bool registered = [] {
+  for (const auto& step : ch01::transpose_steps())
+    for (const Size size : kSizes)
+      course::register_device_test("Transpose", std::string(step.id) + "/" + size.name(),
+                                   [&step, size](const course::Seed& seed) { check_transpose(step, size, seed); });
+  for (const auto& consumer : kConsumers)
+    for (const Size size : kSizes)
+      course::register_device_test("MultiplyTransposed", std::string(consumer.name) + "/" + size.name(),
+                                   [&consumer, size](const course::Seed& seed) { check_consumer(consumer, size, seed); });
+  return true;
+}();
+
+// --- the flagged matrix's contract ----------------------------------------------------------------
+
+class FlaggedMatrix : public course::DeviceTest {
+ protected:
+  static constexpr Size kSize{97, 45};
+  const course::Seed seed = course::fresh_seed();
+  const std::vector<float> a = course::random_floats(size_t(kSize.rows) * kSize.cols, seed, 0);
+  const std::vector<float> x = course::random_floats(kSize.rows, seed, 1);   // for A^T x
+  const std::vector<float> v = course::random_floats(kSize.cols, seed, 2);   // for A v
+  DeviceBuffer<float> d_a, d_x, d_v, d_y;
+
+  void SetUp() override {
+    DeviceTest::SetUp();
+    if (IsSkipped()) return;
+    d_a = DeviceBuffer<float>(std::span<const float>(a));
+    d_x = DeviceBuffer<float>(std::span<const float>(x));
+    d_v = DeviceBuffer<float>(std::span<const float>(v));
+    d_y = DeviceBuffer<float>(std::max(kSize.rows, kSize.cols));
+  }
+  std::vector<float> column_pass(ch01::FlaggedMatrix& matrix) {
+    d_y.poison();
+    matrix.multiply_transposed(d_x.data(), d_y.data());
+    return first(d_y.to_host(), kSize.cols);
+  }
+  std::vector<float> row_pass(ch01::FlaggedMatrix& matrix) {
+    d_y.poison();
+    matrix.multiply(d_v.data(), d_y.data());
+    return first(d_y.to_host(), kSize.rows);
+  }
+  static std::vector<float> first(std::vector<float> values, int n) {
+    values.resize(n);
+    return values;
+  }
+};
+
+TEST_F(FlaggedMatrix, FirstColumnPassMakesTheCopyOnceAndLaterPassesReadOnlyIt) {
+  SCOPED_TRACE(seed.describe());
+  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  d_y.poison();
+  ch01::multiply_transposed_naive(d_a.data(), d_x.data(), d_y.data(), kSize.rows, kSize.cols);
+  const std::vector<float> naive = first(d_y.to_host(), kSize.cols);
+
+  ch01::FlaggedMatrix matrix(d_a.data(), kSize.rows, kSize.cols);
+  EXPECT_FALSE(matrix.has_transposed_copy());
+  const std::vector<float> first_pass = column_pass(matrix);
+  ASSERT_TRUE(matrix.has_transposed_copy());
+  EXPECT_EQ(matrix.transpositions(), 1);
+  EXPECT_EQ(first_pass, naive) << "the transposing pass must round exactly as the naive consumer";
+
+  std::vector<float> copy(a.size());
+  GPU_CHECK(gpuMemcpy(copy.data(), matrix.transposed_copy(), a.size() * sizeof(float), gpuMemcpyDeviceToHost));
+  EXPECT_TRUE(course::matches_reference(copy, ch01::transpose_reference(a, kSize.rows, kSize.cols), {0.0, 0.0},
+                                        {size_t(kSize.cols), size_t(kSize.rows)}));
+
+  // Destroy the original: passes that read only the copy cannot tell.
+  d_a.poison();
+  for (int pass = 2; pass <= 3; ++pass) {
+    EXPECT_EQ(column_pass(matrix), naive) << "column pass " << pass << " did not read (only) the copy";
+  }
+  EXPECT_EQ(matrix.transpositions(), 1) << "the copy must be made once";
+}
+
+TEST_F(FlaggedMatrix, RowAccessesNeverMakeTheCopyAndAlwaysReadTheOriginal) {
+  SCOPED_TRACE(seed.describe());
+  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  const auto expected = ch01::multiply_reference(a, v, kSize.rows, kSize.cols);
+  ch01::FlaggedMatrix matrix(d_a.data(), kSize.rows, kSize.cols);
+  EXPECT_TRUE(course::matches_reference(row_pass(matrix), expected, sum_tolerance(kSize.cols), {size_t(kSize.rows)}));
+  EXPECT_FALSE(matrix.has_transposed_copy()) << "a row access must not make the copy";
+  EXPECT_EQ(matrix.transpositions(), 0);
+
+  column_pass(matrix);
+  ASSERT_TRUE(matrix.has_transposed_copy());
+  // Destroy the copy (test-only write through the read-only view): row accesses must not notice.
+  GPU_CHECK(gpuMemset(const_cast<float*>(matrix.transposed_copy()), 0xff, a.size() * sizeof(float)));
+  EXPECT_TRUE(course::matches_reference(row_pass(matrix), expected, sum_tolerance(kSize.cols), {size_t(kSize.rows)}));
+}
+
+// --- the patent's rule for a column-sequential access ----------------------------------------------
+
+// Indices read by half-warp `h` (lanes 16h..16h+15) of step 00's consumer walking column `col`
+// of a rows x cols matrix, with a whole warp stepping 32 rows; past the last row the walk
+// continues at the top of the next column, as the patent's "wrap" allows.
+std::vector<std::int64_t> half_warp(std::int64_t first_element_of_walk, int h, std::int64_t rows, std::int64_t cols) {
+  std::vector<std::int64_t> indices;
+  for (int lane = 0; lane < 16; ++lane) {
+    const std::int64_t step = first_element_of_walk + 16 * h + lane;  // position along the column-major walk
+    indices.push_back((step % rows) * cols + step / rows);
+  }
+  return indices;
+}
+
+TEST(ColumnSequentialRule, AColumnWalkIsColumnSequential) {
+  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  constexpr std::int64_t rows = 100, cols = 37;
+  const auto first = half_warp(5 * rows, 0, rows, cols);  // column 5, rows 0..15
+  const auto second = half_warp(5 * rows, 1, rows, cols);  // rows 16..31
+  EXPECT_TRUE(ch01::is_column_access(first, rows, cols));
+  EXPECT_TRUE(ch01::is_column_sequential({}, first, rows, cols));
+  EXPECT_TRUE(ch01::is_column_sequential(first, second, rows, cols));
+  const auto skipped = half_warp(5 * rows, 2, rows, cols);  // rows 32..47: a gap after rows 0..15
+  EXPECT_FALSE(ch01::is_column_sequential(first, skipped, rows, cols));
+}
+
+TEST(ColumnSequentialRule, AWalkMayWrapFromTheLastRowToTheNextColumn) {
+  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  constexpr std::int64_t rows = 20, cols = 7;
+  // Inside one access: rows 12..19 of column 2, then rows 0..7 of column 3.
+  const auto straddling = half_warp(2 * rows + 12, 0, rows, cols);
+  EXPECT_TRUE(ch01::is_column_access(straddling, rows, cols));
+  // Between two accesses: rows 4..19 of column 2, then rows 0..15 of column 3.
+  const auto ending = half_warp(2 * rows + 4, 0, rows, cols);
+  const auto starting = half_warp(2 * rows + 4, 1, rows, cols);
+  EXPECT_TRUE(ch01::is_column_sequential(ending, starting, rows, cols));
+  // A wrap that skips a column, or that does not start at row 0, is not sequential.
+  EXPECT_FALSE(ch01::is_column_sequential(ending, half_warp(4 * rows, 0, rows, cols), rows, cols));
+  EXPECT_FALSE(ch01::is_column_sequential(ending, half_warp(3 * rows + 1, 0, rows, cols), rows, cols));
+}
+
+TEST(ColumnSequentialRule, RowAndStridedAccessesAreNot) {
+  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  constexpr std::int64_t rows = 64, cols = 48;
+  std::vector<std::int64_t> along_a_row, every_other_row, two_columns_apart;
+  for (int lane = 0; lane < 16; ++lane) {
+    along_a_row.push_back(3 * cols + lane);
+    every_other_row.push_back(2 * lane * cols + 5);
+    two_columns_apart.push_back(lane < 8 ? (rows - 8 + lane) * cols + 5 : (lane - 8) * cols + 7);
+  }
+  EXPECT_FALSE(ch01::is_column_access(along_a_row, rows, cols));
+  EXPECT_FALSE(ch01::is_column_access(every_other_row, rows, cols));
+  EXPECT_FALSE(ch01::is_column_access(two_columns_apart, rows, cols));
+  EXPECT_FALSE(ch01::is_column_sequential({}, along_a_row, rows, cols));
+}
+
+}  // namespace

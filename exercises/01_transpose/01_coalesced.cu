@@ -1,0 +1,48 @@
+// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Step 01 — coalescing: re-map threads so that a warp touches consecutive addresses.
+//
+// Transpose: threadIdx.x now runs along a *column* of the input, so the writes are coalesced and
+// the reads are strided. One side of a transpose is always strided when each thread moves one
+// element straight from global to global memory: re-mapping only moves the problem. Predicted:
+// no better than step 00 (reads and writes are both served in 32-byte sectors, and a strided
+// read wastes as much as a strided write). Step 02 needs shared memory to fix both sides.
+//
+// Column consumer y = A^T x: here the algorithm allows it. One *thread* per column, a warp
+// across 32 neighbouring columns, so lane l reads A[r][c0 + l]: one 128-byte line per warp load.
+// The 8 rows of threads (threadIdx.y) split the rows of A between them; shared memory adds their
+// 8 partial sums. Predicted: near the copy bandwidth for one pass, 8x less traffic than step 00.
+// What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
+// column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
+#include "lane_sum.cuh"
+#include "transpose.hpp"
+
+namespace ch01 {
+namespace {
+
+constexpr int kBlockX = 32;
+constexpr int kBlockY = 8;
+
+__global__ void transpose_write_coalesced_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                                 int cols) {
+  // TODO: one thread per element as in step 00, but threadIdx.x runs along a column of in (a row of out)
+}
+
+__global__ void multiply_transposed_coalesced_kernel(const float* __restrict__ a, const float* __restrict__ x,
+                                                     float* __restrict__ y, int rows, int cols) {
+  // TODO: thread (tx, ty) sums column blockIdx.x*32 + tx over rows ty, ty+8, ...; then add the 8 partial sums
+}
+
+}  // namespace
+
+void transpose_write_coalesced(const float* in, float* out, int rows, int cols) {
+  course::launch(transpose_write_coalesced_kernel,
+                 {dim3(course::blocks_for(rows, kBlockX), course::blocks_for(cols, kBlockY)), dim3(kBlockX, kBlockY)}, in,
+                 out, rows, cols);
+}
+
+void multiply_transposed_coalesced(const float* a, const float* x, float* y, int rows, int cols) {
+  course::launch(multiply_transposed_coalesced_kernel, {dim3(course::blocks_for(cols, kBlockX)), dim3(kBlockX, kBlockY)},
+                 a, x, y, rows, cols);
+}
+
+}  // namespace ch01

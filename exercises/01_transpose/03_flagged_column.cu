@@ -1,0 +1,77 @@
+// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Step 03 — the flagged column transpose (after the Huawei/Beihang patent, 2016).
+//
+// A read-only matrix is read column by column again and again by a consumer that must own a
+// column per warp (step 00's access). Instead of paying the strided access on every pass:
+//   1. flag clear, column-sequential access: transpose *while reading* — each block loads 32x32
+//      tiles of A (coalesced), consumes them from a padded 32x33 shared tile, writes the tile
+//      transposed into a copy (coalesced), and the flag is set;
+//   2. flag set, column-sequential access: read the copy, where a column of A is a row: the
+//      same warp-per-column consumer, now coalesced;
+//   3. any other access (here a row access, y = A x) reads the original.
+// The lanes accumulate in exactly the order of step 00 and reduce with the same tree
+// (lane_sum), so the three paths give bit-identical results.
+// Predicted: pass 1 costs about a transpose plus a read (≈ 3 x 1 GiB at 16384^2); later passes
+// cost one coalesced read of the copy, ~8x less traffic than a naive pass; break-even at k = 1-2.
+// Measured (H200, 16384^2): README.
+#include <algorithm>
+
+#include "course/exercise.hpp"
+#include "lane_sum.cuh"
+#include "transpose.hpp"
+
+namespace ch01 {
+
+// --- recognising a column-sequential access (the patent's rule) ------------------------------------
+
+bool is_column_access(std::span<const std::int64_t> indices, std::int64_t rows, std::int64_t cols) {
+  // TODO: column = index % cols, row = index / cols; consecutive lanes of one column are cols apart
+  throw course::NotImplemented(__FILE__);
+}
+
+bool is_column_sequential(std::span<const std::int64_t> previous, std::span<const std::int64_t> current,
+                          std::int64_t rows, std::int64_t cols) {
+  // TODO: compare the smallest index of this access with the largest of the previous one
+  throw course::NotImplemented(__FILE__);
+}
+
+// --- kernels -------------------------------------------------------------------------------------------
+namespace {
+
+constexpr int kTile = 32;
+constexpr int kWarps = 8;                          // blockDim = (32, 8)
+constexpr int kColumnsPerWarp = kTile / kWarps;   // 4
+
+// Pass 1 (flag clear). Block b owns the 32-column stripe starting at b*32 and walks down it tile
+// by tile; warp w consumes columns w, w+8, w+16, w+24 of the stripe, lane l holding row l of
+// each tile — step 00's order.
+__global__ void transpose_while_consuming_kernel(const float* __restrict__ a, const float* __restrict__ x,
+                                                 float* __restrict__ copy, float* __restrict__ y, int rows, int cols) {
+  // TODO: per 32-row tile: load (coalesced), barrier, accumulate from the tile, write it transposed to copy, barrier
+}
+
+// y = M v with a warp per row of M, lane l summing elements l, l+32, ... (coalesced). Reading the
+// copy (M = A^T) this is the column-sequential consumer; reading A it is the row access.
+__global__ void multiply_rows_kernel(const float* __restrict__ m, const float* __restrict__ v, float* __restrict__ y,
+                                     int m_rows, int m_cols) {
+  // TODO: warp threadIdx.y owns row blockIdx.x*8 + threadIdx.y; accumulate with fmaf like step 00, then lane_sum
+}
+
+}  // namespace
+
+// --- the flagged matrix ----------------------------------------------------------------------------------
+
+FlaggedMatrix::FlaggedMatrix(const float* matrix, int rows, int cols)
+    : original_(matrix), rows_(rows), cols_(cols), copy_(static_cast<size_t>(rows) * cols) {}
+
+void FlaggedMatrix::multiply_transposed(const float* x, float* y) {
+  // TODO: flag clear: transpose while consuming and set the flag; flag set: consume the copy row by row
+  throw course::NotImplemented(__FILE__);
+}
+
+void FlaggedMatrix::multiply(const float* x, float* y) {
+  // TODO: a row access never needs the copy: multiply_rows_kernel over the original
+  throw course::NotImplemented(__FILE__);
+}
+
+}  // namespace ch01

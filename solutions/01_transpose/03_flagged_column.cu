@@ -1,0 +1,160 @@
+// Step 03 — the flagged column transpose (after the Huawei/Beihang patent, 2016).
+//
+// A read-only matrix is read column by column again and again by a consumer that must own a
+// column per warp (step 00's access). Instead of paying the strided access on every pass:
+//   1. flag clear, column-sequential access: transpose *while reading* — each block loads 32x32
+//      tiles of A (coalesced), consumes them from a padded 32x33 shared tile, writes the tile
+//      transposed into a copy (coalesced), and the flag is set;
+//   2. flag set, column-sequential access: read the copy, where a column of A is a row: the
+//      same warp-per-column consumer, now coalesced;
+//   3. any other access (here a row access, y = A x) reads the original.
+// The lanes accumulate in exactly the order of step 00 and reduce with the same tree
+// (lane_sum), so the three paths give bit-identical results.
+// Predicted: pass 1 costs about a transpose plus a read (≈ 3 x 1 GiB at 16384^2); later passes
+// cost one coalesced read of the copy, ~8x less traffic than a naive pass; break-even at k = 1-2.
+// Measured (H200, 16384^2): README.
+#include <algorithm>
+
+#include "course/exercise.hpp"
+#include "lane_sum.cuh"
+#include "transpose.hpp"
+
+namespace ch01 {
+
+// --- recognising a column-sequential access (the patent's rule) ------------------------------------
+
+bool is_column_access(std::span<const std::int64_t> indices, std::int64_t rows, std::int64_t cols) {
+  // BEGIN SOLUTION: column = index % cols, row = index / cols; consecutive lanes of one column are cols apart
+  if (indices.empty()) return false;
+  const std::int64_t first_col = indices.front() % cols;
+  for (std::size_t i = 1; i < indices.size(); ++i) {
+    const std::int64_t previous = indices[i - 1], index = indices[i];
+    const std::int64_t previous_col = previous % cols, col = index % cols;
+    if (col == previous_col) {
+      if (index - previous != cols) return false;  // same column: must be the next row
+    } else if (col == previous_col + 1 && col == first_col + 1) {
+      // the walk wraps once: from the last row of the left column to row 0 of the right one
+      if (previous / cols != rows - 1 || index / cols != 0) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+  // STUB: throw course::NotImplemented(__FILE__);
+  // END SOLUTION
+}
+
+bool is_column_sequential(std::span<const std::int64_t> previous, std::span<const std::int64_t> current,
+                          std::int64_t rows, std::int64_t cols) {
+  // BEGIN SOLUTION: compare the smallest index of this access with the largest of the previous one
+  if (!is_column_access(current, rows, cols)) return false;
+  if (previous.empty()) return true;
+  const std::int64_t last = *std::max_element(previous.begin(), previous.end());
+  const std::int64_t first = *std::min_element(current.begin(), current.end());
+  if (first % cols == last % cols) return first - last == cols;  // next row, same column
+  return first % cols == last % cols + 1 && last / cols == rows - 1 && first / cols == 0;  // wrap
+  // STUB: throw course::NotImplemented(__FILE__);
+  // END SOLUTION
+}
+
+// --- kernels -------------------------------------------------------------------------------------------
+namespace {
+
+constexpr int kTile = 32;
+constexpr int kWarps = 8;                          // blockDim = (32, 8)
+constexpr int kColumnsPerWarp = kTile / kWarps;   // 4
+
+// Pass 1 (flag clear). Block b owns the 32-column stripe starting at b*32 and walks down it tile
+// by tile; warp w consumes columns w, w+8, w+16, w+24 of the stripe, lane l holding row l of
+// each tile — step 00's order.
+__global__ void transpose_while_consuming_kernel(const float* __restrict__ a, const float* __restrict__ x,
+                                                 float* __restrict__ copy, float* __restrict__ y, int rows, int cols) {
+  // BEGIN SOLUTION: per 32-row tile: load (coalesced), barrier, accumulate from the tile, write it transposed to copy, barrier
+  __shared__ float tile[kTile][kTile + 1];
+  const int stripe = blockIdx.x * kTile;
+  const int lane = threadIdx.x;
+  const int warp = threadIdx.y;
+  float partial[kColumnsPerWarp] = {};
+
+  for (int tile_row = 0; tile_row < rows; tile_row += kTile) {
+    // 1. Load the tile along rows of A.
+    for (int i = warp; i < kTile; i += kWarps) {
+      const int row = tile_row + i, col = stripe + lane;
+      if (row < rows && col < cols) tile[i][lane] = a[static_cast<size_t>(row) * cols + col];
+    }
+    __syncthreads();
+
+    // 2. Consume it column by column: lane = row in the tile (the padding spares the banks).
+    const int row = tile_row + lane;
+    if (row < rows) {
+      const float x_row = x[row];
+      for (int j = 0; j < kColumnsPerWarp; ++j) {
+        const int c = warp + j * kWarps;
+        if (stripe + c < cols) partial[j] = fmaf(tile[lane][c], x_row, partial[j]);
+      }
+    }
+
+    // 3. Write the tile transposed: row `stripe + i` of the copy is column `stripe + i` of A.
+    for (int i = warp; i < kTile; i += kWarps) {
+      const int copy_row = stripe + i, copy_col = tile_row + lane;
+      if (copy_row < cols && copy_col < rows) copy[static_cast<size_t>(copy_row) * rows + copy_col] = tile[lane][i];
+    }
+    __syncthreads();  // the tile is re-loaded next
+  }
+
+  for (int j = 0; j < kColumnsPerWarp; ++j) {
+    const float total = lane_sum(partial[j]);
+    const int col = stripe + warp + j * kWarps;
+    if (lane == 0 && col < cols) y[col] = total;
+  }
+  // END SOLUTION
+}
+
+// y = M v with a warp per row of M, lane l summing elements l, l+32, ... (coalesced). Reading the
+// copy (M = A^T) this is the column-sequential consumer; reading A it is the row access.
+__global__ void multiply_rows_kernel(const float* __restrict__ m, const float* __restrict__ v, float* __restrict__ y,
+                                     int m_rows, int m_cols) {
+  // BEGIN SOLUTION: warp threadIdx.y owns row blockIdx.x*8 + threadIdx.y; accumulate with fmaf like step 00, then lane_sum
+  const int row = blockIdx.x * blockDim.y + threadIdx.y;
+  float partial = 0.0f;
+  if (row < m_rows) {
+    for (int col = threadIdx.x; col < m_cols; col += kLanes) {
+      partial = fmaf(m[static_cast<size_t>(row) * m_cols + col], v[col], partial);
+    }
+  }
+  const float total = lane_sum(partial);
+  if (row < m_rows && threadIdx.x == 0) y[row] = total;
+  // END SOLUTION
+}
+
+}  // namespace
+
+// --- the flagged matrix ----------------------------------------------------------------------------------
+
+FlaggedMatrix::FlaggedMatrix(const float* matrix, int rows, int cols)
+    : original_(matrix), rows_(rows), cols_(cols), copy_(static_cast<size_t>(rows) * cols) {}
+
+void FlaggedMatrix::multiply_transposed(const float* x, float* y) {
+  // BEGIN SOLUTION: flag clear: transpose while consuming and set the flag; flag set: consume the copy row by row
+  if (!flag_) {
+    course::launch(transpose_while_consuming_kernel, {dim3(course::blocks_for(cols_, kTile)), dim3(kLanes, kWarps)},
+                   original_, x, copy_.data(), y, rows_, cols_);
+    flag_ = true;
+    ++transpositions_;
+  } else {
+    course::launch(multiply_rows_kernel, {dim3(course::blocks_for(cols_, kWarps)), dim3(kLanes, kWarps)},
+                   copy_.data(), x, y, cols_, rows_);
+  }
+  // STUB: throw course::NotImplemented(__FILE__);
+  // END SOLUTION
+}
+
+void FlaggedMatrix::multiply(const float* x, float* y) {
+  // BEGIN SOLUTION: a row access never needs the copy: multiply_rows_kernel over the original
+  course::launch(multiply_rows_kernel, {dim3(course::blocks_for(rows_, kWarps)), dim3(kLanes, kWarps)}, original_, x, y,
+                 rows_, cols_);
+  // STUB: throw course::NotImplemented(__FILE__);
+  // END SOLUTION
+}
+
+}  // namespace ch01
