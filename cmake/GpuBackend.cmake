@@ -16,6 +16,12 @@ if(GPU_BACKEND STREQUAL "CUDA")
     set(CMAKE_CUDA_ARCHITECTURES native)
   endif()
   enable_language(CUDA)
+  # CMake 3.25 does not know that nvcc 12+ accepts C++20: teach it the flag.
+  if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+  endif()
   set(CMAKE_CUDA_STANDARD 20)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   find_package(CUDAToolkit REQUIRED)
@@ -55,6 +61,7 @@ elseif(GPU_BACKEND STREQUAL "HIP")
   enable_language(HIP)
   set(CMAKE_HIP_STANDARD 20)
   set(CMAKE_HIP_STANDARD_REQUIRED ON)
+  find_package(hip REQUIRED CONFIG)  # hip::host, for host-only files built by the C++ compiler
   set(COURSE_KERNEL_LANGUAGE HIP)
   message(STATUS "GPU backend: HIP, architectures ${CMAKE_HIP_ARCHITECTURES}")
 
@@ -68,13 +75,13 @@ else()
   message(FATAL_ERROR "GPU_BACKEND must be CUDA, HIP or CPU, not '${GPU_BACKEND}'")
 endif()
 
-# Kernel sources (*.cu) are compiled as the backend's language; under HIP every source that
-# includes the runtime header is, because hip_runtime.h needs the HIP compiler.
+# Kernel sources (*.cu) are compiled as the backend's language; host-only files (tests,
+# benchmarks) by the C++ compiler against the runtime's host API.
 function(course_use_gpu target)
   get_target_property(sources ${target} SOURCES)
   get_target_property(source_dir ${target} SOURCE_DIR)
   foreach(source IN LISTS sources)
-    if(source MATCHES "\\.cu$" OR COURSE_KERNEL_LANGUAGE STREQUAL "HIP")
+    if(source MATCHES "\\.cu$")
       set_source_files_properties(${source} DIRECTORY ${source_dir}
                                   PROPERTIES LANGUAGE ${COURSE_KERNEL_LANGUAGE})
     endif()

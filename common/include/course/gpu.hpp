@@ -39,7 +39,11 @@
 #define GPU_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 
 #elif defined(COURSE_BACKEND_HIP)
+#if defined(__HIPCC__)
 #include <hip/hip_runtime.h>
+#else
+#include <hip/hip_runtime_api.h>  // host-only files, built by the C++ compiler
+#endif
 
 #define COURSE_BACKEND_NAME "HIP"
 #define gpuDeviceProp hipDeviceProp_t
@@ -101,6 +105,10 @@ struct LaunchShape {
       : grid(grid_), block(block_), shared_bytes(shared_bytes_), where(where_) {}
 };
 
+// Kernel code and launches need the kernel compiler; host-only files (tests, benchmarks) may
+// include this header for the runtime calls alone.
+#if defined(COURSE_BACKEND_CPU) || defined(__CUDACC__) || defined(__HIPCC__)
+
 // Every kernel launch in the course goes through here: course::launch(kernel, {grid, block}, args...).
 // The launch is checked at once; errors inside the kernel surface at the next checked call.
 template <class... Params, class... Args>
@@ -133,6 +141,8 @@ template <class T> __device__ __forceinline__ void store_streaming(T* p, const T
 template <class T> inline T load_readonly(const T* p) { return *p; }
 template <class T> inline void store_streaming(T* p, const T& v) { *p = v; }
 #endif
+
+#endif  // kernel compiler
 
 }  // namespace course
 
