@@ -104,7 +104,7 @@ endfunction()
 function(course_add_gpu_test name)
   cmake_parse_arguments(arg "" "LABEL" "SOURCES;LIBRARIES" ${ARGN})
   course_add_gpu_executable(${name} ${arg_SOURCES})
-  target_link_libraries(${name} PRIVATE ${arg_LIBRARIES} course::harness course::gtest_main)
+  target_link_libraries(${name} PRIVATE ${arg_LIBRARIES} course::testing)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
                        PROPERTIES LABELS "${arg_LABEL}" TIMEOUT 300)
 endfunction()

@@ -1,0 +1,137 @@
+// course_ceilings: measures this machine's ceilings once, for every benchmark's "fraction of
+// ceiling": device-to-device copy bandwidth (the runtime's memcpy and a 16-byte-per-thread copy
+// kernel; bytes read + written), the FMA rate and the rsqrt rate.
+//
+//   course_ceilings [--out=FILE] [--megabytes=N]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "course/gpu.hpp"
+
+namespace {
+
+constexpr int kChains = 8;  // independent dependency chains per thread hide the pipeline latency
+
+__global__ void copy_float4(const float4* __restrict__ in, float4* __restrict__ out, size_t count) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x)
+    out[i] = in[i];
+}
+
+__global__ void fma_chains(float* out, int iterations, float b, float c) {
+  float a[kChains];
+  for (int k = 0; k < kChains; ++k) a[k] = threadIdx.x + k;
+  for (int i = 0; i < iterations; ++i)
+    for (int k = 0; k < kChains; ++k) a[k] = fmaf(a[k], b, c);
+  float sum = 0;
+  for (int k = 0; k < kChains; ++k) sum += a[k];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+__global__ void rsqrt_chains(float* out, int iterations) {
+  float x[kChains];
+  for (int k = 0; k < kChains; ++k) x[k] = 1.0f + threadIdx.x + k;
+  for (int i = 0; i < iterations; ++i)
+    for (int k = 0; k < kChains; ++k) x[k] = rsqrtf(x[k]);
+  float sum = 0;
+  for (int k = 0; k < kChains; ++k) sum += x[k];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// Median of `repetitions` event-timed runs of `work`, after one warm-up run, in seconds.
+double median_seconds(const std::function<void()>& work, int repetitions) {
+  gpuEvent_t start, stop;
+  GPU_CHECK(gpuEventCreate(&start));
+  GPU_CHECK(gpuEventCreate(&stop));
+  work();
+  GPU_CHECK(gpuDeviceSynchronize());
+  std::vector<double> seconds;
+  for (int r = 0; r < repetitions; ++r) {
+    GPU_CHECK(gpuEventRecord(start));
+    work();
+    GPU_CHECK(gpuEventRecord(stop));
+    GPU_CHECK(gpuEventSynchronize(stop));
+    float ms = 0;
+    GPU_CHECK(gpuEventElapsedTime(&ms, start, stop));
+    seconds.push_back(ms / 1e3);
+  }
+  GPU_CHECK(gpuEventDestroy(start));
+  GPU_CHECK(gpuEventDestroy(stop));
+  std::nth_element(seconds.begin(), seconds.begin() + repetitions / 2, seconds.end());
+  return seconds[repetitions / 2];
+}
+
+[[noreturn]] void usage(const std::string& problem) {
+  std::fprintf(stderr, "error: %s\nusage: course_ceilings [--out=FILE] [--megabytes=N]\n", problem.c_str());
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+#if defined(COURSE_BACKEND_CPU)
+  size_t megabytes = 64;
+  const int iterations = 64, repetitions = 3;
+#else
+  size_t megabytes = 1024;
+  const int iterations = 4096, repetitions = 20;
+#endif
+  std::string out_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--out=", 0) == 0 && arg.size() > 6) {
+      out_path = arg.substr(6);
+    } else if (arg.rfind("--megabytes=", 0) == 0 && std::atoll(arg.c_str() + 12) > 0) {
+      megabytes = static_cast<size_t>(std::atoll(arg.c_str() + 12));
+    } else {
+      usage("unknown or malformed option '" + arg + "'");
+    }
+  }
+  int devices = 0;
+  if (gpuGetDeviceCount(&devices) != gpuSuccess || devices == 0) usage("no " COURSE_BACKEND_NAME " device found");
+  gpuDeviceProp prop{};
+  GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
+
+  const size_t count = megabytes * 1000 * 1000 / sizeof(float4);
+  course::DeviceBuffer<float4> in(count), out(count);
+  GPU_CHECK(gpuMemset(in.data(), 0, in.bytes()));
+  const double bytes = 2.0 * in.bytes();
+  const double memcpy_GBps =
+      bytes / 1e9 / median_seconds([&] { GPU_CHECK(gpuMemcpy(out.data(), in.data(), in.bytes(), gpuMemcpyDeviceToDevice)); }, repetitions);
+  const unsigned blocks = static_cast<unsigned>(prop.multiProcessorCount) * 8, threads = 256;
+  const double kernel_GBps = bytes / 1e9 / median_seconds([&] {
+    course::launch(copy_float4, {blocks, threads}, in.data(), out.data(), count);
+  }, repetitions);
+
+  course::DeviceBuffer<float> sink(size_t{blocks} * threads);
+  const double lanes = static_cast<double>(blocks) * threads * kChains * iterations;
+  const double fma_GFLOPs = 2 * lanes / 1e9 / median_seconds([&] {
+    course::launch(fma_chains, {blocks, threads}, sink.data(), iterations, 0.999f, 0.001f);
+  }, repetitions);
+  const double rsqrt_Gops = lanes / 1e9 / median_seconds([&] {
+    course::launch(rsqrt_chains, {blocks, threads}, sink.data(), iterations);
+  }, repetitions);
+
+  char json[1024];
+  std::snprintf(json, sizeof json,
+                "{\n  \"gpu\": \"%s\",\n  \"backend\": \"%s\",\n  \"copy_bytes\": %.0f,\n"
+                "  \"memcpy_GBps\": %.1f,\n  \"copy_kernel_GBps\": %.1f,\n  \"copy_GBps\": %.1f,\n"
+                "  \"fma_GFLOPs\": %.1f,\n  \"rsqrt_Gops\": %.1f\n}\n",
+                prop.name, COURSE_BACKEND_NAME, bytes, memcpy_GBps, kernel_GBps, std::max(memcpy_GBps, kernel_GBps),
+                fma_GFLOPs, rsqrt_Gops);
+  if (out_path.empty()) {
+    std::fputs(json, stdout);
+  } else {
+    FILE* file = std::fopen(out_path.c_str(), "w");
+    if (file == nullptr || std::fputs(json, file) < 0 || std::fclose(file) != 0) usage("cannot write " + out_path);
+    std::printf("%s", json);
+  }
+  return 0;
+} catch (const std::exception& error) {
+  std::fprintf(stderr, "error: %s\n", error.what());
+  return 1;
+}

@@ -1,0 +1,68 @@
+// The benchmark harness every chapter's benchmark uses, on top of Google Benchmark.
+//
+// Each registered case is timed with a device-event pair around its work, after one untimed
+// warm-up launch, with L2 flushed before every timed run (unless --warm-l2). Repetitions give
+// the median, min and max; the output is re-validated after timing. The console gets a summary
+// table (median time, effective rate, fraction of this machine's measured ceiling, speedup over
+// the group's first case); --benchmark_out=FILE.json writes everything, with the GPU, backend,
+// sizes and commit in its context, for the plots and the README tables.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace course::bench {
+
+// This machine's ceilings, as measured by course_ceilings (common/bench/ceilings.cu).
+struct Ceilings {
+  double copy_GBps = 0;  // device-to-device copy, bytes read + written per second
+  double fma_GFLOPs = 0;
+  double rsqrt_Gops = 0;
+};
+
+struct Case {
+  std::string group;      // cases of one group share a table and a baseline (the group's first case)
+  std::string name;       // e.g. "02_tile_padded"
+  std::function<void()> prepare;         // untimed, before every run: poison outputs, fresh state
+  std::function<void()> run;             // the timed work: launches only, no synchronisation
+  double bytes = 0;                      // the fewest bytes the problem must move (for GB/s)
+  double operations = 0;                 // or the chapter's own count (for its own rate)
+  std::string operation_unit;            // e.g. "passes" -> "passes/s"; empty: bandwidth only
+  std::function<std::string()> validate; // "" when the output is right, else what is wrong
+  bool is_peer = false;                  // a library or copy the steps are compared against
+};
+
+// True on the CPU backend, whose problems should be kept small.
+constexpr bool on_cpu_backend() {
+#if defined(COURSE_BACKEND_CPU)
+  return true;
+#else
+  return false;
+#endif
+}
+
+class Session {
+ public:
+  // Takes Google Benchmark's flags, then the course's: --warm-l2, --repetitions=N,
+  // --ceilings=FILE, and the chapter's own (`defaults`, name -> default value).
+  // Unknown options and bad values: a message and exit code 2.
+  Session(int argc, char** argv, std::map<std::string, std::string> defaults);
+
+  long long integer(const std::string& name) const;
+
+  void add(Case c);
+  // Runs everything, prints the summary; returns the process exit code (1 if a case failed).
+  int run();
+
+ private:
+  std::map<std::string, std::string> options_;
+  std::optional<Ceilings> ceilings_;
+  std::vector<Case> cases_;
+  int repetitions_ = 0;
+  bool warm_l2_ = false;
+};
+
+}  // namespace course::bench

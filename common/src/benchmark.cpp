@@ -1,0 +1,241 @@
+#include "course/benchmark.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "../bench/flush_l2.hpp"
+#include "course/gpu.hpp"
+
+namespace course::bench {
+namespace {
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::exit(2);
+}
+
+// Reads one number from the flat JSON that course_ceilings writes.
+double json_number(const std::string& text, const std::string& key, const std::string& file) {
+  std::smatch match;
+  if (!std::regex_search(text, match, std::regex("\"" + key + "\"\\s*:\\s*([-+0-9.eE]+)")))
+    usage_error(file + " has no \"" + key + "\": write it with course_ceilings --out=" + file);
+  return std::stod(match[1]);
+}
+
+Ceilings read_ceilings(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) usage_error("cannot read ceilings file " + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return {json_number(text.str(), "copy_GBps", file), json_number(text.str(), "fma_GFLOPs", file),
+          json_number(text.str(), "rsqrt_Gops", file)};
+}
+
+std::string commit() {
+  if (const char* env = std::getenv("COURSE_GIT_COMMIT")) return env;
+  return COURSE_GIT_COMMIT;
+}
+
+// What the JSON context says about the machine.
+void describe_device(const gpuDeviceProp& prop) {
+  benchmark::AddCustomContext("gpu", prop.name);
+  benchmark::AddCustomContext("backend", COURSE_BACKEND_NAME);
+  benchmark::AddCustomContext("multiprocessors", std::to_string(prop.multiProcessorCount));
+  benchmark::AddCustomContext("l2_bytes", std::to_string(prop.l2CacheSize));
+  benchmark::AddCustomContext("commit", commit());
+#if defined(COURSE_BACKEND_CUDA)
+  int driver = 0, sm_khz = 0, memory_khz = 0;
+  GPU_CHECK(cudaDriverGetVersion(&driver));
+  GPU_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, 0));
+  GPU_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
+  benchmark::AddCustomContext("driver", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10));
+  benchmark::AddCustomContext("sm_clock_max_MHz", std::to_string(sm_khz / 1000));
+  benchmark::AddCustomContext("memory_clock_max_MHz", std::to_string(memory_khz / 1000));
+#elif defined(COURSE_BACKEND_HIP)
+  int driver = 0;
+  GPU_CHECK(hipDriverGetVersion(&driver));
+  benchmark::AddCustomContext("driver", std::to_string(driver));
+  benchmark::AddCustomContext("sm_clock_max_MHz", std::to_string(prop.clockRate / 1000));
+  benchmark::AddCustomContext("memory_clock_max_MHz", std::to_string(prop.memoryClockRate / 1000));
+#endif
+}
+
+struct Summary {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  std::string error;
+};
+
+// Console output as usual, and the median/min/max of each case kept for the summary table.
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  std::map<std::string, Summary> summaries;
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      Summary& summary = summaries[run.run_name.function_name];
+      if (run.error_occurred) summary.error = run.error_message;
+      const double ms = run.GetAdjustedRealTime();  // in the run's unit: milliseconds
+      if (run.aggregate_name == "median") summary.median_ms = ms;
+      if (run.aggregate_name == "min") summary.min_ms = ms;
+      if (run.aggregate_name == "max") summary.max_ms = ms;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+};
+
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+void sync_event(gpuEvent_t event) { GPU_CHECK(gpuEventSynchronize(event)); }
+
+}  // namespace
+
+Session::Session(int argc, char** argv, std::map<std::string, std::string> defaults) : options_(std::move(defaults)) {
+  benchmark::Initialize(&argc, argv);  // removes the --benchmark_* flags it knows
+  repetitions_ = on_cpu_backend() ? 3 : 20;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto equals = arg.find('=');
+    const std::string name = arg.substr(0, equals), value = equals == std::string::npos ? "" : arg.substr(equals + 1);
+    if (name == "--warm-l2" && value.empty()) {
+      warm_l2_ = true;
+    } else if (name == "--repetitions") {
+      repetitions_ = std::atoi(value.c_str());
+      if (repetitions_ < 1) usage_error("--repetitions needs a positive number, not '" + value + "'");
+    } else if (name == "--ceilings") {
+      ceilings_ = read_ceilings(value);
+    } else if (name.rfind("--", 0) == 0 && options_.count(name.substr(2)) && !value.empty()) {
+      options_[name.substr(2)] = value;
+    } else {
+      std::string known = "--warm-l2, --repetitions=N, --ceilings=FILE";
+      for (const auto& [option, fallback] : options_) known += ", --" + option + "=" + fallback;
+      usage_error("unknown option '" + arg + "'; this benchmark takes " + known +
+                  " and Google Benchmark's --benchmark_* flags");
+    }
+  }
+}
+
+long long Session::integer(const std::string& name) const {
+  const std::string& text = options_.at(name);
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || value <= 0)
+    usage_error("--" + name + " needs a positive whole number, not '" + text + "'");
+  return value;
+}
+
+void Session::add(Case c) { cases_.push_back(std::move(c)); }
+
+int Session::run() {
+  int devices = 0;
+  const gpuError_t status = gpuGetDeviceCount(&devices);
+  if (status != gpuSuccess || devices == 0) {
+    std::fprintf(stderr, "error: no %s device (%s); configure with the cpu preset to benchmark on the CPU backend\n",
+                 COURSE_BACKEND_NAME, gpuGetErrorString(status));
+    return 2;
+  }
+  gpuDeviceProp prop{};
+  GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
+  describe_device(prop);
+  benchmark::AddCustomContext("l2_flushed", warm_l2_ ? "no" : "yes");
+  for (const auto& [name, value] : options_) benchmark::AddCustomContext(name, value);
+  if (ceilings_) {
+    benchmark::AddCustomContext("ceiling_copy_GBps", fixed(ceilings_->copy_GBps, 1));
+    benchmark::AddCustomContext("ceiling_fma_GFLOPs", fixed(ceilings_->fma_GFLOPs, 1));
+    benchmark::AddCustomContext("ceiling_rsqrt_Gops", fixed(ceilings_->rsqrt_Gops, 1));
+  }
+
+  L2Flusher flusher(warm_l2_ ? 0 : static_cast<size_t>(prop.l2CacheSize));
+  gpuEvent_t start, stop;
+  GPU_CHECK(gpuEventCreate(&start));
+  GPU_CHECK(gpuEventCreate(&stop));
+
+  for (Case& c : cases_) {
+    auto body = [&c, &flusher, start, stop, warmed = false, validated = false](benchmark::State& state) mutable {
+      try {
+        if (!warmed) {  // module load, first-touch and cache warm-up stay out of the numbers
+          if (c.prepare) c.prepare();
+          c.run();
+          GPU_CHECK(gpuDeviceSynchronize());
+          warmed = true;
+        }
+        for (auto _ : state) {
+          if (c.prepare) c.prepare();
+          flusher.flush();
+          GPU_CHECK(gpuEventRecord(start));
+          c.run();
+          GPU_CHECK(gpuEventRecord(stop));
+          sync_event(stop);
+          float ms = 0;
+          GPU_CHECK(gpuEventElapsedTime(&ms, start, stop));
+          state.SetIterationTime(ms / 1e3);
+          state.counters["GB/s"] = c.bytes / 1e9 / (ms / 1e3);
+          if (!c.operation_unit.empty()) state.counters[c.operation_unit + "/s"] = c.operations / (ms / 1e3);
+        }
+        if (!validated && c.validate) {  // once, after timing: the timed runs computed this
+          validated = true;
+          if (const std::string problem = c.validate(); !problem.empty()) state.SkipWithError(problem.c_str());
+        }
+      } catch (const std::exception& error) {
+        state.SkipWithError(error.what());
+      }
+    };
+    auto* registered = benchmark::RegisterBenchmark((c.group + "/" + c.name).c_str(), body);
+    registered->UseManualTime()
+        ->Iterations(1)
+        ->Repetitions(repetitions_)
+        ->DisplayAggregatesOnly(true)
+        ->Unit(benchmark::kMillisecond)
+        ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
+        ->ComputeStatistics("max", [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
+  }
+
+  SummaryReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  GPU_CHECK(gpuEventDestroy(start));
+  GPU_CHECK(gpuEventDestroy(stop));
+
+  // The summary: one table per group, the group's first case as the baseline.
+  std::printf("\n%s on %s (backend %s, commit %s, L2 %s)%s\n", "Summary", prop.name, COURSE_BACKEND_NAME,
+              commit().c_str(), warm_l2_ ? "warm" : "flushed before each run",
+              on_cpu_backend() ? "\nCPU backend: these times are not GPU times." : "");
+  int failures = 0;
+  std::string group;
+  double baseline_ms = 0;
+  for (const Case& c : cases_) {
+    const auto found = reporter.summaries.find(c.group + "/" + c.name);
+    if (found == reporter.summaries.end()) continue;  // filtered out
+    const Summary& s = found->second;
+    if (c.group != group) {
+      group = c.group;
+      baseline_ms = s.median_ms;
+      std::printf("\n%-34s %10s %10s %10s %9s %8s %12s %9s\n", group.c_str(), "median ms", "min ms", "max ms", "GB/s",
+                  "of copy", c.operation_unit.empty() ? "" : (c.operation_unit + "/s").c_str(), "speedup");
+    }
+    if (!s.error.empty()) {
+      std::printf("%-34s FAILED: %s\n", c.name.c_str(), s.error.c_str());
+      ++failures;
+      continue;
+    }
+    const double gbps = c.bytes / 1e9 / (s.median_ms / 1e3);
+    const std::string of_ceiling = ceilings_ ? fixed(gbps / ceilings_->copy_GBps, 3) : "-";
+    const std::string rate = c.operation_unit.empty() ? "" : fixed(c.operations / (s.median_ms / 1e3), 1);
+    std::printf("%-34s %10.4f %10.4f %10.4f %9.1f %8s %12s %8.2fx\n", ((c.is_peer ? "[peer] " : "") + c.name).c_str(),
+                s.median_ms, s.min_ms, s.max_ms, gbps, of_ceiling.c_str(), rate.c_str(), baseline_ms / s.median_ms);
+  }
+  if (!ceilings_) std::printf("\n(no --ceilings=FILE: run course_ceilings --out=ceilings.json for the 'of copy' column)\n");
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace course::bench

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The instructor's whole validation on a CUDA machine, in one command:
+#   profiling/validate_gpu.sh RESULTS_DIR
+# configure + build (cuda preset), ctest, compute-sanitizer (memcheck, racecheck, synccheck) over
+# the solution tests, the machine's ceilings, every chapter's benchmark (JSON) and traffic profile.
+# Everything lands in RESULTS_DIR; a failing stage is reported and the others still run.
+set -uo pipefail
+results=${1:?usage: validate_gpu.sh RESULTS_DIR}
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+cd "$(dirname "$0")/.."
+build=build/cuda
+export COURSE_GIT_COMMIT=${COURSE_GIT_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
+failed=()
+stage() {  # stage NAME LOG COMMAND...: run, log, remember failures
+  local name=$1 log=$2; shift 2
+  echo "== $name"
+  if ! "$@" >"$results/$log" 2>&1; then failed+=("$name"); echo "   FAILED (see $log)"; fi
+  tail -n 3 "$results/$log"
+}
+
+nvidia-smi -q >"$results/gpu.txt" 2>&1 || true
+stage configure build.log cmake --preset cuda
+stage build build.log cmake --build --preset cuda --parallel
+stage ctest ctest.log ctest --preset cuda
+for tool in memcheck racecheck synccheck; do
+  stage "compute-sanitizer $tool" "sanitizer-$tool.log" \
+    compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/chapters/01_transpose/test_transpose"
+done
+stage ceilings ceilings.log "$build/common/course_ceilings" --out="$results/ceilings.json"
+stage "chapter 1 benchmark" ch01-bench.log "$build/chapters/01_transpose/bench_transpose" \
+  --ceilings="$results/ceilings.json" --benchmark_out="$results/ch01-bench.json" --benchmark_out_format=json
+stage "chapter 1 profile" ch01-profile.log chapters/01_transpose/profile.sh "$build" "$results/ch01-profile"
+
+if ((${#failed[@]})); then
+  echo "FAILED stages: ${failed[*]}"
+  exit 1
+fi
+echo "all stages passed; results in $results"
