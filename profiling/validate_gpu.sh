@@ -20,7 +20,7 @@ stage() {  # stage NAME LOG COMMAND...: run, log, remember failures
 }
 
 nvidia-smi -q >"$results/gpu.txt" 2>&1 || true
-stage configure build.log cmake --preset cuda
+stage configure configure.log cmake --preset cuda
 stage build build.log cmake --build --preset cuda --parallel
 stage ctest ctest.log ctest --preset cuda --parallel 8
 stage ceilings ceilings.log "$build/common/course_ceilings" --out="$results/ceilings.json"
@@ -29,7 +29,7 @@ stage "chapter 1 benchmark" ch01-bench.log "$build/chapters/01_transpose/bench_t
 stage "chapter 1 profile" ch01-profile.log chapters/01_transpose/profile.sh "$build" "$results/ch01-profile"
 for tool in memcheck racecheck synccheck; do
   stage "compute-sanitizer $tool" "sanitizer-$tool.log" \
-    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/chapters/01_transpose/test_transpose"
+    timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/chapters/01_transpose/test_transpose"
 done
 
 if ((${#failed[@]})); then
