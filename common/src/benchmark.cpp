@@ -67,6 +67,16 @@ void describe_device(const gpuDeviceProp& prop) {
 #endif
 }
 
+// Google Benchmark 1.8 renamed a run's error (error_occurred -> skipped): accept both.
+template <class Run>
+std::string run_error(const Run& run) {
+  if constexpr (requires { run.error_occurred; }) {
+    return run.error_occurred ? run.error_message : "";
+  } else {
+    return run.skipped ? run.skip_message : "";
+  }
+}
+
 struct Summary {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   std::string error;
@@ -80,7 +90,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       Summary& summary = summaries[run.run_name.function_name];
-      if (run.error_occurred) summary.error = run.error_message;
+      if (const std::string error = run_error(run); !error.empty()) summary.error = error;
       const double ms = run.GetAdjustedRealTime();  // in the run's unit: milliseconds
       if (run.aggregate_name == "median") summary.median_ms = ms;
       if (run.aggregate_name == "min") summary.min_ms = ms;
