@@ -14,6 +14,8 @@ std::span<const TransposeStep> transpose_steps() {
       TransposeStep{"04_rows_per_thread", "32x32 tile, 32x8 threads, 4 rows each", "01_transpose/04_rows_per_thread.cu", transpose_rows_per_thread},
       TransposeStep{"05_vector_tile", "64x64 tile, 16-byte loads and stores", "01_transpose/05_vector_tile.cu", transpose_vector_tile},
       TransposeStep{"05_vector_tile_streaming", "as 05, with streaming stores", "01_transpose/05_vector_tile.cu", transpose_vector_tile_streaming},
+      TransposeStep{"06_block_order", "as 05, blocks walk down the input: writes in long runs", "01_transpose/06_block_order.cu", transpose_block_order},
+      TransposeStep{"06_block_order_8_rows", "as 06, 16x8 threads, 8 rows each", "01_transpose/06_block_order.cu", transpose_block_order_8_rows},
   };
   return steps;
 }

@@ -23,6 +23,8 @@ void transpose_tile_padded(const float* in, float* out, int rows, int cols);    
 void transpose_rows_per_thread(const float* in, float* out, int rows, int cols);      // 04
 void transpose_vector_tile(const float* in, float* out, int rows, int cols);          // 05
 void transpose_vector_tile_streaming(const float* in, float* out, int rows, int cols);  // 05
+void transpose_block_order(const float* in, float* out, int rows, int cols);          // 06
+void transpose_block_order_8_rows(const float* in, float* out, int rows, int cols);   // 06
 
 struct TransposeStep {
   std::string_view id;           // test and benchmark name, e.g. "02_tile_padded"

@@ -11,9 +11,13 @@
 //   3. any other access (here a row access, y = A x) reads the original.
 // The lanes accumulate in exactly the order of step 00 and reduce with the same tree
 // (lane_sum), so the three paths give bit-identical results.
-// Predicted: pass 1 costs about a transpose plus a read (≈ 3 x 1 GiB at 16384^2); later passes
-// cost one coalesced read of the copy, ~8x less traffic than a naive pass; break-even at k = 1-2.
-// Measured (H200, 16384^2): README.
+// The transposing pass keeps the next tile's loads in flight (in registers) while it consumes
+// and writes the current one: one block walks a whole 32-column stripe, so without that
+// prefetch every tile waits for its loads (measured on the H200: 0.96 ms per first pass without
+// it at 16384^2).
+// Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
+// bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
+// flag pays off from k = 1 or 2. Measured (H200, 16384^2): README.
 #include <algorithm>
 
 #include "course/exercise.hpp"
@@ -41,13 +45,14 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kWarps = 8;                          // blockDim = (32, 8)
 constexpr int kColumnsPerWarp = kTile / kWarps;   // 4
+constexpr int kRowsPerWarp = kTile / kWarps;      // tile rows each thread loads: 4
 
 // Pass 1 (flag clear). Block b owns the 32-column stripe starting at b*32 and walks down it tile
 // by tile; warp w consumes columns w, w+8, w+16, w+24 of the stripe, lane l holding row l of
 // each tile — step 00's order.
 __global__ void transpose_while_consuming_kernel(const float* __restrict__ a, const float* __restrict__ x,
                                                  float* __restrict__ copy, float* __restrict__ y, int rows, int cols) {
-  // TODO: per 32-row tile: load (coalesced), barrier, accumulate from the tile, write it transposed to copy, barrier
+  // TODO: per 32-row tile: registers to shared, barrier, prefetch the next tile, accumulate, write the tile transposed, barrier
 }
 
 // y = M v with a warp per row of M, lane l summing elements l, l+32, ... (coalesced). Reading the

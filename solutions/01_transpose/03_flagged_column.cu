@@ -10,9 +10,13 @@
 //   3. any other access (here a row access, y = A x) reads the original.
 // The lanes accumulate in exactly the order of step 00 and reduce with the same tree
 // (lane_sum), so the three paths give bit-identical results.
-// Predicted: pass 1 costs about a transpose plus a read (≈ 3 x 1 GiB at 16384^2); later passes
-// cost one coalesced read of the copy, ~8x less traffic than a naive pass; break-even at k = 1-2.
-// Measured (H200, 16384^2): README.
+// The transposing pass keeps the next tile's loads in flight (in registers) while it consumes
+// and writes the current one: one block walks a whole 32-column stripe, so without that
+// prefetch every tile waits for its loads (measured on the H200: 0.96 ms per first pass without
+// it at 16384^2).
+// Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
+// bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
+// flag pays off from k = 1 or 2. Measured (H200, 16384^2): README.
 #include <algorithm>
 
 #include "course/exercise.hpp"
@@ -63,28 +67,39 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kWarps = 8;                          // blockDim = (32, 8)
 constexpr int kColumnsPerWarp = kTile / kWarps;   // 4
+constexpr int kRowsPerWarp = kTile / kWarps;      // tile rows each thread loads: 4
 
 // Pass 1 (flag clear). Block b owns the 32-column stripe starting at b*32 and walks down it tile
 // by tile; warp w consumes columns w, w+8, w+16, w+24 of the stripe, lane l holding row l of
 // each tile — step 00's order.
 __global__ void transpose_while_consuming_kernel(const float* __restrict__ a, const float* __restrict__ x,
                                                  float* __restrict__ copy, float* __restrict__ y, int rows, int cols) {
-  // BEGIN SOLUTION: per 32-row tile: load (coalesced), barrier, accumulate from the tile, write it transposed to copy, barrier
+  // BEGIN SOLUTION: per 32-row tile: registers to shared, barrier, prefetch the next tile, accumulate, write the tile transposed, barrier
   __shared__ float tile[kTile][kTile + 1];
   const int stripe = blockIdx.x * kTile;
   const int lane = threadIdx.x;
   const int warp = threadIdx.y;
+  const int col = stripe + lane;
   float partial[kColumnsPerWarp] = {};
+  float next[kRowsPerWarp];  // this thread's elements of the next tile, loading while the current one is used
 
+  // 0. Fetch the first tile into registers (rows warp, warp+8, ...; coalesced along rows of A).
+  for (int j = 0; j < kRowsPerWarp; ++j) {
+    const int row = warp + j * kWarps;
+    next[j] = row < rows && col < cols ? a[static_cast<size_t>(row) * cols + col] : 0.0f;
+  }
   for (int tile_row = 0; tile_row < rows; tile_row += kTile) {
-    // 1. Load the tile along rows of A.
-    for (int i = warp; i < kTile; i += kWarps) {
-      const int row = tile_row + i, col = stripe + lane;
-      if (row < rows && col < cols) tile[i][lane] = a[static_cast<size_t>(row) * cols + col];
-    }
+    // 1. Registers to the shared tile.
+    for (int j = 0; j < kRowsPerWarp; ++j) tile[warp + j * kWarps][lane] = next[j];
     __syncthreads();
 
-    // 2. Consume it column by column: lane = row in the tile (the padding spares the banks).
+    // 2. Start loading the next tile: those loads are in flight during steps 3 and 4.
+    for (int j = 0; j < kRowsPerWarp; ++j) {
+      const int row = tile_row + kTile + warp + j * kWarps;
+      next[j] = row < rows && col < cols ? a[static_cast<size_t>(row) * cols + col] : 0.0f;
+    }
+
+    // 3. Consume the tile column by column: lane = row in the tile (the padding spares the banks).
     const int row = tile_row + lane;
     if (row < rows) {
       const float x_row = x[row];
@@ -94,12 +109,12 @@ __global__ void transpose_while_consuming_kernel(const float* __restrict__ a, co
       }
     }
 
-    // 3. Write the tile transposed: row `stripe + i` of the copy is column `stripe + i` of A.
+    // 4. Write the tile transposed: row `stripe + i` of the copy is column `stripe + i` of A.
     for (int i = warp; i < kTile; i += kWarps) {
       const int copy_row = stripe + i, copy_col = tile_row + lane;
       if (copy_row < cols && copy_col < rows) copy[static_cast<size_t>(copy_row) * rows + copy_col] = tile[lane][i];
     }
-    __syncthreads();  // the tile is re-loaded next
+    __syncthreads();  // the tile is overwritten next
   }
 
   for (int j = 0; j < kColumnsPerWarp; ++j) {
