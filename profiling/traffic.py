@@ -49,7 +49,7 @@ def short_name(kernel: str) -> str:
             cut = i
             break
     name = name[:cut]
-    name = re.sub(r"\(anonymous namespace\)::", "", name)
+    name = re.sub(r"\(anonymous namespace\)::|<unnamed>::", "", name)
     return re.sub(r"^[\w:]*::", "", name.split("<")[0]) + ("<" + name.split("<", 1)[1] if "<" in name else "")
 
 

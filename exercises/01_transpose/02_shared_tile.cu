@@ -12,7 +12,9 @@
 // one bank over, and the same column read touches 32 different banks.
 // Predicted: both variants fix the DRAM side (8x fewer sectors written than step 00); the
 // unpadded one is held back by 32-way conflicts, the padded one by the 1024-thread block (one
-// element per thread, a barrier between load and store, little in flight). Measured: README.
+// element per thread, a barrier between load and store, little in flight).
+// Measured (H200, 16384^2, commit dc5fe6c): unpadded 2.08 ms (262 million bank conflicts),
+// padded 1.20 ms, 1790 GB/s (2.4 million).
 #include "transpose.hpp"
 
 namespace ch01 {
