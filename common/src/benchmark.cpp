@@ -85,6 +85,7 @@ struct Summary {
 // Console output as usual, and the median/min/max of each case kept for the summary table.
 class SummaryReporter : public benchmark::ConsoleReporter {
  public:
+  explicit SummaryReporter(bool quiet) : quiet_(quiet) {}
   std::map<std::string, Summary> summaries;
 
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -92,12 +93,19 @@ class SummaryReporter : public benchmark::ConsoleReporter {
       Summary& summary = summaries[run.run_name.function_name];
       if (const std::string error = run_error(run); !error.empty()) summary.error = error;
       const double ms = run.GetAdjustedRealTime();  // in the run's unit: milliseconds
+      if (run.run_type == Run::RT_Iteration && summary.median_ms == 0) {
+        summary.median_ms = summary.min_ms = summary.max_ms = ms;  // one repetition: no aggregates follow
+      }
       if (run.aggregate_name == "median") summary.median_ms = ms;
       if (run.aggregate_name == "min") summary.min_ms = ms;
       if (run.aggregate_name == "max") summary.max_ms = ms;
     }
-    ConsoleReporter::ReportRuns(runs);
+    if (!quiet_) ConsoleReporter::ReportRuns(runs);
   }
+  bool ReportContext(const Context& context) override { return quiet_ || ConsoleReporter::ReportContext(context); }
+
+ private:
+  bool quiet_;
 };
 
 std::string fixed(double value, int digits) {
@@ -119,6 +127,8 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
     const std::string name = arg.substr(0, equals), value = equals == std::string::npos ? "" : arg.substr(equals + 1);
     if (name == "--warm-l2" && value.empty()) {
       warm_l2_ = true;
+    } else if (name == "--quiet" && value.empty()) {
+      quiet_ = true;
     } else if (name == "--repetitions") {
       repetitions_ = std::atoi(value.c_str());
       if (repetitions_ < 1) usage_error("--repetitions needs a positive number, not '" + value + "'");
@@ -127,7 +137,7 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
     } else if (name.rfind("--", 0) == 0 && options_.count(name.substr(2)) && !value.empty()) {
       options_[name.substr(2)] = value;
     } else {
-      std::string known = "--warm-l2, --repetitions=N, --ceilings=FILE";
+      std::string known = "--warm-l2, --quiet, --repetitions=N, --ceilings=FILE";
       for (const auto& [option, fallback] : options_) known += ", --" + option + "=" + fallback;
       usage_error("unknown option '" + arg + "'; this benchmark takes " + known +
                   " and Google Benchmark's --benchmark_* flags");
@@ -210,7 +220,7 @@ int Session::run() {
         ->ComputeStatistics("max", [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
   }
 
-  SummaryReporter reporter;
+  SummaryReporter reporter(quiet_);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   GPU_CHECK(gpuEventDestroy(start));

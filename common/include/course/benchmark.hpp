@@ -47,7 +47,7 @@ constexpr bool on_cpu_backend() {
 class Session {
  public:
   // Takes Google Benchmark's flags, then the course's: --warm-l2, --repetitions=N,
-  // --ceilings=FILE, and the chapter's own (`defaults`, name -> default value).
+  // --ceilings=FILE, --quiet (the summary table only), and the chapter's own (`defaults`, name -> default value).
   // Unknown options and bad values: a message and exit code 2.
   Session(int argc, char** argv, std::map<std::string, std::string> defaults);
 
@@ -63,6 +63,7 @@ class Session {
   std::vector<Case> cases_;
   int repetitions_ = 0;
   bool warm_l2_ = false;
+  bool quiet_ = false;
 };
 
 }  // namespace course::bench

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The main job: installs what is missing, builds the solutions for the best backend present
+# (CUDA with an NVIDIA GPU and nvcc, HIP with an AMD GPU and hipcc, else the CPU backend),
+# measures this machine's ceilings and prints every chapter's benchmark table.
+#   profiling/benchmark_all.sh [extra benchmark options, e.g. --repetitions=5]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash cmake/install-deps.sh cpu
+export PATH="$PATH:/usr/local/cuda/bin"
+if command -v nvcc >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  preset=cuda
+elif command -v hipcc >/dev/null && command -v rocminfo >/dev/null && rocminfo >/dev/null 2>&1; then
+  preset=hip
+else
+  preset=cpu
+  echo "No usable GPU: benchmarking on the CPU backend (its timings are not GPU timings)."
+fi
+export COURSE_GIT_COMMIT=${COURSE_GIT_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
+cmake --preset "$preset"
+cmake --build --preset "$preset" --parallel
+build="build/$preset"
+"$build/common/course_ceilings" --out="$build/ceilings.json"
+for bench in "$build"/chapters/*/bench_*; do
+  echo
+  echo "=== $bench"
+  "$bench" --quiet --ceilings="$build/ceilings.json" --benchmark_out="$bench.json" --benchmark_out_format=json "$@"
+done
+echo
+echo "Benchmark JSON: $build/chapters/*/bench_*.json (profiling/plot.py draws them)."
+

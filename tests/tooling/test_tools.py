@@ -1,0 +1,98 @@
+"""Tests of the course's Python tools: the exercise generator, the Nsight Compute parser, the
+benchmark JSON reader and the README table writer."""
+import csv
+import importlib.util
+import io
+import pathlib
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHAPTER1 = ROOT / "chapters" / "01_transpose"
+sys.path.insert(0, str(ROOT / "profiling"))
+
+
+def load(name: str, path: pathlib.Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+generate = load("generate", ROOT / "exercises" / "generate.py")
+traffic = load("traffic", ROOT / "profiling" / "traffic.py")
+report = load("report", ROOT / "profiling" / "report.py")
+results = load("results", ROOT / "profiling" / "results.py")
+
+
+class ExerciseGenerator(unittest.TestCase):
+    def test_a_region_becomes_its_hint_and_stub_lines(self):
+        solution = ("void f() {\n  // BEGIN SOLUTION: add one\n  x += 1;\n  // STUB: throw NotImplemented(__FILE__);\n"
+                    "  // END SOLUTION\n}\n")
+        stub = generate.make_stub(solution, "solutions/f.cu")
+        self.assertIn("  // TODO: add one\n  throw NotImplemented(__FILE__);\n}", stub)
+        self.assertNotIn("x += 1", stub)
+        self.assertTrue(stub.startswith("// Generated from solutions/f.cu"))
+
+    def test_a_file_without_markers_is_copied_unchanged(self):
+        text = "__global__ void k() {}\n"
+        self.assertEqual(generate.make_stub(text, "solutions/k.cu"), text)
+
+    def test_broken_markers_are_errors(self):
+        for text in ("// BEGIN SOLUTION\nx\n", "// END SOLUTION\n", "// BEGIN SOLUTION\n// BEGIN SOLUTION\n// END SOLUTION\n"):
+            with self.assertRaises(generate.MarkerError, msg=text):
+                generate.make_stub(text, "f.cu")
+
+
+class NsightComputeParser(unittest.TestCase):
+    def test_kernel_names_are_shortened(self):
+        cases = {
+            "void ch01::(anonymous namespace)::transpose_tile_kernel<1>(const float *, float *, int, int)": "transpose_tile_kernel<1>",
+            "void ch01::<unnamed>::multiply_rows_kernel(const float *, const float *, float *, int, int)": "multiply_rows_kernel",
+            "void transpose_readWrite_alignment_kernel<float, float, 1, 0, 6, 5, 3>(int)": "transpose_readWrite_alignment_kernel<float, float, 1, 0, 6, 5, 3>",
+        }
+        for full, short in cases.items():
+            self.assertEqual(traffic.short_name(full), short)
+
+    def test_the_committed_profile_reproduces_the_committed_table(self):
+        kernels = traffic.parse((CHAPTER1 / "results" / "ncu.csv").read_text())
+        table = traffic.report(kernels, 16384 * 16384 * 4)
+        committed = list(csv.DictReader((CHAPTER1 / "results" / "traffic.csv").open()))
+        self.assertEqual([row["kernel"] for row in table], [row["kernel"] for row in committed])
+        for row, saved in zip(table, committed):
+            for column, value in row.items():
+                if column != "kernel":
+                    self.assertAlmostEqual(value, float(saved[column]), places=6, msg=f"{row['kernel']} {column}")
+
+    def test_units_rows_and_thousands_separators(self):
+        header = ["ID", "Kernel Name"] + list(traffic.METRICS.values())
+        lines = [header, [""] + ["", ""] + ["sector"] * (len(header) - 3), ["0", "void k()"] + ["1,024"] * (len(header) - 2)]
+        text = io.StringIO()
+        csv.writer(text).writerows(lines)
+        kernels = traffic.parse("==PROF== noise\n" + text.getvalue())
+        self.assertEqual(kernels["k"]["duration_ns"], 1024.0)
+
+
+class BenchmarkResults(unittest.TestCase):
+    def test_the_committed_run_has_every_step_and_peer(self):
+        context, cases = results.load(CHAPTER1 / "results" / "bench.json")
+        self.assertEqual(context["gpu"], "NVIDIA H200")
+        names = [c.name for c in cases if c.group.startswith("transpose")]
+        self.assertIn("cublasSgeam", names)
+        self.assertIn("00_naive", names)
+        for case in cases:
+            self.assertGreater(case.median_ms, 0)
+            self.assertLessEqual(case.min_ms, case.median_ms)
+            self.assertLessEqual(case.median_ms, case.max_ms)
+
+    def test_tables_go_between_their_markers_only(self):
+        readme = "intro\n<!-- BEGIN GENERATED: t -->\nold\n<!-- END GENERATED: t -->\noutro\n"
+        self.assertEqual(report.fill(readme, {"t": "new"}),
+                         "intro\n<!-- BEGIN GENERATED: t -->\nnew\n<!-- END GENERATED: t -->\noutro\n")
+        with self.assertRaises(SystemExit):
+            report.fill(readme, {"missing": "x"})
+
+
+if __name__ == "__main__":
+    unittest.main()
