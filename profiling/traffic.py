@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Runs a chapter's benchmark under Nsight Compute and reports, per kernel, the memory traffic
-at each level: L1 (global loads + stores), L2 reads, L2 writes, HBM reads + writes, the duration,
-the achieved HBM bandwidth, shared-memory bank conflicts, and each traffic figure as a ratio to
-the problem's array size (the seismic blog's "memory / cube ratio").
+"""Runs a chapter's benchmark under a GPU profiler and reports, per kernel, the memory traffic at
+each level: L1 (global loads + stores), L2 reads, L2 writes, HBM reads + writes, the duration,
+the achieved HBM bandwidth, shared-memory bank conflicts (NVIDIA) or LDS instructions per wave
+(AMD), and each traffic figure as a ratio to the problem's array size (the seismic blog's
+"memory / cube ratio").
 
     profiling/traffic.py --kernels REGEX --array-bytes N --out DIR -- BENCHMARK [ARGS...]
-    profiling/traffic.py --parse ncu.csv --array-bytes N --out DIR     (re-report a saved run)
+    profiling/traffic.py --parse FILE --array-bytes N --out DIR     (re-report a saved run)
 
-Writes DIR/traffic.md, DIR/traffic.csv and DIR/ncu.csv, and prints the table. NVIDIA only for
-now; the AMD (rocprofv3) path is not written yet.
+NVIDIA: Nsight Compute (ncu); the raw CSV is kept as DIR/ncu.csv. AMD: rocprofv3, one run per
+counter group; the raw CSVs are kept under DIR/rocprof/. `--vendor` defaults to whichever
+profiler is on the PATH. Writes DIR/traffic.md and DIR/traffic.csv and prints the table.
+The AMD path follows ROCm's documentation and has been tested on a fixture only, not on an AMD GPU.
 """
 import argparse
 import csv
@@ -32,6 +35,24 @@ METRICS = {
     "bank_conflicts_load": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "bank_conflicts_store": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 }
+# AMD: one rocprofv3 run per group (counters that fit one hardware pass together).
+AMD_COUNTER_GROUPS = [
+    ["TCP_TOTAL_CACHE_ACCESSES_sum", "TCP_TCC_READ_REQ_sum", "TCP_TCC_WRITE_REQ_sum"],
+    ["FETCH_SIZE", "WRITE_SIZE"],
+    ["SQ_INSTS_LDS", "SQ_WAVES"],
+]
+AMD_PERMISSION_HELP = """rocprofv3 could not collect counters. If it warned about a lock, another profiler (or a
+stale lock file) holds the GPU's counters: wait, or remove the stale lock it names. Otherwise
+the user may lack access to the counters: run as root or add the user to the render and video
+groups."""
+
+
+def amd_request_bytes(gfx: str) -> tuple[int, int]:
+    """Bytes per L1 (TCP) access and TCP->L2 read request, and per L2 write request: reads are
+    128-byte lines on MI300 (gfx94x), 64 bytes on MI200 (gfx90a); writes are 64 bytes on both."""
+    return (128 if gfx.startswith("gfx94") else 64), 64
+
+
 PERMISSION_HELP = """Nsight Compute was refused the GPU's performance counters (ERR_NVGPUCTRPERM).
 Run as root, or allow profiling for all users: on the host, add
     options nvidia NVreg_RestrictProfilingToAdminUsers=0
@@ -58,7 +79,7 @@ def number(text: str) -> float:
     return float(text) if text not in ("", "n/a") else 0.0
 
 
-def parse(ncu_csv: str) -> dict:
+def parse_ncu(ncu_csv: str) -> dict:
     """Rows of `ncu --csv --page raw --print-units base`; the last launch of each kernel wins."""
     rows = list(csv.reader(io.StringIO(ncu_csv)))
     header_at = next((i for i, row in enumerate(rows) if "Kernel Name" in row), None)
@@ -73,26 +94,63 @@ def parse(ncu_csv: str) -> dict:
     for row in rows[header_at + 1:]:
         if len(row) != len(header) or not row[header.index("ID")].strip().isdigit():
             continue  # the units row, and anything the application printed
-        values = {name: number(row[i]) for name, i in column.items()}
-        kernels[short_name(row[header.index("Kernel Name")])] = values
+        v = {name: number(row[i]) for name, i in column.items()}
+        kernels[short_name(row[header.index("Kernel Name")])] = {
+            "l1": (v["l1_load_sectors"] + v["l1_store_sectors"]) * SECTOR,
+            "l2_read": v["l2_read_sectors"] * SECTOR,
+            "l2_write": v["l2_write_sectors"] * SECTOR,
+            "hbm": v["hbm_read_bytes"] + v["hbm_write_bytes"],
+            "duration_ns": v["duration_ns"],
+            "bank conflicts": v["bank_conflicts_load"] + v["bank_conflicts_store"],
+        }
+    return kernels
+
+
+def parse_rocprof(csv_texts: list, request_bytes: tuple[int, int]) -> dict:
+    """rocprofv3 counter_collection.csv files (one row per counter per dispatch); the last
+    dispatch of each kernel wins. FETCH_SIZE and WRITE_SIZE are in KiB."""
+    counters = {}  # kernel -> counter -> value of its last dispatch
+    duration = {}
+    for text in csv_texts:
+        last_dispatch = {}
+        for row in csv.DictReader(io.StringIO(text)):
+            kernel = short_name(row["Kernel_Name"])
+            dispatch = int(row["Dispatch_Id"])
+            if dispatch < last_dispatch.get((kernel, row["Counter_Name"]), -1):
+                continue
+            last_dispatch[(kernel, row["Counter_Name"])] = dispatch
+            counters.setdefault(kernel, {})[row["Counter_Name"]] = number(row["Counter_Value"])
+            duration[kernel] = number(row["End_Timestamp"]) - number(row["Start_Timestamp"])
+    wanted = {c for group in AMD_COUNTER_GROUPS for c in group}
+    kernels = {}
+    for kernel, v in counters.items():
+        missing = sorted(wanted - set(v))
+        if missing:
+            raise SystemExit(f"error: rocprofv3 reported no {', '.join(missing)} for {kernel}")
+        kernels[kernel] = {
+            "l1": v["TCP_TOTAL_CACHE_ACCESSES_sum"] * request_bytes[0],
+            "l2_read": v["TCP_TCC_READ_REQ_sum"] * request_bytes[0],
+            "l2_write": v["TCP_TCC_WRITE_REQ_sum"] * request_bytes[1],
+            "hbm": (v["FETCH_SIZE"] + v["WRITE_SIZE"]) * 1024,
+            "duration_ns": duration[kernel],
+            "LDS instr/wave": v["SQ_INSTS_LDS"] / v["SQ_WAVES"] if v["SQ_WAVES"] else 0.0,
+        }
     return kernels
 
 
 def report(kernels: dict, array_bytes: float) -> list:
     table = []
     for kernel, v in kernels.items():
-        l1 = (v["l1_load_sectors"] + v["l1_store_sectors"]) * SECTOR
-        l2_read = v["l2_read_sectors"] * SECTOR
-        l2_write = v["l2_write_sectors"] * SECTOR
-        hbm = v["hbm_read_bytes"] + v["hbm_write_bytes"]
+        l1, l2_read, l2_write, hbm = v["l1"], v["l2_read"], v["l2_write"], v["hbm"]
         seconds = v["duration_ns"] * 1e-9
+        extra = "bank conflicts" if "bank conflicts" in v else "LDS instr/wave"
         table.append({
             "kernel": kernel,
             "L1 MB": l1 / 1e6, "L2 read MB": l2_read / 1e6, "L2 write MB": l2_write / 1e6, "HBM MB": hbm / 1e6,
             "L1 ratio": l1 / array_bytes, "L2 read ratio": l2_read / array_bytes,
             "L2 write ratio": l2_write / array_bytes, "HBM ratio": hbm / array_bytes,
             "time ms": seconds * 1e3, "achieved GB/s": hbm / seconds / 1e9 if seconds else 0.0,
-            "bank conflicts": v["bank_conflicts_load"] + v["bank_conflicts_store"],
+            extra: v[extra],
         })
     return table
 
@@ -108,38 +166,74 @@ def markdown(table: list, array_bytes: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+def run_ncu(args, out: pathlib.Path) -> dict:
+    log = out / "ncu.csv"
+    result = subprocess.run(
+        ["ncu", "--clock-control", "none", "--metrics", ",".join(METRICS.values()),
+         "--kernel-name", f"regex:{args.kernels}", "--csv", "--page", "raw", "--print-units", "base",
+         "--log-file", str(log)] + args.command, capture_output=True, text=True)
+    if "ERR_NVGPUCTRPERM" in result.stdout + result.stderr + (log.read_text() if log.exists() else ""):
+        raise SystemExit(PERMISSION_HELP)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+        raise SystemExit(f"error: the profiled command failed (exit {result.returncode})")
+    return parse_ncu(log.read_text())
+
+
+def amd_gfx_name() -> str:
+    listing = subprocess.run(["rocminfo"], capture_output=True, text=True).stdout
+    match = re.search(r"gfx[0-9a-f]+", listing)
+    if not match:
+        raise SystemExit("error: rocminfo names no gfx agent: is an AMD GPU present?")
+    return match.group(0)
+
+
+def run_rocprof(args, out: pathlib.Path) -> dict:
+    texts = []
+    for index, group in enumerate(AMD_COUNTER_GROUPS, start=1):
+        folder = out / "rocprof" / f"group{index}"
+        result = subprocess.run(
+            ["rocprofv3", "--pmc", *group, "--kernel-include-regex", args.kernels, "--output-format", "csv",
+             "-d", str(folder), "-o", "traffic", "--"] + args.command, capture_output=True, text=True)
+        found = sorted(folder.rglob("*counter_collection.csv"))
+        if result.returncode != 0 or not found:
+            sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+            raise SystemExit(AMD_PERMISSION_HELP if "lock" in (result.stdout + result.stderr).lower() or not found
+                             else f"error: the profiled command failed (exit {result.returncode})")
+        texts += [path.read_text() for path in found]
+    return parse_rocprof(texts, amd_request_bytes(amd_gfx_name()))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernels", help="regex of the kernel names to profile")
     parser.add_argument("--array-bytes", type=float, required=True, help="bytes of the problem's array")
-    parser.add_argument("--out", required=True, help="folder for traffic.md, traffic.csv and ncu.csv")
-    parser.add_argument("--parse", help="report a saved ncu.csv instead of running Nsight Compute")
+    parser.add_argument("--out", required=True, help="folder for traffic.md, traffic.csv and the raw profiles")
+    parser.add_argument("--vendor", choices=["nvidia", "amd"], help="default: the profiler found on the PATH")
+    parser.add_argument("--parse", nargs="+", help="report saved profiles (ncu.csv, or rocprofv3 CSVs) instead of running")
+    parser.add_argument("--amd-gfx", default="gfx90a", help="with --parse on AMD profiles: the GPU they came from")
     parser.add_argument("command", nargs="*", help="the benchmark and its arguments, after --")
     args = parser.parse_args()
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    vendor = args.vendor or ("nvidia" if shutil.which("ncu") else "amd" if shutil.which("rocprofv3") else None)
 
     if args.parse:
-        ncu_csv = pathlib.Path(args.parse).read_text()
+        texts = [pathlib.Path(p).read_text() for p in args.parse]
+        if "Counter_Name" in texts[0].splitlines()[0]:
+            kernels = parse_rocprof(texts, amd_request_bytes(args.amd_gfx))
+        else:
+            kernels = parse_ncu(texts[0])
+    elif not args.command or not args.kernels:
+        parser.error("give --kernels and the benchmark command after --")
+    elif vendor == "nvidia":
+        kernels = run_ncu(args, out)
+    elif vendor == "amd":
+        kernels = run_rocprof(args, out)
     else:
-        if not args.command or not args.kernels:
-            parser.error("give --kernels and the benchmark command after --")
-        ncu = shutil.which("ncu")
-        if ncu is None:
-            raise SystemExit("error: ncu (Nsight Compute) is not on the PATH")
-        log = out / "ncu.csv"
-        result = subprocess.run(
-            [ncu, "--clock-control", "none", "--metrics", ",".join(METRICS.values()),
-             "--kernel-name", f"regex:{args.kernels}", "--csv", "--page", "raw", "--print-units", "base",
-             "--log-file", str(log)] + args.command, capture_output=True, text=True)
-        if "ERR_NVGPUCTRPERM" in result.stdout + result.stderr + (log.read_text() if log.exists() else ""):
-            raise SystemExit(PERMISSION_HELP)
-        if result.returncode != 0:
-            sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
-            raise SystemExit(f"error: the profiled command failed (exit {result.returncode})")
-        ncu_csv = log.read_text()
+        raise SystemExit("error: neither ncu (Nsight Compute) nor rocprofv3 is on the PATH")
 
-    table = report(parse(ncu_csv), args.array_bytes)
+    table = report(kernels, args.array_bytes)
     with open(out / "traffic.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(table[0]))
         writer.writeheader()

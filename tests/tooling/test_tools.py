@@ -56,7 +56,7 @@ class NsightComputeParser(unittest.TestCase):
             self.assertEqual(traffic.short_name(full), short)
 
     def test_the_committed_profile_reproduces_the_committed_table(self):
-        kernels = traffic.parse((CHAPTER1 / "results" / "ncu.csv").read_text())
+        kernels = traffic.parse_ncu((CHAPTER1 / "results" / "ncu.csv").read_text())
         table = traffic.report(kernels, 16384 * 16384 * 4)
         committed = list(csv.DictReader((CHAPTER1 / "results" / "traffic.csv").open()))
         self.assertEqual([row["kernel"] for row in table], [row["kernel"] for row in committed])
@@ -70,8 +70,43 @@ class NsightComputeParser(unittest.TestCase):
         lines = [header, [""] + ["", ""] + ["sector"] * (len(header) - 3), ["0", "void k()"] + ["1,024"] * (len(header) - 2)]
         text = io.StringIO()
         csv.writer(text).writerows(lines)
-        kernels = traffic.parse("==PROF== noise\n" + text.getvalue())
+        kernels = traffic.parse_ncu("==PROF== noise\n" + text.getvalue())
         self.assertEqual(kernels["k"]["duration_ns"], 1024.0)
+        self.assertEqual(kernels["k"]["l1"], 2 * 1024 * traffic.SECTOR)
+
+
+class RocprofParser(unittest.TestCase):
+    """rocprofv3's counter_collection.csv layout, from ROCm's documentation (no AMD GPU here)."""
+
+    def setUp(self):
+        fixtures = sorted((pathlib.Path(__file__).parent / "fixtures").glob("rocprofv3_group*_counter_collection.csv"))
+        self.texts = [path.read_text() for path in fixtures]
+
+    def test_counters_become_bytes_and_the_last_dispatch_wins(self):
+        kernels = traffic.parse_rocprof(self.texts, traffic.amd_request_bytes("gfx90a"))
+        tile = kernels["transpose_tile_kernel<1>"]
+        self.assertEqual(tile["l1"], 2048 * 64)
+        self.assertEqual(tile["l2_read"], 1024 * 64)
+        self.assertEqual(tile["l2_write"], 1024 * 64)
+        self.assertEqual(tile["hbm"], 128 * 1024)  # FETCH_SIZE + WRITE_SIZE, KiB
+        self.assertEqual(tile["duration_ns"], 250)
+        self.assertEqual(tile["LDS instr/wave"], 2.0)
+        self.assertEqual(kernels["transpose_naive_kernel"]["l2_write"], 8192 * 64)
+
+    def test_mi300_reads_are_128_byte_lines(self):
+        kernels = traffic.parse_rocprof(self.texts, traffic.amd_request_bytes("gfx942"))
+        self.assertEqual(kernels["transpose_tile_kernel<1>"]["l2_read"], 1024 * 128)
+        self.assertEqual(kernels["transpose_tile_kernel<1>"]["l2_write"], 1024 * 64)
+
+    def test_a_missing_counter_is_an_error(self):
+        with self.assertRaises(SystemExit):
+            traffic.parse_rocprof(self.texts[:2], traffic.amd_request_bytes("gfx90a"))
+
+    def test_the_report_names_the_amd_column(self):
+        kernels = traffic.parse_rocprof(self.texts, traffic.amd_request_bytes("gfx90a"))
+        table = traffic.report(kernels, 1024 * 64)
+        self.assertIn("LDS instr/wave", table[0])
+        self.assertAlmostEqual(table[0]["HBM ratio"], 2.0)
 
 
 class BenchmarkResults(unittest.TestCase):
