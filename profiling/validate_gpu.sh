@@ -27,9 +27,15 @@ stage ceilings ceilings.log "$build/common/course_ceilings" --out="$results/ceil
 stage "chapter 1 benchmark" ch01-bench.log "$build/chapters/01_transpose/bench_transpose" \
   --ceilings="$results/ceilings.json" --benchmark_out="$results/ch01-bench.json" --benchmark_out_format=json
 stage "chapter 1 profile" ch01-profile.log chapters/01_transpose/profile.sh "$build" "$results/ch01-profile"
+stage "chapter 2 benchmark" ch02-bench.log "$build/chapters/02_stencil/bench_stencil" \
+  --ceilings="$results/ceilings.json" --benchmark_out="$results/ch02-bench.json" --benchmark_out_format=json
+stage "chapter 2 conv3d peer" ch02-conv3d.log python3 chapters/02_stencil/peer_conv3d.py --out "$results/ch02-conv3d.json"
+stage "chapter 2 profile" ch02-profile.log chapters/02_stencil/profile.sh "$build" "$results/ch02-profile"
 for tool in memcheck racecheck synccheck; do
-  stage "compute-sanitizer $tool" "sanitizer-$tool.log" \
+  stage "compute-sanitizer $tool (chapter 1)" "sanitizer-$tool.log" \
     timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/chapters/01_transpose/test_transpose"
+  stage "compute-sanitizer $tool (chapter 2)" "sanitizer-$tool-ch02.log" \
+    timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/chapters/02_stencil/test_stencil"
 done
 
 if ((${#failed[@]})); then

@@ -4,7 +4,7 @@
 // warm-up launch, with L2 flushed before every timed run (unless --warm-l2). Repetitions give
 // the median, min and max; the output is re-validated after timing. The console gets a summary
 // table (median time, effective rate, fraction of this machine's measured ceiling, speedup over
-// the group's first case); --benchmark_out=FILE.json writes everything, with the GPU, backend,
+// the group's first step); --benchmark_out=FILE.json writes everything, with the GPU, backend,
 // sizes and commit in its context, for the plots and the README tables.
 #pragma once
 
@@ -24,7 +24,7 @@ struct Ceilings {
 };
 
 struct Case {
-  std::string group;      // cases of one group share a table and a baseline (the group's first case)
+  std::string group;      // cases of one group share a table; the first that is not a peer is the baseline
   std::string name;       // e.g. "02_tile_padded"
   std::function<void()> prepare;         // untimed, before every run: poison outputs, fresh state
   std::function<void()> run;             // the timed work: launches only, no synchronisation

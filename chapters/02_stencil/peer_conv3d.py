@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The library a user would otherwise pick for a 3D stencil: PyTorch's conv3d (cuDNN), timed the
+way the course's benchmarks time (warm-up, CUDA events around each run, L2 flushed before each,
+median of 20), on the same interior, with the same effective-bandwidth count (2 x 4 N^3 bytes).
+
+    peer_conv3d.py [--size 512] [--out conv3d.json]
+"""
+import argparse
+import json
+import statistics
+import sys
+
+try:
+    import torch
+except ImportError:
+    sys.exit("error: PyTorch is not installed; this peer needs python3 with torch and a CUDA GPU")
+
+
+def median_ms(run, flush, repetitions: int = 20) -> tuple[float, float, float]:
+    run()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repetitions):
+        flush()
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times), min(times), max(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=512)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("error: no CUDA device for PyTorch")
+    torch.backends.cudnn.benchmark = True
+    n = args.size
+    props = torch.cuda.get_device_properties(0)
+    scratch = torch.empty(2 * props.L2_cache_size // 4 + 1, device="cuda")  # twice the L2, as the harness flushes
+    flush = lambda: scratch.zero_()  # noqa: E731
+    cases = []
+    for stencil, edge in (("box27", 3), ("compound_r2", 5)):
+        radius = edge // 2
+        x = torch.rand(1, 1, n + 2 * radius, n + 2 * radius, n + 2 * radius, device="cuda")
+        weight = torch.rand(1, 1, edge, edge, edge, device="cuda")
+        with torch.no_grad():
+            median, low, high = median_ms(lambda: torch.nn.functional.conv3d(x, weight), flush)
+        cases.append({"stencil": stencil, "name": f"torch conv3d {edge}x{edge}x{edge}", "median_ms": median,
+                      "min_ms": low, "max_ms": high, "GBps": 2 * 4 * n**3 / 1e9 / (median / 1e3)})
+        print(f"{cases[-1]['name']:24} {median:9.3f} ms {cases[-1]['GBps']:8.1f} GB/s")
+    result = {"gpu": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "size": n,
+              "cases": cases}
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+// The chapter's steps x stencils, in order: the tests and the benchmark iterate this table.
+#include <array>
+
+#include "stencils.hpp"
+
+namespace ch02 {
+namespace {
+
+template <class Stencil>
+constexpr std::array<Step, 6> steps_for() {
+  return {{
+      {"00_naive", Stencil::name, "02_stencil/00_naive.cu", stencil_naive<Stencil>},
+      {"01_coalesced", Stencil::name, "02_stencil/01_coalesced.cu", stencil_coalesced<Stencil>},
+      {"02_shared_tile", Stencil::name, "02_stencil/02_shared_tile.cu", stencil_shared_tile<Stencil>},
+      {"03_circular_queue", Stencil::name, "02_stencil/03_circular_queue.cu", stencil_circular_queue<Stencil>},
+      {"04_plane_load", Stencil::name, "02_stencil/04_plane_load.cu", stencil_plane_load<Stencil>},
+      {"05_register_queue", Stencil::name, "02_stencil/05_register_queue.cu", stencil_register_queue<Stencil>},
+  }};
+}
+
+template <size_t... N>
+constexpr auto join(const std::array<Step, N>&... tables) {
+  std::array<Step, (N + ...)> all{};
+  size_t next = 0;
+  ((std::copy(tables.begin(), tables.end(), all.begin() + next), next += N), ...);
+  return all;
+}
+
+}  // namespace
+
+std::span<const Step> steps() {
+  static const auto table =
+      join(steps_for<Star7>(), steps_for<Box27>(), steps_for<CompoundR1>(), steps_for<CompoundR2>());
+  return table;
+}
+
+}  // namespace ch02
