@@ -44,6 +44,8 @@ template <class Stencil> void stencil_shared_tile(const float* in, float* out, c
 template <class Stencil> void stencil_circular_queue(const float* in, float* out, const Grid& grid);   // 03
 template <class Stencil> void stencil_plane_load(const float* in, float* out, const Grid& grid);       // 04
 template <class Stencil> void stencil_register_queue(const float* in, float* out, const Grid& grid);   // 05
+template <class Stencil> void stencil_prefetch(const float* in, float* out, const Grid& grid);         // 06
+template <class Stencil> void stencil_prefetch_4_rows(const float* in, float* out, const Grid& grid);  // 06
 
 struct Step {
   std::string_view id;        // "03_circular_queue"

@@ -7,7 +7,7 @@ namespace ch02 {
 namespace {
 
 template <class Stencil>
-constexpr std::array<Step, 6> steps_for() {
+constexpr std::array<Step, 8> steps_for() {
   return {{
       {"00_naive", Stencil::name, "02_stencil/00_naive.cu", stencil_naive<Stencil>},
       {"01_coalesced", Stencil::name, "02_stencil/01_coalesced.cu", stencil_coalesced<Stencil>},
@@ -15,6 +15,8 @@ constexpr std::array<Step, 6> steps_for() {
       {"03_circular_queue", Stencil::name, "02_stencil/03_circular_queue.cu", stencil_circular_queue<Stencil>},
       {"04_plane_load", Stencil::name, "02_stencil/04_plane_load.cu", stencil_plane_load<Stencil>},
       {"05_register_queue", Stencil::name, "02_stencil/05_register_queue.cu", stencil_register_queue<Stencil>},
+      {"06_prefetch", Stencil::name, "02_stencil/06_prefetch.cu", stencil_prefetch<Stencil>},
+      {"06_prefetch_4_rows", Stencil::name, "02_stencil/06_prefetch.cu", stencil_prefetch_4_rows<Stencil>},
   }};
 }
 

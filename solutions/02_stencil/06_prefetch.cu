@@ -1,0 +1,130 @@
+// Step 06 — keep loads in flight: the next plane is fetched into registers while this one is
+// used, and each thread computes several rows.
+//
+// Step 05 ran the 7-point star (7 flops a point) no faster than the 27-point box (27): the
+// arithmetic is not the limit, and neither is shared memory; the block waits for each plane's
+// loads, then computes, then waits again. 1024 blocks of 256 threads fill the H200 exactly once
+// (8 per multiprocessor), so more blocks would not be resident: each thread must have more
+// bytes in flight instead.
+//   - Prefetch: right after the barrier that publishes plane p, each thread issues the loads of
+//     its part of plane p+1 into registers; they travel while plane p is used, and are stored
+//     into the tile at the top of the next iteration.
+//   - kRows adjacent output rows per thread: the tile is 32 x (8 kRows) with its halo, so the
+//     y-halo costs 2ry / (8 kRows) instead of 2ry / 8, and neighbouring rows share the shared-
+//     memory reads of their windows.
+// Predicted: the box toward the copy bandwidth (~3 TB/s: loads now overlap compute), the
+// radius-2 compound toward its FMA limit. Measured: README.
+#include "stencils.hpp"
+
+namespace ch02 {
+namespace {
+
+constexpr int kBlockX = 32;
+constexpr int kBlockY = 8;
+constexpr int kThreads = kBlockX * kBlockY;
+
+template <class Stencil>
+__host__ __device__ constexpr bool column_used(int i, int j) {
+  for (int k = -Stencil::rz; k <= Stencil::rz; ++k)
+    if (Stencil::weight(i, j, k) != 0.0) return true;
+  return false;
+}
+
+template <class Stencil, int kRows>
+__global__ void __launch_bounds__(kThreads) prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // BEGIN SOLUTION: step 05 with kRows rows per thread and the next plane's loads issued into registers right after the barrier
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY * kRows + 2 * Stencil::ry;
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  constexpr int kRowsPerPass = kThreads / kWidth;  // the coalesced plane load of step 04
+  constexpr int kPasses = (kHeight + kRowsPerPass - 1) / kRowsPerPass;
+  __shared__ float tile[kHeight][kWidth];
+
+  const int x0 = blockIdx.x * kBlockX - Stencil::rx;
+  const int y0 = blockIdx.y * kBlockY * kRows - Stencil::ry;
+  const int x = x0 + Stencil::rx + threadIdx.x;
+  const int first_row = kRows * threadIdx.y;  // this thread's outputs: tile rows first_row + ry + r
+  const int ind = threadIdx.x + threadIdx.y * kBlockX;
+  const int ix = ind % kWidth, iy0 = ind / kWidth;
+  const bool loads = iy0 < kRowsPerPass;
+
+  float staged[kPasses];  // this thread's elements of the next plane
+  auto fetch = [&](int z) {
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int iy = iy0 + pass * kRowsPerPass;
+      staged[pass] = loads && iy < kHeight && g.in_array(x0 + ix, y0 + iy, z) ? in[g.at(x0 + ix, y0 + iy, z)] : 0.0f;
+    }
+  };
+
+  float sum[kRows][kQueue] = {};
+  fetch(-Stencil::rz);
+  for (int p = -Stencil::rz; p < g.dz + Stencil::rz; ++p) {
+    // 1. Publish plane p, then start fetching plane p+1.
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int iy = iy0 + pass * kRowsPerPass;
+      if (loads && iy < kHeight) tile[iy][ix] = staged[pass];
+    }
+    __syncthreads();
+    fetch(p + 1);
+
+    // 2. Each window row is read once and feeds every output row and plane that weighs it.
+#pragma unroll
+    for (int wy = -Stencil::ry; wy < kRows + Stencil::ry; ++wy) {
+#pragma unroll
+      for (int i = -Stencil::rx; i <= Stencil::rx; ++i) {
+        const float value = tile[first_row + Stencil::ry + wy][threadIdx.x + Stencil::rx + i];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          const int j = wy - r;
+          if (j < -Stencil::ry || j > Stencil::ry || !column_used<Stencil>(i, j)) continue;
+#pragma unroll
+          for (int q = 0; q < kQueue; ++q) {
+            if (Stencil::weight(i, j, Stencil::rz - q) != 0.0)
+              sum[r][q] = fmaf(static_cast<float>(Stencil::weight(i, j, Stencil::rz - q)), value, sum[r][q]);
+          }
+        }
+      }
+    }
+
+    // 3. Write the completed outputs, shift the queues.
+    const int z = p - Stencil::rz;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const int y = y0 + Stencil::ry + first_row + r;
+      if (x < g.dx && y < g.dy && z >= 0) out[g.at(x, y, z)] = sum[r][0];
+#pragma unroll
+      for (int q = 0; q + 1 < kQueue; ++q) sum[r][q] = sum[r][q + 1];
+      sum[r][kQueue - 1] = 0.0f;
+    }
+    __syncthreads();  // the tile is overwritten by the next plane
+  }
+  // END SOLUTION
+}
+
+template <class Stencil, int kRows>
+void launch_prefetch(const float* in, float* out, const Grid& grid) {
+  require_halo<Stencil>(grid);
+  course::launch(prefetch_kernel<Stencil, kRows>,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY * kRows)),
+                  dim3(kBlockX, kBlockY)},
+                 in, out, grid);
+}
+
+}  // namespace
+
+template <class Stencil>
+void stencil_prefetch(const float* in, float* out, const Grid& grid) {
+  launch_prefetch<Stencil, 2>(in, out, grid);
+}
+
+template <class Stencil>
+void stencil_prefetch_4_rows(const float* in, float* out, const Grid& grid) {
+  launch_prefetch<Stencil, 4>(in, out, grid);
+}
+
+CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_prefetch)
+CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_prefetch_4_rows)
+
+}  // namespace ch02
