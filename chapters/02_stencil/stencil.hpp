@@ -46,6 +46,8 @@ template <class Stencil> void stencil_plane_load(const float* in, float* out, co
 template <class Stencil> void stencil_register_queue(const float* in, float* out, const Grid& grid);   // 05
 template <class Stencil> void stencil_prefetch(const float* in, float* out, const Grid& grid);         // 06
 template <class Stencil> void stencil_prefetch_4_rows(const float* in, float* out, const Grid& grid);  // 06
+template <class Stencil> void stencil_z_chunks(const float* in, float* out, const Grid& grid);         // 07
+template <class Stencil> void stencil_z_chunks_4_rows(const float* in, float* out, const Grid& grid);  // 07
 
 struct Step {
   std::string_view id;        // "03_circular_queue"

@@ -25,9 +25,10 @@ struct Size {
   std::string name() const { return std::to_string(dx) + "x" + std::to_string(dy) + "x" + std::to_string(dz); }
 };
 
-// 32x8 is the tile; 1x1x1 the degenerate grid; dz = 1, 2 and 4 the thin ones (2rz for r = 1, 2).
+// 32x8 is the tile; 1x1x1 the degenerate grid; dz = 1, 2 and 4 the thin ones (2rz for r = 1, 2);
+// dz = 70 crosses the z-chunks of step 07 (32 and 64 planes).
 constexpr std::array kSizes{Size{1, 1, 1}, Size{37, 29, 23}, Size{64, 16, 8}, Size{33, 9, 1},
-                            Size{40, 12, 2}, Size{35, 10, 4}, Size{3, 70, 6}};
+                            Size{40, 12, 2}, Size{35, 10, 4}, Size{3, 70, 6}, Size{20, 9, 70}};
 
 std::string edit_hint(std::string_view source) { return "step source: " COURSE_TRACK "/" + std::string(source); }
 

@@ -1,0 +1,127 @@
+// Step 07 — z-chunks: more blocks, so that every multiprocessor is full.
+//
+// Step 06 gives each block a 32 x 16 column of the grid: at 512^3 that is 16 x 32 = 512 blocks
+// for 132 multiprocessors, 3.9 blocks (1000 threads) on each where 8 (2048) would fit, and the
+// 4-row variant half that — which is why it lost. Here the z-range is cut into chunks of
+// kChunk planes and every (column, chunk) is a block: 512 x 8 = 4096 blocks at 512^3. Each
+// chunk re-reads the 2rz planes around it: 2rz / kChunk more reads (3% for rz = 1, 64 planes).
+// The rest is step 06.
+// Predicted: occupancy from ~50% to the register limit, the box from 2.2 toward 3.5 TB/s.
+// Measured: README.
+#include "stencils.hpp"
+
+namespace ch02 {
+namespace {
+
+constexpr int kBlockX = 32;
+constexpr int kBlockY = 8;
+constexpr int kThreads = kBlockX * kBlockY;
+
+template <class Stencil>
+__host__ __device__ constexpr bool column_used(int i, int j) {
+  for (int k = -Stencil::rz; k <= Stencil::rz; ++k)
+    if (Stencil::weight(i, j, k) != 0.0) return true;
+  return false;
+}
+
+template <class Stencil, int kRows, int kChunk>
+__global__ void __launch_bounds__(kThreads) z_chunk_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // BEGIN SOLUTION: step 06's kernel over planes z_begin - rz .. z_end + rz - 1 of chunk blockIdx.z, writing z_begin .. z_end - 1
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY * kRows + 2 * Stencil::ry;
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  constexpr int kRowsPerPass = kThreads / kWidth;  // the coalesced plane load of step 04
+  constexpr int kPasses = (kHeight + kRowsPerPass - 1) / kRowsPerPass;
+  __shared__ float tile[kHeight][kWidth];
+
+  const int x0 = blockIdx.x * kBlockX - Stencil::rx;
+  const int y0 = blockIdx.y * kBlockY * kRows - Stencil::ry;
+  const int x = x0 + Stencil::rx + threadIdx.x;
+  const int first_row = kRows * threadIdx.y;  // this thread's outputs: tile rows first_row + ry + r
+  const int ind = threadIdx.x + threadIdx.y * kBlockX;
+  const int ix = ind % kWidth, iy0 = ind / kWidth;
+  const bool loads = iy0 < kRowsPerPass;
+
+  float staged[kPasses];  // this thread's elements of the next plane
+  auto fetch = [&](int z) {
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int iy = iy0 + pass * kRowsPerPass;
+      staged[pass] = loads && iy < kHeight && g.in_array(x0 + ix, y0 + iy, z) ? in[g.at(x0 + ix, y0 + iy, z)] : 0.0f;
+    }
+  };
+
+  const int z_begin = blockIdx.z * kChunk;
+  const int z_end = min(g.dz, z_begin + kChunk);
+  float sum[kRows][kQueue] = {};
+  fetch(z_begin - Stencil::rz);
+  for (int p = z_begin - Stencil::rz; p < z_end + Stencil::rz; ++p) {
+    // 1. Publish plane p, then start fetching plane p+1.
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int iy = iy0 + pass * kRowsPerPass;
+      if (loads && iy < kHeight) tile[iy][ix] = staged[pass];
+    }
+    __syncthreads();
+    fetch(p + 1);
+
+    // 2. Each window row is read once and feeds every output row and plane that weighs it.
+#pragma unroll
+    for (int wy = -Stencil::ry; wy < kRows + Stencil::ry; ++wy) {
+#pragma unroll
+      for (int i = -Stencil::rx; i <= Stencil::rx; ++i) {
+        const float value = tile[first_row + Stencil::ry + wy][threadIdx.x + Stencil::rx + i];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          const int j = wy - r;
+          if (j < -Stencil::ry || j > Stencil::ry || !column_used<Stencil>(i, j)) continue;
+#pragma unroll
+          for (int q = 0; q < kQueue; ++q) {
+            if (Stencil::weight(i, j, Stencil::rz - q) != 0.0)
+              sum[r][q] = fmaf(static_cast<float>(Stencil::weight(i, j, Stencil::rz - q)), value, sum[r][q]);
+          }
+        }
+      }
+    }
+
+    // 3. Write the completed outputs, shift the queues.
+    const int z = p - Stencil::rz;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const int y = y0 + Stencil::ry + first_row + r;
+      if (x < g.dx && y < g.dy && z >= z_begin) out[g.at(x, y, z)] = sum[r][0];
+#pragma unroll
+      for (int q = 0; q + 1 < kQueue; ++q) sum[r][q] = sum[r][q + 1];
+      sum[r][kQueue - 1] = 0.0f;
+    }
+    __syncthreads();  // the tile is overwritten by the next plane
+  }
+  // END SOLUTION
+}
+
+template <class Stencil, int kRows, int kChunk>
+void launch_z_chunks(const float* in, float* out, const Grid& grid) {
+  require_halo<Stencil>(grid);
+  course::launch(z_chunk_kernel<Stencil, kRows, kChunk>,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY * kRows),
+                       course::blocks_for(grid.dz, kChunk)),
+                  dim3(kBlockX, kBlockY)},
+                 in, out, grid);
+}
+
+}  // namespace
+
+template <class Stencil>
+void stencil_z_chunks(const float* in, float* out, const Grid& grid) {
+  launch_z_chunks<Stencil, 2, 64>(in, out, grid);
+}
+
+template <class Stencil>
+void stencil_z_chunks_4_rows(const float* in, float* out, const Grid& grid) {
+  launch_z_chunks<Stencil, 4, 32>(in, out, grid);
+}
+
+CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_z_chunks)
+CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_z_chunks_4_rows)
+
+}  // namespace ch02
