@@ -35,6 +35,13 @@ METRICS = {
     "bank_conflicts_load": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "bank_conflicts_store": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 }
+# What limits a kernel, as % of each unit's peak; optional (older saved profiles lack them).
+UTILISATION = {
+    "DRAM %": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "shared %": "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+    "FMA pipe %": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "occupancy %": "sm__warps_active.avg.pct_of_peak_sustained_active",
+}
 # AMD: one rocprofv3 run per group (counters that fit one hardware pass together).
 AMD_COUNTER_GROUPS = [
     ["TCP_TOTAL_CACHE_ACCESSES_sum", "TCP_TCC_READ_REQ_sum", "TCP_TCC_WRITE_REQ_sum"],
@@ -95,7 +102,8 @@ def parse_ncu(ncu_csv: str) -> dict:
         if len(row) != len(header) or not row[header.index("ID")].strip().isdigit():
             continue  # the units row, and anything the application printed
         v = {name: number(row[i]) for name, i in column.items()}
-        kernels[short_name(row[header.index("Kernel Name")])] = {
+        utilisation = {name: number(row[header.index(metric)]) for name, metric in UTILISATION.items() if metric in header}
+        kernels[short_name(row[header.index("Kernel Name")])] = utilisation | {
             "l1": (v["l1_load_sectors"] + v["l1_store_sectors"]) * SECTOR,
             "l2_read": v["l2_read_sectors"] * SECTOR,
             "l2_write": v["l2_write_sectors"] * SECTOR,
@@ -151,7 +159,7 @@ def report(kernels: dict, array_bytes: float) -> list:
             "L2 write ratio": l2_write / array_bytes, "HBM ratio": hbm / array_bytes,
             "time ms": seconds * 1e3, "achieved GB/s": hbm / seconds / 1e9 if seconds else 0.0,
             extra: v[extra],
-        })
+        } | {name: v[name] for name in UTILISATION if name in v})
     return table
 
 
@@ -169,7 +177,7 @@ def markdown(table: list, array_bytes: float) -> str:
 def run_ncu(args, out: pathlib.Path) -> dict:
     log = out / "ncu.csv"
     result = subprocess.run(
-        ["ncu", "--clock-control", "none", "--metrics", ",".join(METRICS.values()),
+        ["ncu", "--clock-control", "none", "--metrics", ",".join(list(METRICS.values()) + list(UTILISATION.values())),
          "--kernel-name", f"regex:{args.kernels}", "--csv", "--page", "raw", "--print-units", "base",
          "--log-file", str(log)] + args.command, capture_output=True, text=True)
     if "ERR_NVGPUCTRPERM" in result.stdout + result.stderr + (log.read_text() if log.exists() else ""):

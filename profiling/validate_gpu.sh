@@ -22,7 +22,7 @@ stage() {  # stage NAME LOG COMMAND...: run, log, remember failures
 nvidia-smi -q >"$results/gpu.txt" 2>&1 || true
 stage configure configure.log cmake --preset cuda
 stage build build.log cmake --build --preset cuda --parallel
-stage ctest ctest.log ctest --preset cuda --parallel 8
+stage ctest ctest.log ctest --preset cuda --parallel 16
 stage ceilings ceilings.log "$build/common/course_ceilings" --out="$results/ceilings.json"
 stage "chapter 1 benchmark" ch01-bench.log "$build/chapters/01_transpose/bench_transpose" \
   --ceilings="$results/ceilings.json" --benchmark_out="$results/ch01-bench.json" --benchmark_out_format=json

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Chapter 2's memory traffic per kernel (L1, L2 read/write, HBM): every step, every stencil.
+# Chapter 2's memory traffic per kernel (L1, L2 read/write, HBM) and what limits it: every step
+# for the 27-point box and the radius-2 compound.
 #   chapters/02_stencil/profile.sh BUILD_DIR OUT_DIR
 # At 512^3 the cube (536.9 MB) is far larger than the L2, as the profiler needs.
 set -euo pipefail
@@ -8,7 +9,7 @@ out=${2:?usage: profile.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 size=512
 python3 "$here/../../profiling/traffic.py" \
-  --kernels 'naive_kernel|coalesced_kernel|shared_tile_kernel|circular_queue_kernel|plane_load_kernel|register_queue_kernel' \
+  --kernels '(naive|coalesced|shared_tile|circular_queue|plane_load|register_queue|prefetch|z_chunk)_kernel' \
   --array-bytes $((size * size * size * 4)) \
   --out "$out" -- \
-  "$build/chapters/02_stencil/bench_stencil" --size=$size --repetitions=1 --quiet
+  "$build/chapters/02_stencil/bench_stencil" --size=$size --repetitions=1 --quiet --benchmark_filter="box27|compound_r2"
