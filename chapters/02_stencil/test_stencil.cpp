@@ -26,9 +26,10 @@ struct Size {
 };
 
 // 32x8 is the tile; 1x1x1 the degenerate grid; dz = 1, 2 and 4 the thin ones (2rz for r = 1, 2);
-// dz = 70 crosses the z-chunks of step 07 (32 and 64 planes).
+// dz = 70 crosses the z-chunks of steps 07-08 (32 and 64 planes); 70x40 leaves whole 32x32
+// tiles inside the array, which step 08 loads without bounds checks.
 constexpr std::array kSizes{Size{1, 1, 1}, Size{37, 29, 23}, Size{64, 16, 8}, Size{33, 9, 1},
-                            Size{40, 12, 2}, Size{35, 10, 4}, Size{3, 70, 6}, Size{20, 9, 70}};
+                            Size{40, 12, 2}, Size{35, 10, 4}, Size{3, 70, 6}, Size{20, 9, 70}, Size{70, 40, 9}};
 
 std::string edit_hint(std::string_view source) { return "step source: " COURSE_TRACK "/" + std::string(source); }
 

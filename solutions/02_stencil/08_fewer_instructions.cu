@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kThreads) fewer_instructions_kernel(const floa
   const int ind = threadIdx.x + threadIdx.y * kBlockX;
   const int ix = ind % kWidth, iy0 = ind / kWidth;
   const bool loads = iy0 < kRowsPerPass;
-  // The tile of every plane this block reads lies inside the array (z always does: hz >= rz).
+  // The tile lies inside the array in x and y (in z, planes z_begin-rz .. z_end+rz-1 always do).
   const bool inside = x0 >= -g.hx && x0 + kWidth <= g.dx + g.hx && y0 >= -g.hy && y0 + kHeight <= g.dy + g.hy;
 
   // 1. Addresses that step: this thread's first load, and its first output, at the chunk's start.
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(kThreads) fewer_instructions_kernel(const floa
       if (loads && iy < kHeight) tile[iy][ix] = staged[pass];
     }
     __syncthreads();
-    fetch(p + 1);
+    if (p + 1 < z_end + Stencil::rz) fetch(p + 1);  // no plane past the chunk's last: it may lie past the array
 
     // 3. Each window row is read once and feeds every output row and plane that weighs it.
 #pragma unroll
