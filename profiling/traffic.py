@@ -67,18 +67,20 @@ to a file in /etc/modprobe.d/ and reload the driver (or reboot)."""
 
 
 def short_name(kernel: str) -> str:
-    """'void ch01::(anonymous namespace)::transpose_tile_kernel<1>(const float *, ...)' -> 'transpose_tile_kernel<1>'"""
+    """'void ch01::(anonymous namespace)::transpose_tile_kernel<1>(const float *, ...)' -> 'transpose_tile_kernel<1>'.
+    Nsight Compute also writes the anonymous namespace as '<unnamed>' and, in some versions, as 'unnamed>'."""
     name = re.sub(r"^void\s+", "", kernel)
+    name = re.sub(r"\(anonymous namespace\)::|<unnamed>::|unnamed>::", "", name)
     depth, cut = 0, len(name)
     for i, ch in enumerate(name):  # drop the parameter list: the first '(' outside template brackets
-        depth += ch == "<"
-        depth -= ch == ">"
-        if ch == "(" and depth == 0 and not name.startswith("(anonymous", i):
+        depth += (ch == "<") - (ch == ">")
+        if ch == "(" and depth == 0:
             cut = i
             break
     name = name[:cut]
-    name = re.sub(r"\(anonymous namespace\)::|<unnamed>::", "", name)
-    return re.sub(r"^[\w:]*::", "", name.split("<")[0]) + ("<" + name.split("<", 1)[1] if "<" in name else "")
+    function, _, arguments = name.partition("<")
+    function = re.sub(r"^[\w:]*::", "", function)
+    return function + ("<" + re.sub(r"\b\w+::", "", arguments) if arguments else "")
 
 
 def number(text: str) -> float:

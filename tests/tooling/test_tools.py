@@ -51,6 +51,9 @@ class NsightComputeParser(unittest.TestCase):
             "void ch01::(anonymous namespace)::transpose_tile_kernel<1>(const float *, float *, int, int)": "transpose_tile_kernel<1>",
             "void ch01::<unnamed>::multiply_rows_kernel(const float *, const float *, float *, int, int)": "multiply_rows_kernel",
             "void transpose_readWrite_alignment_kernel<float, float, 1, 0, 6, 5, 3>(int)": "transpose_readWrite_alignment_kernel<float, float, 1, 0, 6, 5, 3>",
+            "ch01::<unnamed>::transpose_naive_kernel(const float *, float *, int, int)": "transpose_naive_kernel",
+            "void unnamed>::naive_kernel<Box27>(const float *, float *, Grid)": "naive_kernel<Box27>",
+            "void ch02::<unnamed>::z_chunk_kernel<ch02::Compound<2>, 4, 32>(const float *, float *, ch02::Grid)": "z_chunk_kernel<Compound<2>, 4, 32>",
         }
         for full, short in cases.items():
             self.assertEqual(traffic.short_name(full), short)
