@@ -4,7 +4,7 @@ ceiling and the peers (the runtime's copy, the vendor library) as lines; and, wh
 has them, the time of k passes of its consumers.
 
     profiling/plot.py chapters/01_transpose/results/bench.json --ceilings chapters/01_transpose/results/ceilings.json \
-        --out chapters/01_transpose/results/bench.png
+        --out chapters/01_transpose/results/bench.png [--peers chapters/02_stencil/results/conv3d.json]
 """
 import argparse
 import json
@@ -21,9 +21,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import results  # noqa: E402
 
 
-def bandwidth_panel(axis, group: str, cases: list, ceiling: float | None) -> None:
+def bandwidth_panel(axis, group: str, cases: list, ceiling: float | None, extra_peers: list) -> None:
     steps = [c for c in cases if c.group == group and c.name[:2].isdigit()]
-    peers = [c for c in cases if c.group == group and not c.name[:2].isdigit()]
+    peers = [(c.name, c.gbps) for c in cases if c.group == group and not c.name[:2].isdigit()]
+    peers += [(p["name"], p["GBps"]) for p in extra_peers if group.split()[0] == p.get("stencil")]
     names = [c.name for c in steps]
     values = [c.gbps for c in steps]
     bars = axis.barh(names, values, color="#4C72B0")
@@ -31,11 +32,11 @@ def bandwidth_panel(axis, group: str, cases: list, ceiling: float | None) -> Non
     for bar, value in zip(bars, values):
         axis.text(value + 30, bar.get_y() + bar.get_height() / 2, f"{value:.0f}", va="center", fontsize=8)
     styles = ["--", ":", "-."]
-    for peer, style in zip(peers, styles):
-        axis.axvline(peer.gbps, color="#C44E52", linestyle=style, label=f"{peer.name}: {peer.gbps:.0f} GB/s")
+    for (name, gbps), style in zip(peers, styles):
+        axis.axvline(gbps, color="#C44E52", linestyle=style, label=f"{name}: {gbps:.0f} GB/s")
     if ceiling:
         axis.axvline(ceiling, color="black", linewidth=1, label=f"measured copy ceiling: {ceiling:.0f} GB/s")
-    axis.set_xlim(0, max(values + [p.gbps for p in peers] + [ceiling or 0]) * 1.1)
+    axis.set_xlim(0, max(values + [gbps for _, gbps in peers] + [ceiling or 0]) * 1.1)
     axis.set_xlabel("effective bandwidth, GB/s (minimum bytes / median time)")
     axis.set_title(group)
     axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8, frameon=False)
@@ -67,19 +68,23 @@ def main() -> int:
     parser.add_argument("bench_json", type=pathlib.Path)
     parser.add_argument("--ceilings", type=pathlib.Path)
     parser.add_argument("--out", type=pathlib.Path, required=True)
+    parser.add_argument("--peers", type=pathlib.Path, help="JSON of peers measured apart (e.g. conv3d.json)")
     args = parser.parse_args()
     context, cases = results.load(args.bench_json)
     ceiling = json.loads(args.ceilings.read_text())["copy_GBps"] if args.ceilings else None
+    extra_peers = json.loads(args.peers.read_text())["cases"] if args.peers else []
     bandwidth_groups = [g for g in dict.fromkeys(c.group for c in cases) if "passes" not in g]
     has_passes = any("passes" in c.group for c in cases)
     panels = len(bandwidth_groups) + has_passes
-    figure, axes = plt.subplots(panels, 1, figsize=(9, 4.2 * panels), squeeze=False)
+    rows = max(len([c for c in cases if c.group == g]) for g in bandwidth_groups)
+    height = 0.6 + panels * (1.8 + 0.3 * rows)
+    figure, axes = plt.subplots(panels, 1, figsize=(9, height), squeeze=False)
     for axis, group in zip(axes[:, 0], bandwidth_groups):
-        bandwidth_panel(axis, group, cases, ceiling)
+        bandwidth_panel(axis, group, cases, ceiling, extra_peers)
     if has_passes:
         passes_panel(axes[-1, 0], cases)
     figure.suptitle(f"{context['gpu']} ({context['backend']}), commit {context['commit']}, {context['date'][:10]}", fontsize=10)
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))  # room for the title
     figure.savefig(args.out, dpi=110)
     print(f"wrote {args.out}")
     return 0

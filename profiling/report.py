@@ -5,7 +5,8 @@ markers `<!-- BEGIN GENERATED: NAME -->` and `<!-- END GENERATED: NAME -->`.
     profiling/report.py chapters/01_transpose          rewrite the README's generated tables
     profiling/report.py --check chapters/01_transpose  exit 1 if they differ from the results
 
-Each chapter folder holds results/bench.json, results/ceilings.json and results/traffic.csv.
+Each chapter folder holds results/bench.json, results/ceilings.json and results/traffic.csv;
+TABLES below says which tables each chapter's README has.
 """
 import argparse
 import csv
@@ -59,27 +60,79 @@ def passes_table(cases: list) -> str:
     return "\n".join(lines)
 
 
-def traffic_table(traffic_csv: pathlib.Path) -> str:
+def traffic_table(traffic_csv: pathlib.Path, array: str) -> str:
     rows = list(csv.DictReader(traffic_csv.open()))
-    lines = ["| kernel | L1 | L2 read | L2 write | HBM | ms | HBM GB/s | bank conflicts |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    utilisation = [c for c in ("DRAM %", "shared %", "FMA pipe %", "occupancy %") if c in rows[0]]
+    lines = ["| kernel | L1 | L2 read | L2 write | HBM | ms | HBM GB/s | bank conflicts | " + " | ".join(utilisation) + " |",
+             "|---|" + "---:|" * (7 + len(utilisation))]
     for r in rows:
         lines.append(f"| `{r['kernel']}` | {float(r['L1 ratio']):.2f} | {float(r['L2 read ratio']):.2f} | "
                      f"{float(r['L2 write ratio']):.2f} | {float(r['HBM ratio']):.2f} | {float(r['time ms']):.3f} | "
-                     f"{float(r['achieved GB/s']):.0f} | {float(r['bank conflicts']):.3g} |")
+                     f"{float(r['achieved GB/s']):.0f} | {float(r['bank conflicts']):.3g} | "
+                     + " | ".join(f"{float(r[c]):.0f}" for c in utilisation) + " |")
     lines.append("")
-    lines.append("Traffic as a ratio to the matrix size (1073.7 MB): 1.00 is one pass over the matrix.")
+    lines.append(f"Traffic as a ratio to the {array}: 1.00 is one pass over it. The last columns are % of each "
+                 "unit's peak: DRAM throughput, shared-memory wavefronts, the FMA pipe, achieved occupancy.")
     return "\n".join(lines)
+
+
+def stencil_table(context: dict, cases: list, ceilings: dict, conv3d: dict) -> str:
+    stencils = list(dict.fromkeys(c.group for c in cases))
+    by = {(c.group, c.name): c for c in cases}
+    steps = list(dict.fromkeys(c.name for c in cases if c.name[:2].isdigit()))
+    copy = next(c for c in cases if c.name.startswith("device copy"))
+    names = [g.split()[0] for g in stencils]
+    lines = [f"Interior {stencils[0].split()[1]} floats on the {context['gpu']}, median of {copy.repetitions} runs, L2 "
+             f"flushed before each; GB/s = 2 x {copy.bytes_per_run / 2 / 1e6:.1f} MB (the cube read and written once) / time.",
+             "", "| step | " + " | ".join(f"{n} GB/s" for n in names) + " | box27 of copy | compound_r2 GFLOP/s | of FMA ceiling |",
+             "|---|" + "---:|" * (len(names) + 3)]
+    flops = {}
+    for g in stencils:  # GFLOP per run, from a step's rate counter: the same for every step of a stencil
+        step = next(c for c in cases if c.group == g and c.name[:2].isdigit())
+        flops[g] = step.gflop_per_run
+    box = next(g for g in stencils if g.startswith("box27"))
+    r2 = next(g for g in stencils if g.startswith("compound_r2"))
+    for name in [copy.name] + steps:
+        cells = []
+        for g in stencils:
+            c = by.get((g, name))
+            cells.append(f"{c.gbps:.0f}" if c else "")
+        b = by.get((box, name))
+        c2 = by.get((r2, name))
+        peer = not name[:2].isdigit()
+        gflops = flops[r2] / (c2.median_ms / 1e3) if c2 and not peer else None
+        lines.append(f"| {'*' + name + '* (peer)' if peer else '`' + name + '`'} | " + " | ".join(cells) +
+                     f" | {b.gbps / ceilings['copy_GBps']:.3f} | " +
+                     (f"{gflops:.0f} | {gflops / ceilings['fma_GFLOPs']:.3f} |" if gflops else " | |"))
+    for peer in conv3d["cases"]:
+        cells = [f"{peer['GBps']:.0f}" if g.startswith(peer["stencil"]) else "" for g in stencils]
+        lines.append(f"| *{peer['name']}* (peer, PyTorch {conv3d['torch']}) | " + " | ".join(cells) + " | | | |")
+    lines.append("")
+    lines.append(f"Ceilings measured by `course_ceilings` on the same machine: copy {ceilings['copy_GBps']:.0f} GB/s, "
+                 f"FMA {ceilings['fma_GFLOPs'] / 1e3:.1f} TFLOP/s. GFLOP/s counts 2 flops per nonzero weight per point "
+                 f"({flops[r2] * 1e9 / 2 / (copy.bytes_per_run / 8):.0f} nonzero weights for compound_r2).")
+    return "\n".join(lines)
+
+
+# Which generated tables each chapter's README carries.
+TABLES = {
+    "01_transpose": lambda folder, context, cases, ceilings: {
+        "transpose": transpose_table(context, cases, ceilings),
+        "passes": passes_table(cases),
+        "traffic": traffic_table(folder / "traffic.csv", "matrix size (1073.7 MB)"),
+    },
+    "02_stencil": lambda folder, context, cases, ceilings: {
+        "steps": stencil_table(context, cases, ceilings, json.loads((folder / "conv3d.json").read_text())),
+        "traffic": traffic_table(folder / "traffic.csv", "cube size (536.9 MB)"),
+    },
+}
 
 
 def generated(chapter: pathlib.Path) -> dict:
     folder = chapter / "results"
     context, cases = results.load(folder / "bench.json")
     ceilings = json.loads((folder / "ceilings.json").read_text())
-    tables = {
-        "transpose": transpose_table(context, cases, ceilings),
-        "passes": passes_table(cases),
-        "traffic": traffic_table(folder / "traffic.csv"),
-    }
+    tables = TABLES[chapter.resolve().name](folder, context, cases, ceilings)
     source = f"<!-- generated by profiling/report.py from results/ (commit {context['commit']}, {context['date'][:10]}) -->"
     return {name: f"{source}\n{table}" for name, table in tables.items()}
 

@@ -14,6 +14,7 @@ class Case:
     max_ms: float
     bytes_per_run: float
     repetitions: int
+    gflop_per_run: float = 0.0  # for cases that count operations in GFLOP
 
     @property
     def gbps(self) -> float:
@@ -35,6 +36,7 @@ def load(path) -> tuple[dict, list]:
             cases.append(seen[(group, name)])
         case = seen[(group, name)]
         setattr(case, run["aggregate_name"] + "_ms", run["real_time"])
-        if run["aggregate_name"] == "median":  # GB/s counter = bytes / time: recover the bytes
+        if run["aggregate_name"] == "median":  # rate counters = amount / time: recover the amounts
             case.bytes_per_run = run["GB/s"] * 1e9 * run["real_time"] / 1e3
+            case.gflop_per_run = run.get("GFLOP/s", 0.0) * run["real_time"] / 1e3
     return data["context"], cases

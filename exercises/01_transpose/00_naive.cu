@@ -4,14 +4,14 @@
 // consecutive floats (one 128-byte line: coalesced) and writes 32 floats `rows` apart in the
 // output: 32 sectors of 32 bytes, each carrying 4 useful bytes.
 // Predicted: write-bound at 1/8 sector efficiency, ~1/8 of the copy bandwidth.
-// Measured (H200, 16384^2, commit dc5fe6c): 4.22 ms, 509 GB/s, 0.12 of the copy; L2 took 8x the
-// matrix in partial-sector writes, HBM only 2.26x (L2 merges them).
+// Measured (H200, 16384^2, commit 25c58a9): 4.37 ms, 491 GB/s, 0.12 of the copy; L2 took 8x the
+// matrix in partial-sector writes, HBM only 2.27x (L2 merges them).
 //
 // Column consumer y = A^T x: a warp per column, its lanes stepping down the rows — the
 // column-sequential access of the patent. Lane l reads rows l, l+32, ...: every lane in its own
 // sector, 4 useful bytes of every 32 fetched.
-// Measured (H200, 16384^2, commit dc5fe6c): 1.12 ms per pass, 961 GB/s effective: the 8 warps
-// of a block read neighbouring columns and share sectors in L1/L2 (HBM 1.20x the matrix).
+// Measured (H200, 16384^2, commit 25c58a9): 1.12 ms per pass, 961 GB/s effective: the 8 warps
+// of a block read neighbouring columns and share sectors in L1/L2 (HBM 1.25x the matrix).
 #include "lane_sum.cuh"
 #include "transpose.hpp"
 

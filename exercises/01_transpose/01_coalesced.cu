@@ -6,7 +6,7 @@
 // element straight from global to global memory: re-mapping only moves the problem. Predicted:
 // no better than step 00 (reads and writes are both served in 32-byte sectors, and a strided
 // read wastes as much as a strided write). Step 02 needs shared memory to fix both sides.
-// Measured (H200, 16384^2, commit dc5fe6c): 1.24 ms, 3.4x faster than step 00 — the prediction
+// Measured (H200, 16384^2, commit 25c58a9): 1.24 ms, 3.5x faster than step 00 — the prediction
 // was wrong: strided reads of the 8 warps of a block hit the same sectors in L1 (L2 reads 1.00x
 // the matrix), while strided writes cannot be merged in the write-through L1 (step 00: 8.00x).
 //
@@ -14,8 +14,8 @@
 // across 32 neighbouring columns, so lane l reads A[r][c0 + l]: one 128-byte line per warp load.
 // The 8 rows of threads (threadIdx.y) split the rows of A between them; shared memory adds their
 // 8 partial sums. Predicted: near the copy bandwidth for one pass, 8x less traffic than step 00.
-// Measured (H200, 16384^2, commit dc5fe6c): traffic is ideal (HBM 1.00x) but only 1343 GB/s,
-// 0.80 ms: 16384 threads, one per column, keep too few loads in flight.
+// Measured (H200, 16384^2, commit 25c58a9): traffic is ideal (HBM 1.00x) but only 1312 GB/s,
+// 0.82 ms: 16384 threads, one per column, keep too few loads in flight.
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
 #include "lane_sum.cuh"

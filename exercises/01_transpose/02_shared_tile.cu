@@ -13,8 +13,8 @@
 // Predicted: both variants fix the DRAM side (8x fewer sectors written than step 00); the
 // unpadded one is held back by 32-way conflicts, the padded one by the 1024-thread block (one
 // element per thread, a barrier between load and store, little in flight).
-// Measured (H200, 16384^2, commit dc5fe6c): unpadded 2.08 ms (262 million bank conflicts),
-// padded 1.20 ms, 1790 GB/s (2.4 million).
+// Measured (H200, 16384^2, commit 25c58a9): unpadded 2.11 ms (262 million bank conflicts),
+// padded 1.22 ms, 1757 GB/s (2.4 million).
 #include "transpose.hpp"
 
 namespace ch01 {

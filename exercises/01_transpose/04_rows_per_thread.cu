@@ -7,7 +7,7 @@
 // flight while one of them waits, each thread has 4 independent loads in flight before it needs
 // any, and there is a quarter of the index arithmetic per element.
 // Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
-// for this kernel). Measured (H200, 16384^2, commit dc5fe6c): 0.64 ms, 3345 GB/s, 0.78 of
+// for this kernel). Measured (H200, 16384^2, commit 25c58a9): 0.65 ms, 3314 GB/s, 0.78 of
 // the copy.
 #include "transpose.hpp"
 

@@ -14,8 +14,8 @@
 // The streaming variant writes with store_streaming (st.global.cs on CUDA, a non-temporal store on
 // HIP): the output is not read again, so it need not displace the input's lines in L2.
 // Predicted: +5-10% over step 04 from fewer, wider accesses; streaming stores within noise.
-// Measured (H200, 16384^2, commit dc5fe6c): 0.530 ms, 4054 GB/s (+21% over step 04, 0.946 of
-// the copy measured in the same run); streaming 4040 GB/s, within noise.
+// Measured (H200, 16384^2, commit 25c58a9): 0.532 ms, 4035 GB/s (+22% over step 04, 0.946 of
+// the copy measured in the same run); streaming 4021 GB/s, within noise.
 #include "transpose.hpp"
 
 namespace ch01 {

@@ -9,9 +9,9 @@
 // The second variant also gives each thread 8 tile rows instead of 4 (a 16x8 block per 64x64
 // tile): twice the loads in flight per thread, half the threads per tile.
 // Predicted: a few percent from the write order (step 05 is within 6% of the copy); the 8-row
-// variant within noise of the 4-row one. Measured (H200, 16384^2, commit dc5fe6c): 0.518 ms,
-// 4144 GB/s: +2.2% over step 05, 0.967 of the copy, 3.7% faster than cublasSgeam. The 8-row
-// variant lost 2.8% (4028 GB/s).
+// variant within noise of the 4-row one. Measured (H200, 16384^2, commit 25c58a9): 0.519 ms,
+// 4140 GB/s: +2.6% over step 05, 0.971 of the copy, 3.9% faster than cublasSgeam. The 8-row
+// variant lost 3.4% (3999 GB/s).
 #include "transpose.hpp"
 
 namespace ch01 {

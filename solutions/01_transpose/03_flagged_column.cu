@@ -16,8 +16,8 @@
 // it at 16384^2).
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
 // bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
-// flag pays off from k = 1 or 2. Measured (H200, 16384^2, commit dc5fe6c): first pass 0.77 ms,
-// copy pass 0.25 ms (4265 GB/s); faster than step 00 from k = 1; 3.2x faster at k = 8.
+// flag pays off from k = 1 or 2. Measured (H200, 16384^2, commit 25c58a9): first pass 0.77 ms,
+// copy pass 0.25 ms (4311 GB/s); faster than step 00 from k = 1; 3.2x faster at k = 8.
 #include <algorithm>
 
 #include "course/exercise.hpp"
