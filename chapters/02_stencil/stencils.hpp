@@ -85,6 +85,15 @@ __host__ __device__ inline T apply(const Access& u) {
   return sum;
 }
 
+// True when column (i, j) of the box has a nonzero weight in some plane: the steps that read a
+// plane's window once (05 on) skip the columns that no plane uses.
+template <class Stencil>
+__host__ __device__ constexpr bool column_used(int i, int j) {
+  for (int k = -Stencil::rz; k <= Stencil::rz; ++k)
+    if (Stencil::weight(i, j, k) != 0.0) return true;
+  return false;
+}
+
 // Every step calls this first: the halo must be at least the stencil's radius.
 template <class Stencil>
 void require_halo(const Grid& grid) {

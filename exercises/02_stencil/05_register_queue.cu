@@ -39,14 +39,6 @@ __device__ void load_plane(float (*tile)[kWidth], const float* __restrict__ in, 
   }
 }
 
-// True when column (i, j) of the stencil has a nonzero weight in some plane.
-template <class Stencil>
-__host__ __device__ constexpr bool column_used(int i, int j) {
-  for (int k = -Stencil::rz; k <= Stencil::rz; ++k)
-    if (Stencil::weight(i, j, k) != 0.0) return true;
-  return false;
-}
-
 template <class Stencil>
 __global__ void register_queue_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // TODO: for p = -rz .. dz+rz-1: load plane p, barrier, add its window into the 2rz+1 sums, write sum[0] as out(p-rz), shift, barrier

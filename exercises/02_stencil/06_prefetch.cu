@@ -26,13 +26,6 @@ constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 constexpr int kThreads = kBlockX * kBlockY;
 
-template <class Stencil>
-__host__ __device__ constexpr bool column_used(int i, int j) {
-  for (int k = -Stencil::rz; k <= Stencil::rz; ++k)
-    if (Stencil::weight(i, j, k) != 0.0) return true;
-  return false;
-}
-
 template <class Stencil, int kRows>
 __global__ void __launch_bounds__(kThreads) prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // TODO: step 05 with kRows rows per thread and the next plane's loads issued into registers right after the barrier

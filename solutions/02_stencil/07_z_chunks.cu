@@ -18,13 +18,6 @@ constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 constexpr int kThreads = kBlockX * kBlockY;
 
-template <class Stencil>
-__host__ __device__ constexpr bool column_used(int i, int j) {
-  for (int k = -Stencil::rz; k <= Stencil::rz; ++k)
-    if (Stencil::weight(i, j, k) != 0.0) return true;
-  return false;
-}
-
 template <class Stencil, int kRows, int kChunk>
 __global__ void __launch_bounds__(kThreads) z_chunk_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // BEGIN SOLUTION: step 06's kernel over planes z_begin - rz .. z_end + rz - 1 of chunk blockIdx.z, writing z_begin .. z_end - 1
