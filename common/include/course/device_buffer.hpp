@@ -28,8 +28,11 @@ class DeviceBuffer {
     return *this;
   }
   ~DeviceBuffer() {
-    // A destructor cannot throw; a failure here means the context is already broken.
-    if (data_ != nullptr && gpuFree(data_) != gpuSuccess) std::fputs("gpuFree failed\n", stderr);
+    // A destructor cannot throw; a failure here means the context is already broken (an earlier
+    // error, reported where it happened, usually explains it).
+    if (data_ == nullptr) return;
+    if (const gpuError_t status = gpuFree(data_); status != gpuSuccess)
+      std::fprintf(stderr, "gpuFree(%p) failed in ~DeviceBuffer: %s\n", static_cast<void*>(data_), gpuGetErrorString(status));
   }
 
   T* data() { return data_; }
