@@ -21,6 +21,7 @@ cmake --build --preset "$preset" --parallel
 build="build/$preset"
 "$build/common/course_ceilings" --out="$build/ceilings.json"
 for bench in "$build"/chapters/*/bench_*; do
+  [[ -x $bench && $bench != *.json ]] || continue  # the executables, not their JSON output
   echo
   echo "=== $bench"
   "$bench" --quiet --ceilings="$build/ceilings.json" --benchmark_out="$bench.json" --benchmark_out_format=json "$@"
