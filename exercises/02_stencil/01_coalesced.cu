@@ -6,8 +6,8 @@
 // grid's rows are padded so that their interior starts on a line boundary) plus one sector for
 // the points shifted left or right. Stores are whole lines.
 // Predicted: fewer sectors and requests per load than step 00; still every neighbour read from
-// L1/L2 by every output that needs it. Measured (H200, 512^3, commit 25c58a9): box27 0.89 ms,
-// 1209 GB/s, 2.2x step 00 (L1 traffic 32.5x the cube); compound_r2 2.63 ms.
+// L1/L2 by every output that needs it. Measured (H200, 512^3, commit 4aa540c): box27 0.86 ms,
+// 1248 GB/s, 2.3x step 00 (L1 traffic 32.5x the cube); compound_r2 2.62 ms.
 #include "stencils.hpp"
 
 namespace ch02 {

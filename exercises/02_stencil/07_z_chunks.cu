@@ -8,8 +8,8 @@
 // chunk re-reads the 2rz planes around it: 2rz / kChunk more reads (3% for rz = 1, 64 planes).
 // The rest is step 06.
 // Predicted: occupancy from ~50% to the register limit, the box from 2.2 toward 3.5 TB/s.
-// Measured (H200, 512^3, commit 25c58a9): box27 0.46 ms (2 rows, 64-plane chunks) and 0.44 ms
-// (4 rows, 32-plane chunks: 2432 GB/s, 0.58 of the copy); compound_r2 unchanged (37.8 TFLOP/s).
+// Measured (H200, 512^3, commit 4aa540c): box27 0.46 ms (2 rows, 64-plane chunks) and 0.44 ms
+// (4 rows, 32-plane chunks: 2462 GB/s, 0.58 of the copy); compound_r2 unchanged (37.8 TFLOP/s).
 #include "stencils.hpp"
 
 namespace ch02 {

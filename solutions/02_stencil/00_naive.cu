@@ -6,8 +6,8 @@
 // sectors for 128 useful bytes. Each input value is read by every output that needs it (7, 27 or
 // 125 times) and only the caches stand between that and DRAM.
 // Predicted: limited by L1/L2 traffic, well under half the copy bandwidth.
-// Measured (H200, 512^3, commit 25c58a9): box27 1.98 ms, 544 GB/s (0.13 of the copy), L1 traffic
-// 46x the cube; star7 1600 GB/s; compound_r2 8.33 ms.
+// Measured (H200, 512^3, commit 4aa540c): box27 1.97 ms, 544 GB/s (0.13 of the copy), L1 traffic
+// 46x the cube; star7 1616 GB/s; compound_r2 8.33 ms.
 #include "stencils.hpp"
 
 namespace ch02 {

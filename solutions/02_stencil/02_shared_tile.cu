@@ -7,7 +7,7 @@
 // in which the narrow strips are loaded by a few threads of each warp.
 // Predicted: the tile removes the re-reads within a plane; but every block reloads 2rz+1
 // planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the cube.
-// Measured (H200, 512^3, commit 25c58a9): slower than step 01: box27 2.21 ms, L2 reads 5.5x the
+// Measured (H200, 512^3, commit 4aa540c): slower than step 01: box27 2.20 ms, L2 reads 5.5x the
 // cube (11x for compound_r2).
 #include "stencils.hpp"
 

@@ -10,7 +10,7 @@
 //   3. apply F over the box from the slots, write out(z)
 // Predicted: each plane is loaded once per block instead of 2rz+1 times: L2 reads fall to the
 // tile's halo overhead (~1.3x the cube for r = 1); still the classic halo loading of step 02.
-// Measured (H200, 512^3, commit 25c58a9): box27 1.27 ms, L2 reads 1.9x the cube; each block
+// Measured (H200, 512^3, commit 4aa540c): box27 1.26 ms, L2 reads 1.9x the cube; each block
 // waits for each plane's loads.
 #include "stencils.hpp"
 

@@ -9,8 +9,8 @@
 // halo strips loaded by 2 threads of a warp.
 // Predicted: fewer load instructions and sectors per plane than step 03 (2 passes instead of up
 // to 4, all lanes busy); the arithmetic and shared-memory reads are unchanged.
-// Measured (H200, 512^3, commit 25c58a9): box27 0.89 ms (1.4x step 03); shared memory is now
-// the busiest unit: 53% of its peak for the box, 81% for compound_r2 (2.53 ms).
+// Measured (H200, 512^3, commit 4aa540c): box27 0.88 ms (1.4x step 03); shared memory is now
+// the busiest unit: 52% of its peak for the box, 81% for compound_r2 (2.52 ms).
 #include "stencils.hpp"
 
 namespace ch02 {

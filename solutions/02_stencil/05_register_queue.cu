@@ -12,8 +12,8 @@
 // Shared reads per point: 9 instead of 27 (r = 1), 25 instead of 125 (r = 2); the FMAs are the
 // same; the sums are added in a different order (the tests' tolerance allows for it).
 // Predicted: the 27-point box near the copy bandwidth; the radius-2 compound limited by its 125
-// FMAs per point. Measured (H200, 512^3, commit 25c58a9): box27 0.72 ms, 1500 GB/s — no better than
-// the star (1619 GB/s): not arithmetic; compound_r2 2.53 -> 1.20 ms, 28 TFLOP/s.
+// FMAs per point. Measured (H200, 512^3, commit 4aa540c): box27 0.70 ms, 1529 GB/s — no better than
+// the star (1653 GB/s): not arithmetic; compound_r2 2.52 -> 1.19 ms, 28 TFLOP/s.
 #include "stencils.hpp"
 
 namespace ch02 {

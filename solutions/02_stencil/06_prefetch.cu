@@ -13,8 +13,8 @@
 //     y-halo costs 2ry / (8 kRows) instead of 2ry / 8, and neighbouring rows share the shared-
 //     memory reads of their windows.
 // Predicted: the box toward the copy bandwidth (~3 TB/s: loads now overlap compute), the
-// radius-2 compound toward its FMA limit. Measured (H200, 512^3, commit 25c58a9): box27 0.50 ms,
-// 2164 GB/s (1.44x step 05); compound_r2 38 TFLOP/s. 4 rows lost (0.53 ms): 256 blocks fill a
+// radius-2 compound toward its FMA limit. Measured (H200, 512^3, commit 4aa540c): box27 0.49 ms,
+// 2193 GB/s (1.43x step 05); compound_r2 38 TFLOP/s. 4 rows lost (0.52 ms): 256 blocks fill a
 // quarter of the machine's thread slots.
 #include "stencils.hpp"
 

@@ -12,9 +12,9 @@
 //   - the load and store addresses advance by a plane per step instead of being recomputed
 //     from (x, y, z) with 64-bit multiplies.
 // kRows = 4 rows per thread and 32-plane chunks, step 07's faster variant.
-// Predicted: 10-20% over step 07. Measured (H200, 512^3, commit 25c58a9): box27 0.36 ms, 2990 GB/s
-// (+23%, 0.71 of the copy); star7 3066 GB/s; compound_r2 0.80 ms, 42 TFLOP/s (0.71 of the FMA
-// ceiling). Still no unit at its limit: DRAM 65%, shared 32%, FMA 40%.
+// Predicted: 10-20% over step 07. Measured (H200, 512^3, commit 4aa540c): box27 0.36 ms, 3017 GB/s
+// (+23%, 0.71 of the copy); star7 3094 GB/s; compound_r2 0.80 ms, 42 TFLOP/s (0.71 of the FMA
+// ceiling). Still no unit at its limit: DRAM 66%, shared 32%, FMA 41%.
 #include "stencils.hpp"
 
 namespace ch02 {
