@@ -142,6 +142,36 @@ template <class T> inline T load_readonly(const T* p) { return *p; }
 template <class T> inline void store_streaming(T* p, const T& v) { *p = v; }
 #endif
 
+// Asynchronous copies from global to shared memory: copy_async() starts a copy of one 4-, 8- or
+// 16-byte value (both addresses aligned to its size), commit_copies() closes the group of copies
+// this thread started since the last commit, and wait_copies<N>() waits until at most N of this
+// thread's groups are still in flight; other threads' copies need a barrier after it. With
+// `valid == false` the value is set to zero and nothing is read. NVIDIA GPUs from sm_80 on copy
+// without passing through registers (cp.async); elsewhere (AMD, the CPU backend) the copy is an
+// ordinary load and store, finished when copy_async() returns, and the waits are free.
+#if defined(COURSE_BACKEND_CUDA) && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800)
+// cp.async.ca, not the .cg that cuda_pipeline's 16-byte copies use: .ca keeps the lines in L1,
+// so the sectors that two warps of a block both copy (a tile row split between them) are
+// fetched from L2 once.
+template <class T> __device__ __forceinline__ void copy_async(T* shared, const T* global, bool valid) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async moves 4, 8 or 16 bytes");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared))),
+               "l"(global), "n"(sizeof(T)), "r"(valid ? static_cast<int>(sizeof(T)) : 0)
+               : "memory");
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int InFlight> __device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(InFlight) : "memory");
+}
+#else
+template <class T> __device__ __forceinline__ void copy_async(T* shared, const T* global, bool valid) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async moves 4, 8 or 16 bytes");
+  *shared = valid ? *global : T{};
+}
+__device__ __forceinline__ void commit_copies() {}
+template <int InFlight> __device__ __forceinline__ void wait_copies() {}
+#endif
+
 #endif  // kernel compiler
 
 }  // namespace course
