@@ -50,6 +50,7 @@ template <class Stencil> void stencil_z_chunks(const float* in, float* out, cons
 template <class Stencil> void stencil_z_chunks_4_rows(const float* in, float* out, const Grid& grid);  // 07
 template <class Stencil> void stencil_fewer_instructions(const float* in, float* out, const Grid& grid);  // 08
 template <class Stencil> void stencil_deeper_prefetch(const float* in, float* out, const Grid& grid);     // 09
+template <class Stencil> void stencil_async_copy(const float* in, float* out, const Grid& grid);          // 10
 
 struct Step {
   std::string_view id;        // "03_circular_queue"
