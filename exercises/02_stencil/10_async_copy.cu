@@ -16,11 +16,17 @@
 //     the x-halo costs 2 sectors per 8 instead of per 4, and L2 reads drop from 1.69 to 1.41 cubes.
 // On AMD GPUs and the CPU backend copy_async is a plain load and store: the step stays correct
 // there but gains nothing from the ring.
-// Predicted: 20-30% fewer instructions per point and the box near the copy bandwidth.
+// Predicted: a third fewer instructions per point and the box near the copy bandwidth.
+// Measured (H200, 512^3, commit 33ec57b): the plane loop's SASS has 41 instructions per output
+// point (27 FMAs; step 09: 62). box27 0.318 ms, 3378 GB/s (+5% over step 09, 0.80 of the copy
+// ceiling); compound_r2 0.727 ms, 46.2 TFLOP/s (+8%, 0.78 of the FMA ceiling); star7 3208 GB/s,
+// 3% slower than step 09 (ptxas spills 20 bytes of its 8-row queues at this register budget).
+// Box profile: DRAM 74%, shared 41%, FMA 41%, occupancy 67%, L2 reads 1.41 cubes, HBM 2.11.
 // Tried on the H200 (box27 512^3, one run of 20 repetitions each, before this version):
 //   - 16-byte copies through cuda_pipeline's __pipeline_memcpy_async (cp.async.cg, past L1):
 //     0.38-0.40 ms, L2 reads 2.8 cubes instead of 1.7, HBM 2.24-2.38; cp.async.ca: 0.32 ms;
-//   - 32x8 threads x 4 rows: 0.321 ms; 4, 6 stages instead of 3: within 2%;
+//   - 32x8 threads x 4 rows: 0.335 ms with 3 tiles, 0.321 ms with 4; 64x4 x 8 rows with 4 tiles
+//     (5 blocks per multiprocessor): 0.414 ms; 3 tiles indexed at run time (loop not unrolled): 0.320 ms;
 //   - odd z-chunks walking down with chunks launched next to each other (so that two chunks read
 //     their shared planes at the same moment): 0.353 ms, HBM 2.17 cubes instead of 2.11.
 #include <cstdint>
