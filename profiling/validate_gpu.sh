@@ -8,6 +8,9 @@
 set -uo pipefail
 results=${1:?usage: validate_gpu.sh RESULTS_DIR [CHAPTER...]}
 shift
+for chapter in "$@"; do
+  [[ $chapter == [12] ]] || { echo "error: no chapter '$chapter' to validate (chapters: 1 2)" >&2; exit 2; }
+done
 chapters=" ${*:-1 2} "
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
