@@ -27,7 +27,8 @@ struct Size {
 
 // 32x8 is the tile; 1x1x1 the degenerate grid; dz = 1, 2 and 4 the thin ones (2rz for r = 1, 2);
 // dz = 70 crosses the z-chunks of steps 07-08 (32 and 64 planes); 70x40 leaves whole 32x32
-// tiles inside the array, which step 08 loads without bounds checks.
+// tiles inside the array, which step 08 loads without bounds checks; 37 and 70 also cut step
+// 10's 64-wide tiles, whose 16-byte copies then run past the end of a row's storage.
 constexpr std::array kSizes{Size{1, 1, 1}, Size{37, 29, 23}, Size{64, 16, 8}, Size{33, 9, 1},
                             Size{40, 12, 2}, Size{35, 10, 4}, Size{3, 70, 6}, Size{20, 9, 70}, Size{70, 40, 9}};
 
