@@ -9,7 +9,7 @@ out=${2:?usage: profile.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 size=512
 python3 "$here/../../profiling/traffic.py" \
-  --kernels '(naive|coalesced|shared_tile|circular_queue|plane_load|register_queue|prefetch|z_chunk|fewer_instructions|deeper_prefetch|async_copy)_kernel' \
+  --kernels '(naive|coalesced|shared_tile|circular_queue|plane_load|register_queue|prefetch|z_chunk|fewer_instructions|deeper_prefetch|async_copy|wide_tile)_kernel' \
   --array-bytes $((size * size * size * 4)) \
   --out "$out" -- \
   "$build/chapters/02_stencil/bench_stencil" --size=$size --repetitions=1 --quiet --benchmark_filter="box27|compound_r2"

@@ -51,6 +51,7 @@ template <class Stencil> void stencil_z_chunks_4_rows(const float* in, float* ou
 template <class Stencil> void stencil_fewer_instructions(const float* in, float* out, const Grid& grid);  // 08
 template <class Stencil> void stencil_deeper_prefetch(const float* in, float* out, const Grid& grid);     // 09
 template <class Stencil> void stencil_async_copy(const float* in, float* out, const Grid& grid);          // 10
+template <class Stencil> void stencil_wide_tiles(const float* in, float* out, const Grid& grid);          // 11
 
 struct Step {
   std::string_view id;        // "03_circular_queue"

@@ -7,7 +7,7 @@ namespace ch02 {
 namespace {
 
 template <class Stencil>
-constexpr std::array<Step, 13> steps_for() {
+constexpr std::array<Step, 14> steps_for() {
   return {{
       {"00_naive", Stencil::name, "02_stencil/00_naive.cu", stencil_naive<Stencil>},
       {"01_coalesced", Stencil::name, "02_stencil/01_coalesced.cu", stencil_coalesced<Stencil>},
@@ -22,6 +22,7 @@ constexpr std::array<Step, 13> steps_for() {
       {"08_fewer_instructions", Stencil::name, "02_stencil/08_fewer_instructions.cu", stencil_fewer_instructions<Stencil>},
       {"09_deeper_prefetch", Stencil::name, "02_stencil/09_deeper_prefetch.cu", stencil_deeper_prefetch<Stencil>},
       {"10_async_copy", Stencil::name, "02_stencil/10_async_copy.cu", stencil_async_copy<Stencil>},
+      {"11_wide_tiles", Stencil::name, "02_stencil/11_wide_tiles.cu", stencil_wide_tiles<Stencil>},
   }};
 }
 

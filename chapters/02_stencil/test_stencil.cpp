@@ -28,9 +28,10 @@ struct Size {
 // 32x8 is the tile; 1x1x1 the degenerate grid; dz = 1, 2 and 4 the thin ones (2rz for r = 1, 2);
 // dz = 70 crosses the z-chunks of steps 07-08 (32 and 64 planes); 70x40 leaves whole 32x32
 // tiles inside the array, which step 08 loads without bounds checks; 37 and 70 also cut step
-// 10's 64-wide tiles, whose 16-byte copies then run past the end of a row's storage.
-constexpr std::array kSizes{Size{1, 1, 1}, Size{37, 29, 23}, Size{64, 16, 8}, Size{33, 9, 1},
-                            Size{40, 12, 2}, Size{35, 10, 4}, Size{3, 70, 6}, Size{20, 9, 70}, Size{70, 40, 9}};
+// 10's 64-wide tiles, whose 16-byte copies then run past the end of a row's storage, and 300
+// puts two of step 11's 256-wide tiles side by side, the second cut.
+constexpr std::array kSizes{Size{1, 1, 1},  Size{37, 29, 23}, Size{64, 16, 8},  Size{33, 9, 1},   Size{40, 12, 2},
+                            Size{35, 10, 4}, Size{3, 70, 6},   Size{20, 9, 70},  Size{70, 40, 9},  Size{300, 5, 3}};
 
 std::string edit_hint(std::string_view source) { return "step source: " COURSE_TRACK "/" + std::string(source); }
 
@@ -181,10 +182,11 @@ TEST(Grid, BadSizesAndHalosAreRejected) {
   EXPECT_THROW(ch02::make_grid(4, 4, 4, -1, 1, 1), std::invalid_argument);
   const Grid thin_halo = ch02::make_grid(8, 8, 8, 1, 1, 1);
   EXPECT_THROW(ch02::stencil_naive<ch02::CompoundR2>(nullptr, nullptr, thin_halo), std::invalid_argument);
-  // Step 10 copies 16 bytes at a time; it refuses an input that is not 16-byte aligned (checked
-  // before any launch: the pointers are never dereferenced).
+  // Steps 10 and 11 copy 16 bytes at a time; they refuse an input that is not 16-byte aligned
+  // (checked before any launch: the pointers are never dereferenced).
   alignas(16) static float unused[8];
   EXPECT_THROW(ch02::stencil_async_copy<ch02::Box27>(unused + 1, unused, thin_halo), std::invalid_argument);
+  EXPECT_THROW(ch02::stencil_wide_tiles<ch02::Box27>(unused + 1, unused, thin_halo), std::invalid_argument);
 }
 
 }  // namespace
