@@ -17,9 +17,9 @@
 // tiled copy's 0.88.
 // Measured (H200, 512^3, commit f85206e): box27 0.302 ms, 3556 GB/s (+5% over step 10 in the
 // same run), 0.84 of the copy ceiling; compound_r1 3555 GB/s; star7 3270 GB/s (+2%); radius 2
-// unchanged. Box profile: DRAM 81% of its peak (step 10: 74%), as busy as a plain float4 copy
-// kernel keeps it under Nsight Compute; HBM traffic 2.16 cubes (2.11: 2 planes in 16 re-read),
-// L2 reads 1.47 cubes.
+// unchanged. Box profile: DRAM 81% of its peak (step 10: 74%), as busy as a grid-stride float4
+// copy keeps it under Nsight Compute (a copy starting its blocks in address order: 87%); HBM
+// traffic 2.16 cubes (2.11: 2 planes in 16 re-read), L2 reads 1.47 cubes.
 // Tried on the H200 (box27 512^3, one run of 20 repetitions each, before this version):
 //   - 128x2 threads x 8 rows: 0.307-0.308 ms; 256x1: 0.305-0.306 ms with 32-plane chunks,
 //     0.302-0.304 with 16, 0.307 with 24 or 12, 0.312 with 8 (and 64x4 with 16: 0.326);
