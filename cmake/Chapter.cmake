@@ -1,31 +1,80 @@
-# course_add_chapter(): what every chapter's CMakeLists.txt would otherwise repeat.
+# course_add_chapter(): a chapter's whole build, derived from its folder, chapters/NN_name/:
 #
-#   course_add_chapter(DIR 02_stencil LABEL chapter2
-#                      STEPS 00_naive.cu 01_coalesced.cu ...     # from solutions/ or exercises/ (COURSE_TRACK)
-#                      SOURCES steps.cpp reference.cpp ...       # the chapter's own, beside its CMakeLists.txt
-#                      TEST test_stencil.cpp BENCH bench_stencil.cpp)
+#   steps.hpp       registers the steps: every row STEP(NN_file, ...) names a file of the track
+#                   (solutions/NN_name/NN_file.cu or exercises/...; COURSE_TRACK). A row whose file
+#                   is missing, or a step file that no row names, stops the configure.
+#   test_*.cpp      the chapter's tests (one file), labelled chapterN
+#   bench_*.cpp     the chapter's benchmark (one file)
+#   *.cpp, *.cu     everything else: the chapter's own sources (references, helpers)
 #
 # Makes the steps library <dir>_steps, the test executable and the benchmark named after their
-# files, and, when the chapter has committed results/, a test that its README's generated tables
-# match them.
+# files, and, when the chapter has committed results/, a test that the README's generated
+# tables and the step headers' measured figures match them (profiling/report.py --check).
+# The chapter's code sees COURSE_CHAPTER="NN_name".
 function(course_add_chapter)
-  cmake_parse_arguments(arg "" "DIR;LABEL;TEST;BENCH" "STEPS;SOURCES" ${ARGN})
-  list(TRANSFORM arg_STEPS PREPEND ${COURSE_TRACK_DIR}/${arg_DIR}/)
-  set(steps ${arg_DIR}_steps)
-  course_add_gpu_library(${steps} ${arg_STEPS} ${arg_SOURCES})
-  target_include_directories(${steps} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  get_filename_component(dir ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  if(NOT dir MATCHES "^([0-9][0-9])_[a-z0-9_]+$")
+    message(FATAL_ERROR "chapters/${dir}: a chapter's folder is named NN_name (two digits, lower case)")
+  endif()
+  math(EXPR number "${CMAKE_MATCH_1}")  # "02" -> 2
+  set(label chapter${number})
+  set(here ${CMAKE_CURRENT_SOURCE_DIR})
+  set(track ${COURSE_TRACK_DIR}/${dir})
 
-  get_filename_component(test ${arg_TEST} NAME_WE)
-  course_add_gpu_test(${test} LABEL ${arg_LABEL} SOURCES ${arg_TEST} LIBRARIES ${steps})
-  target_compile_definitions(${test} PRIVATE COURSE_TRACK="${COURSE_TRACK}")
+  # The steps, from the registry.
+  set(registry ${here}/steps.hpp)
+  if(NOT EXISTS ${registry})
+    message(FATAL_ERROR "chapters/${dir} has no steps.hpp registering its steps (see cmake/Chapter.cmake)")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${registry})
+  file(READ ${registry} text)
+  string(REGEX MATCHALL "\n[ \t]*STEP\\([0-9][0-9]_[a-z0-9_]+," rows "${text}")
+  set(registered "")
+  foreach(row IN LISTS rows)
+    string(REGEX REPLACE ".*STEP\\(([0-9][0-9]_[a-z0-9_]+),$" "\\1.cu" file "${row}")
+    list(APPEND registered ${file})
+  endforeach()
+  list(REMOVE_DUPLICATES registered)
+  file(GLOB present RELATIVE ${track} CONFIGURE_DEPENDS ${track}/*.cu)
+  foreach(file IN LISTS registered)
+    if(NOT file IN_LIST present)
+      message(FATAL_ERROR "chapters/${dir}/steps.hpp registers ${file}, but ${COURSE_TRACK}/${dir}/${file} does not exist")
+    endif()
+  endforeach()
+  foreach(file IN LISTS present)
+    if(NOT file IN_LIST registered)
+      message(FATAL_ERROR "${COURSE_TRACK}/${dir}/${file} is not registered: add a STEP(...) row for it to chapters/${dir}/steps.hpp")
+    endif()
+  endforeach()
+  list(TRANSFORM registered PREPEND ${track}/)
 
-  get_filename_component(bench ${arg_BENCH} NAME_WE)
-  course_add_gpu_executable(${bench} ${arg_BENCH})
-  target_link_libraries(${bench} PRIVATE ${steps} course::bench course::harness)
+  # The chapter's own files.
+  file(GLOB test RELATIVE ${here} CONFIGURE_DEPENDS ${here}/test_*.cpp)
+  file(GLOB bench RELATIVE ${here} CONFIGURE_DEPENDS ${here}/bench_*.cpp)
+  file(GLOB own RELATIVE ${here} CONFIGURE_DEPENDS ${here}/*.cpp ${here}/*.cu)
+  list(LENGTH test tests)
+  list(LENGTH bench benches)
+  if(NOT tests EQUAL 1 OR NOT benches EQUAL 1)
+    message(FATAL_ERROR "chapters/${dir} needs exactly one test_*.cpp and one bench_*.cpp (found: ${test} ${bench})")
+  endif()
+  list(REMOVE_ITEM own ${test} ${bench})
 
-  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/results/bench.json)
-    add_test(NAME readme_tables_match_results_${arg_DIR}
-             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/profiling/report.py --check ${CMAKE_CURRENT_SOURCE_DIR})
-    set_tests_properties(readme_tables_match_results_${arg_DIR} PROPERTIES LABELS tooling)
+  set(steps ${dir}_steps)
+  course_add_gpu_library(${steps} ${registered} ${own})
+  target_include_directories(${steps} PUBLIC ${here})
+  target_compile_definitions(${steps} PUBLIC COURSE_CHAPTER="${dir}")
+  target_link_libraries(${steps} PUBLIC course::harness)
+
+  get_filename_component(test_name ${test} NAME_WE)
+  course_add_gpu_test(${test_name} LABEL ${label} SOURCES ${test} LIBRARIES ${steps})
+
+  get_filename_component(bench_name ${bench} NAME_WE)
+  course_add_gpu_executable(${bench_name} ${bench})
+  target_link_libraries(${bench_name} PRIVATE ${steps} course::bench)
+
+  if(EXISTS ${here}/results/bench.json)
+    add_test(NAME readme_tables_match_results_${dir}
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/profiling/report.py --check ${here})
+    set_tests_properties(readme_tables_match_results_${dir} PROPERTIES LABELS tooling)
   endif()
 endfunction()

@@ -1,15 +1,21 @@
-# The one place that knows about backends. Chapters call course_add_gpu_library(),
-# course_add_gpu_executable() and course_add_gpu_test() and never mention CUDA, HIP or the CPU.
+# The one place in the build that knows about backends. It chooses the compilers, finds the
+# runtime and the vendor libraries, and defines two targets that everything else links:
+#   course_backend  the backend's compile definition (COURSE_BACKEND_CUDA|HIP|CPU) and runtime
+#   course_blas     the vendor BLAS for benchmark peers (COURSE_HAVE_BLAS when there is one)
+# Chapters call course_add_gpu_library(), course_add_gpu_executable() and course_add_gpu_test()
+# and never mention CUDA, HIP or the CPU.
 #
 #   GPU_BACKEND = CUDA | HIP | CPU
 #   CUDA: nvcc; CMAKE_CUDA_ARCHITECTURES defaults to the GPU of this machine ("native").
-#   HIP:  clang for AMD GPUs; CMAKE_HIP_ARCHITECTURES must name the targets (e.g. gfx90a) unless
-#         rocm_agent_enumerator finds a GPU. Debian's packages need the workarounds below.
+#   HIP:  clang for AMD GPUs, from ROCm or from Debian's packages; CMAKE_HIP_ARCHITECTURES must
+#         name the targets (e.g. gfx90a) unless rocm_agent_enumerator finds a GPU.
 #   CPU:  the same kernel sources compiled by the host compiler; blocks run on a thread pool and
 #         the threads of a block run as fibers (common/cpu_backend).
 
 set(GPU_BACKEND "CPU" CACHE STRING "Where kernels run: CUDA, HIP or CPU")
 set_property(CACHE GPU_BACKEND PROPERTY STRINGS CUDA HIP CPU)
+add_library(course_backend INTERFACE)
+add_library(course_blas INTERFACE)
 
 if(GPU_BACKEND STREQUAL "CUDA")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
@@ -26,11 +32,39 @@ if(GPU_BACKEND STREQUAL "CUDA")
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   find_package(CUDAToolkit REQUIRED)
   set(COURSE_KERNEL_LANGUAGE CUDA)
+  target_compile_definitions(course_backend INTERFACE COURSE_BACKEND_CUDA)
+  target_link_libraries(course_backend INTERFACE CUDA::cudart)
+  target_link_libraries(course_blas INTERFACE CUDA::cublas)
+  target_compile_definitions(course_blas INTERFACE COURSE_HAVE_BLAS)
   message(STATUS "GPU backend: CUDA, architectures ${CMAKE_CUDA_ARCHITECTURES}")
 
 elseif(GPU_BACKEND STREQUAL "HIP")
+  # Find the toolchain before enable_language(HIP): a failed attempt caches a wrong compiler
+  # (the system's clang++), and every later configure in that folder fails until it is deleted.
+  set(COURSE_ROCM_ROOT "$ENV{ROCM_PATH}" CACHE PATH "A ROCm installation (default: ROCM_PATH, else /opt/rocm)")
+  if(NOT COURSE_ROCM_ROOT)
+    set(COURSE_ROCM_ROOT /opt/rocm)
+  endif()
+  set(COURSE_DEBIAN_HIP_LANG_DIR /usr/lib/x86_64-linux-gnu/cmake/hip-lang CACHE PATH
+      "Where Debian's libamdhip64-dev puts CMake's HIP language support")
+  if(EXISTS "${COURSE_ROCM_ROOT}/lib/cmake/hip-lang")
+    set(hip_toolchain "ROCm at ${COURSE_ROCM_ROOT}")
+  elseif(EXISTS "${COURSE_DEBIAN_HIP_LANG_DIR}")
+    find_program(COURSE_CLANG15 clang++-15)
+    if(NOT COURSE_CLANG15)
+      unset(COURSE_CLANG15 CACHE)
+      message(FATAL_ERROR "GPU_BACKEND=HIP: Debian's HIP runtime is installed but clang++-15 is not. "
+                          "Install it with: bash cmake/install-deps.sh hip")
+    endif()
+    set(hip_toolchain "Debian's packages (clang-15)")
+  else()
+    message(FATAL_ERROR "GPU_BACKEND=HIP needs a HIP toolchain and found none: neither ROCm "
+                        "(${COURSE_ROCM_ROOT}; set ROCM_PATH if it is elsewhere) nor Debian's packages "
+                        "(${COURSE_DEBIAN_HIP_LANG_DIR}). Install Debian's with: bash cmake/install-deps.sh hip "
+                        "(hipcc, clang-15, libamdhip64-dev, rocm-device-libs), then configure again.")
+  endif()
   if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
-    find_program(COURSE_ROCM_AGENT_ENUMERATOR rocm_agent_enumerator PATHS /opt/rocm/bin)
+    find_program(COURSE_ROCM_AGENT_ENUMERATOR rocm_agent_enumerator PATHS ${COURSE_ROCM_ROOT}/bin)
     if(COURSE_ROCM_AGENT_ENUMERATOR)
       execute_process(COMMAND ${COURSE_ROCM_AGENT_ENUMERATOR} OUTPUT_VARIABLE agents)
       string(REGEX MATCHALL "gfx[0-9a-f]+" agents "${agents}")
@@ -43,18 +77,17 @@ elseif(GPU_BACKEND STREQUAL "HIP")
     endif()
     set(CMAKE_HIP_ARCHITECTURES "${agents}")
   endif()
-  if(NOT EXISTS /opt/rocm AND NOT DEFINED ENV{ROCM_PATH} AND EXISTS /usr/lib/x86_64-linux-gnu/cmake/hip-lang)
+  if(hip_toolchain MATCHES "^Debian")
     # Debian 12 ships HIP without a ROCm root: point CMake's HIP language at clang-15, the
     # device libraries and the hip-lang package where Debian puts them.
     if(NOT CMAKE_HIP_COMPILER)
-      set(CMAKE_HIP_COMPILER clang++-15)
+      set(CMAKE_HIP_COMPILER ${COURSE_CLANG15})
     endif()
     string(APPEND CMAKE_HIP_FLAGS
       " --rocm-path=/usr --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode")
     set(debian_rocm_root "${CMAKE_BINARY_DIR}/debian-rocm-root")
     file(MAKE_DIRECTORY "${debian_rocm_root}/lib/cmake")
-    file(CREATE_LINK /usr/lib/x86_64-linux-gnu/cmake/hip-lang
-         "${debian_rocm_root}/lib/cmake/hip-lang" SYMBOLIC)
+    file(CREATE_LINK ${COURSE_DEBIAN_HIP_LANG_DIR} "${debian_rocm_root}/lib/cmake/hip-lang" SYMBOLIC)
     set(CMAKE_HIP_COMPILER_ROCM_ROOT "${debian_rocm_root}" CACHE PATH "ROCm root seen by CMake")
     set(ENV{CMAKE_PREFIX_PATH} "/usr/lib/x86_64-linux-gnu/cmake:$ENV{CMAKE_PREFIX_PATH}")
   endif()
@@ -63,12 +96,24 @@ elseif(GPU_BACKEND STREQUAL "HIP")
   set(CMAKE_HIP_STANDARD_REQUIRED ON)
   find_package(hip REQUIRED CONFIG)  # hip::host, for host-only files built by the C++ compiler
   set(COURSE_KERNEL_LANGUAGE HIP)
-  message(STATUS "GPU backend: HIP, architectures ${CMAKE_HIP_ARCHITECTURES}")
+  target_compile_definitions(course_backend INTERFACE COURSE_BACKEND_HIP)
+  target_link_libraries(course_backend INTERFACE hip::host)
+  find_package(hipblas CONFIG QUIET)
+  if(hipblas_FOUND)
+    target_link_libraries(course_blas INTERFACE roc::hipblas)
+    target_compile_definitions(course_blas INTERFACE COURSE_HAVE_BLAS)
+  else()
+    message(STATUS "hipBLAS not found: the benchmarks run without their hipBLAS peers")
+  endif()
+  message(STATUS "GPU backend: HIP (${hip_toolchain}), architectures ${CMAKE_HIP_ARCHITECTURES}")
 
 elseif(GPU_BACKEND STREQUAL "CPU")
   find_package(Boost 1.74 REQUIRED COMPONENTS context)
   find_package(Threads REQUIRED)
   set(COURSE_KERNEL_LANGUAGE CXX)
+  target_compile_definitions(course_backend INTERFACE COURSE_BACKEND_CPU)
+  target_link_libraries(course_backend INTERFACE Boost::context Threads::Threads)
+  set(COURSE_BACKEND_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../common/cpu_backend/runtime.cpp)
   message(STATUS "GPU backend: CPU (kernels run as fibers on the host; timings are not GPU timings)")
 
 else()

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/device_buffer.hpp"
@@ -26,30 +27,14 @@ struct Size {
 constexpr std::array kSizes{Size{1, 1}, Size{1, 1000}, Size{1000, 1}, Size{33, 65}, Size{64, 64},
                             Size{31, 97}, Size{130, 68}, Size{256, 320}};
 
-std::string edit_hint(std::string_view source) {
-  return "step source: " COURSE_TRACK "/" + std::string(source);
-}
-
-void check_transpose(const ch01::TransposeStep& step, Size size, const course::Seed& seed) {
-  SCOPED_TRACE(edit_hint(step.source));
+void test_transpose(ch01::TransposeFn transpose, Size size, const course::Seed& seed) {
   const auto in = course::random_floats(static_cast<size_t>(size.rows) * size.cols, seed);
   DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
   d_out.poison();
-  step.run(d_in.data(), d_out.data(), size.rows, size.cols);
+  transpose(d_in.data(), d_out.data(), size.rows, size.cols);
   GPU_CHECK(gpuDeviceSynchronize());
-  // A transpose moves values without arithmetic: it must be exact.
-  EXPECT_TRUE(course::matches_reference(d_out.to_host(), ch01::transpose_reference(in, size.rows, size.cols), {0.0, 0.0},
-                                        {size_t(size.cols), size_t(size.rows)}));
+  EXPECT_TRUE(course::matches_reference(ch01::check_transpose(in, d_out.to_host(), size.rows, size.cols)));
 }
-
-// Float sums of `rows` products of numbers in [-1, 1]: error grows with the length of the sum.
-course::Tolerance sum_tolerance(int terms) { return {2e-6 * terms, 1e-5}; }
-
-struct Consumer {
-  const char* name;
-  const char* source;
-  void (*run)(const float* a, const float* x, float* y, int rows, int cols);
-};
 
 // The flagged matrix's first and second column passes, as consumers.
 void flagged_first_pass(const float* a, const float* x, float* y, int rows, int cols) {
@@ -63,34 +48,30 @@ void flagged_second_pass(const float* a, const float* x, float* y, int rows, int
   matrix.multiply_transposed(x, y);
 }
 
-constexpr std::array kConsumers{
-    Consumer{"00_naive", "01_transpose/00_naive.cu", ch01::multiply_transposed_naive},
-    Consumer{"01_coalesced", "01_transpose/01_coalesced.cu", ch01::multiply_transposed_coalesced},
-    Consumer{"03_flagged_first_pass", "01_transpose/03_flagged_column.cu", flagged_first_pass},
-    Consumer{"03_flagged_second_pass", "01_transpose/03_flagged_column.cu", flagged_second_pass},
-};
-
-void check_consumer(const Consumer& consumer, Size size, const course::Seed& seed) {
-  SCOPED_TRACE(edit_hint(consumer.source));
+void test_consumer(ch01::ColumnConsumerFn consumer, Size size, const course::Seed& seed) {
   const auto a = course::random_floats(static_cast<size_t>(size.rows) * size.cols, seed, 0);
   const auto x = course::random_floats(size.rows, seed, 1);
   DeviceBuffer<float> d_a{std::span<const float>(a)}, d_x{std::span<const float>(x)}, d_y(size.cols);
   d_y.poison();
-  consumer.run(d_a.data(), d_x.data(), d_y.data(), size.rows, size.cols);
+  consumer(d_a.data(), d_x.data(), d_y.data(), size.rows, size.cols);
   GPU_CHECK(gpuDeviceSynchronize());
   EXPECT_TRUE(course::matches_reference(d_y.to_host(), ch01::multiply_transposed_reference(a, x, size.rows, size.cols),
-                                        sum_tolerance(size.rows), {size_t(size.cols)}));
+                                        ch01::sum_tolerance(size.rows), {size_t(size.cols)}));
 }
 
 const bool registered = [] {
   for (const auto& step : ch01::transpose_steps())
     for (const Size size : kSizes)
-      course::register_device_test("Transpose", std::string(step.id) + "/" + size.name(),
-                                   [&step, size](const course::Seed& seed) { check_transpose(step, size, seed); });
-  for (const auto& consumer : kConsumers)
+      course::register_step_test(step.source, "Transpose", step.source.id() + "/" + size.name(),
+                                 [&step, size](const course::Seed& seed) { test_transpose(step.run, size, seed); });
+  std::vector<std::pair<std::string, ch01::Step<ch01::ColumnConsumerFn>>> consumers;
+  for (const auto& step : ch01::consumer_steps()) consumers.push_back({step.source.id(), step});
+  consumers.push_back({ch01::kFlaggedStep.id() + "_first_pass", {ch01::kFlaggedStep, flagged_first_pass}});
+  consumers.push_back({ch01::kFlaggedStep.id() + "_second_pass", {ch01::kFlaggedStep, flagged_second_pass}});
+  for (const auto& [name, step] : consumers)
     for (const Size size : kSizes)
-      course::register_device_test("MultiplyTransposed", std::string(consumer.name) + "/" + size.name(),
-                                   [&consumer, size](const course::Seed& seed) { check_consumer(consumer, size, seed); });
+      course::register_step_test(step.source, "MultiplyTransposed", name + "/" + size.name(),
+                                 [run = step.run, size](const course::Seed& seed) { test_consumer(run, size, seed); });
   return true;
 }();
 
@@ -131,7 +112,7 @@ class FlaggedMatrix : public course::DeviceTest {
 
 TEST_F(FlaggedMatrix, FirstColumnPassMakesTheCopyOnceAndLaterPassesReadOnlyIt) {
   SCOPED_TRACE(seed.describe());
-  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep));
   d_y.poison();
   ch01::multiply_transposed_naive(d_a.data(), d_x.data(), d_y.data(), kSize.rows, kSize.cols);
   const std::vector<float> naive = first(d_y.to_host(), kSize.cols);
@@ -145,8 +126,7 @@ TEST_F(FlaggedMatrix, FirstColumnPassMakesTheCopyOnceAndLaterPassesReadOnlyIt) {
 
   std::vector<float> copy(a.size());
   GPU_CHECK(gpuMemcpy(copy.data(), matrix.transposed_copy(), a.size() * sizeof(float), gpuMemcpyDeviceToHost));
-  EXPECT_TRUE(course::matches_reference(copy, ch01::transpose_reference(a, kSize.rows, kSize.cols), {0.0, 0.0},
-                                        {size_t(kSize.cols), size_t(kSize.rows)}));
+  EXPECT_TRUE(course::matches_reference(ch01::check_transpose(a, copy, kSize.rows, kSize.cols)));
 
   // Destroy the original: passes that read only the copy cannot tell.
   d_a.poison();
@@ -158,10 +138,10 @@ TEST_F(FlaggedMatrix, FirstColumnPassMakesTheCopyOnceAndLaterPassesReadOnlyIt) {
 
 TEST_F(FlaggedMatrix, RowAccessesNeverMakeTheCopyAndAlwaysReadTheOriginal) {
   SCOPED_TRACE(seed.describe());
-  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep));
   const auto expected = ch01::multiply_reference(a, v, kSize.rows, kSize.cols);
   ch01::FlaggedMatrix matrix(d_a.data(), kSize.rows, kSize.cols);
-  EXPECT_TRUE(course::matches_reference(row_pass(matrix), expected, sum_tolerance(kSize.cols), {size_t(kSize.rows)}));
+  EXPECT_TRUE(course::matches_reference(row_pass(matrix), expected, ch01::sum_tolerance(kSize.cols), {size_t(kSize.rows)}));
   EXPECT_FALSE(matrix.has_transposed_copy()) << "a row access must not make the copy";
   EXPECT_EQ(matrix.transpositions(), 0);
 
@@ -169,7 +149,7 @@ TEST_F(FlaggedMatrix, RowAccessesNeverMakeTheCopyAndAlwaysReadTheOriginal) {
   ASSERT_TRUE(matrix.has_transposed_copy());
   // Destroy the copy (test-only write through the read-only view): row accesses must not notice.
   GPU_CHECK(gpuMemset(const_cast<float*>(matrix.transposed_copy()), 0xff, a.size() * sizeof(float)));
-  EXPECT_TRUE(course::matches_reference(row_pass(matrix), expected, sum_tolerance(kSize.cols), {size_t(kSize.rows)}));
+  EXPECT_TRUE(course::matches_reference(row_pass(matrix), expected, ch01::sum_tolerance(kSize.cols), {size_t(kSize.rows)}));
 }
 
 // --- the patent's rule for a column-sequential access ----------------------------------------------
@@ -187,7 +167,7 @@ std::vector<std::int64_t> half_warp(std::int64_t first_element_of_walk, int h, s
 }
 
 TEST(ColumnSequentialRule, AColumnWalkIsColumnSequential) {
-  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep));
   constexpr std::int64_t rows = 100, cols = 37;
   const auto first = half_warp(5 * rows, 0, rows, cols);  // column 5, rows 0..15
   const auto second = half_warp(5 * rows, 1, rows, cols);  // rows 16..31
@@ -199,7 +179,7 @@ TEST(ColumnSequentialRule, AColumnWalkIsColumnSequential) {
 }
 
 TEST(ColumnSequentialRule, AWalkMayWrapFromTheLastRowToTheNextColumn) {
-  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep));
   constexpr std::int64_t rows = 20, cols = 7;
   // Inside one access: rows 12..19 of column 2, then rows 0..7 of column 3.
   const auto straddling = half_warp(2 * rows + 12, 0, rows, cols);
@@ -214,7 +194,7 @@ TEST(ColumnSequentialRule, AWalkMayWrapFromTheLastRowToTheNextColumn) {
 }
 
 TEST(ColumnSequentialRule, RowAndStridedAccessesAreNot) {
-  SCOPED_TRACE(edit_hint("01_transpose/03_flagged_column.cu"));
+  SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep));
   constexpr std::int64_t rows = 64, cols = 48;
   std::vector<std::int64_t> along_a_row, every_other_row, two_columns_apart;
   for (int lane = 0; lane < 16; ++lane) {

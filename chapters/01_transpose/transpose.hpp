@@ -1,44 +1,17 @@
 // Chapter 1: coalescing, the shared-memory transpose and the flagged column transpose.
 //
-// Every function takes device pointers to row-major float matrices and returns when its kernels
-// are launched (checked). A `rows x cols` input transposes into a `cols x rows` output.
-// The steps live in solutions/01_transpose/ (or exercises/01_transpose/ in the student track).
+// The steps are registered in steps.hpp and live in solutions/01_transpose/ (or
+// exercises/01_transpose/ in the student track). Here: step 03's flagged matrix and the patent's
+// rule for a column-sequential access.
 #pragma once
 
 #include <cstdint>
 #include <span>
-#include <string_view>
 
 #include "course/device_buffer.hpp"
+#include "steps.hpp"
 
 namespace ch01 {
-
-// --- transposes -----------------------------------------------------------------------------------
-using TransposeFn = void (*)(const float* in, float* out, int rows, int cols);
-
-void transpose_naive(const float* in, float* out, int rows, int cols);                // 00
-void transpose_write_coalesced(const float* in, float* out, int rows, int cols);      // 01
-void transpose_tile_unpadded(const float* in, float* out, int rows, int cols);        // 02
-void transpose_tile_padded(const float* in, float* out, int rows, int cols);          // 02
-void transpose_rows_per_thread(const float* in, float* out, int rows, int cols);      // 04
-void transpose_vector_tile(const float* in, float* out, int rows, int cols);          // 05
-void transpose_vector_tile_streaming(const float* in, float* out, int rows, int cols);  // 05
-void transpose_block_order(const float* in, float* out, int rows, int cols);          // 06
-void transpose_block_order_8_rows(const float* in, float* out, int rows, int cols);   // 06
-
-struct TransposeStep {
-  std::string_view id;           // test and benchmark name, e.g. "02_tile_padded"
-  std::string_view description;  // one line for tables
-  std::string_view source;       // the step's file under solutions/ or exercises/
-  TransposeFn run;
-};
-std::span<const TransposeStep> transpose_steps();
-
-// --- column-sequential consumers: y = A^T x, i.e. y[c] = sum over r of A[r][c] * x[r] ------------
-using ColumnConsumerFn = void (*)(const float* a, const float* x, float* y, int rows, int cols);
-
-void multiply_transposed_naive(const float* a, const float* x, float* y, int rows, int cols);      // 00
-void multiply_transposed_coalesced(const float* a, const float* x, float* y, int rows, int cols);  // 01
 
 // --- step 03: the flagged column transpose ----------------------------------------------------------
 // The patent's rule for recognising a column-sequential access. `indices` are the element indices

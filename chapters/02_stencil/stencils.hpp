@@ -1,38 +1,24 @@
-// The chapter's stencils, each a compile-time table of weights over a (2rx+1)(2ry+1)(2rz+1) box:
-// out(x,y,z) = sum of weight(i,j,k) * in(x+i, y+j, z+k). Every step applies them through
-// `apply`, which unrolls the box and skips zero weights, so the formula F is written once.
+// Chapter 2's operators, each a compile-time table of weights over a (2rx+1)(2ry+1)(2rz+1) box:
+// out(x,y,z) = sum of weight(i,j,k) * in(x+i, y+j, z+k) (course/stencil.hpp). The float64
+// reference applies the table through course::apply; the steps from 05 on read each plane's
+// window once and write their own loops over the same weights.
+// An operator is added here, once: its type and a row of CH02_OPERATORS.
 #pragma once
 
-#include <stdexcept>
-#include <string>
-
-#include "course/gpu.hpp"
-#include "stencil.hpp"
+#include "course/polynomial.hpp"
+#include "course/stencil.hpp"
+#include "course/type_list.hpp"
 
 namespace ch02 {
 
-// 1D finite-difference weights at offset i, unit spacing: second derivative, first derivative
-// and the identity, of order 2 (radius 1) or 4 (radius 2).
-__host__ __device__ constexpr double second_derivative(int radius, int i) {
-  if (radius == 1) return i == 0 ? -2.0 : (i == 1 || i == -1) ? 1.0 : 0.0;
-  switch (i) {
-    case 0: return -30.0 / 12;
-    case 1: case -1: return 16.0 / 12;
-    case 2: case -2: return -1.0 / 12;
-    default: return 0.0;
-  }
-}
-__host__ __device__ constexpr double first_derivative(int radius, int i) {
-  if (radius == 1) return i == 1 ? 0.5 : i == -1 ? -0.5 : 0.0;
-  switch (i) {
-    case 1: return 8.0 / 12;
-    case -1: return -8.0 / 12;
-    case 2: return -1.0 / 12;
-    case -2: return 1.0 / 12;
-    default: return 0.0;
-  }
-}
-__host__ __device__ constexpr double identity(int i) { return i == 0 ? 1.0 : 0.0; }
+using course::apply;
+using course::column_used;
+using course::first_derivative;
+using course::Grid;
+using course::identity;
+using course::Polynomial;
+using course::require_halo;
+using course::second_derivative;
 
 // The 7-point Laplacian: a star (faces only).
 struct Star7 {
@@ -42,6 +28,10 @@ struct Star7 {
     return second_derivative(1, i) * identity(j) * identity(k) + identity(i) * second_derivative(1, j) * identity(k) +
            identity(i) * identity(j) * second_derivative(1, k);
   }
+  static constexpr int exact_degree = 3;
+  static double image(const Polynomial& u, double x, double y, double z) {
+    return u.derivative(2, 0, 0, x, y, z) + u.derivative(0, 2, 0, x, y, z) + u.derivative(0, 0, 2, x, y, z);
+  }
 };
 
 // The 27-point box mean: every point of the 3x3x3 cube, corners and edges included.
@@ -49,10 +39,19 @@ struct Box27 {
   static constexpr int rx = 1, ry = 1, rz = 1;
   static constexpr const char* name = "box27";
   __host__ __device__ static constexpr double weight(int, int, int) { return 1.0 / 27; }
+  // The mean of f(x+s) over s = -1, 0, 1 is f + f''/3 when f is a cubic; in 3D the product of
+  // (1 + D^2/3) over the axes.
+  static constexpr int exact_degree = 3;
+  static double image(const Polynomial& u, double x, double y, double z) {
+    auto d = [&](int nx, int ny, int nz) { return u.derivative(nx, ny, nz, x, y, z); };
+    return d(0, 0, 0) + (d(2, 0, 0) + d(0, 2, 0) + d(0, 0, 2)) / 3 + (d(2, 2, 0) + d(0, 2, 2) + d(2, 0, 2)) / 9 +
+           d(2, 2, 2) / 27;
+  }
 };
 
 // A compound operator that 2.5D blocking cannot do in one pass: the Laplacian plus every mixed
-// derivative, d2/dxdy + d2/dydz + d2/dxdz (the cube's edges) + d3/dxdydz (its corners).
+// derivative, d2/dxdy + d2/dydz + d2/dxdz (the cube's edges) + d3/dxdydz (its corners), from 1D
+// differences of order 2 kRadius.
 template <int kRadius>
 struct Compound {
   static constexpr int rx = kRadius, ry = kRadius, rz = kRadius;
@@ -67,46 +66,24 @@ struct Compound {
            + d1x * d1y * iz + ix * d1y * d1z + d1x * iy * d1z  // mixed second derivatives
            + d1x * d1y * d1z;                                   // mixed third derivative
   }
+  static constexpr int exact_degree = 2 * kRadius;  // the first differences'
+  static double image(const Polynomial& u, double x, double y, double z) {
+    auto d = [&](int nx, int ny, int nz) { return u.derivative(nx, ny, nz, x, y, z); };
+    return d(2, 0, 0) + d(0, 2, 0) + d(0, 0, 2) + d(1, 1, 0) + d(0, 1, 1) + d(1, 0, 1) + d(1, 1, 1);
+  }
 };
 using CompoundR1 = Compound<1>;
 using CompoundR2 = Compound<2>;
 
-// sum over the box of weight * u(i, j, k), in a fixed order (k outer, i inner), in type T.
-template <class Stencil, class T, class Access>
-__host__ __device__ inline T apply(const Access& u) {
-  T sum = 0;
-#pragma unroll
-  for (int k = -Stencil::rz; k <= Stencil::rz; ++k)
-#pragma unroll
-    for (int j = -Stencil::ry; j <= Stencil::ry; ++j)
-#pragma unroll
-      for (int i = -Stencil::rx; i <= Stencil::rx; ++i)
-        if (Stencil::weight(i, j, k) != 0.0) sum += static_cast<T>(Stencil::weight(i, j, k)) * u(i, j, k);
-  return sum;
-}
+// Every operator of the chapter: the tests, the benchmark and the step tables iterate this list.
+#define CH02_OPERATORS(X, ...) X(Star7, __VA_ARGS__) X(Box27, __VA_ARGS__) X(CompoundR1, __VA_ARGS__) X(CompoundR2, __VA_ARGS__)
+using Operators = COURSE_TYPE_LIST(CH02_OPERATORS);
 
-// True when column (i, j) of the box has a nonzero weight in some plane: the steps that read a
-// plane's window once (05 on) skip the columns that no plane uses.
-template <class Stencil>
-__host__ __device__ constexpr bool column_used(int i, int j) {
-  for (int k = -Stencil::rz; k <= Stencil::rz; ++k)
-    if (Stencil::weight(i, j, k) != 0.0) return true;
-  return false;
+// The tests' and the benchmark's tolerance: float sums of products of numbers in [-1, 1], whose
+// rounding grows with the sum of |weight|.
+template <class Op>
+course::Tolerance tolerance() {
+  return {2e-6 * course::abs_weight_sum<Op>(), 1e-5};
 }
-
-// Every step calls this first: the halo must be at least the stencil's radius.
-template <class Stencil>
-void require_halo(const Grid& grid) {
-  if (grid.hx < Stencil::rx || grid.hy < Stencil::ry || grid.hz < Stencil::rz)
-    throw std::invalid_argument(std::string(Stencil::name) + " needs halos of at least " + std::to_string(Stencil::rx) +
-                                "," + std::to_string(Stencil::ry) + "," + std::to_string(Stencil::rz));
-}
-
-// Explicit instantiations of a step for every stencil, at the end of each step's file.
-#define CH02_INSTANTIATE_FOR_EVERY_STENCIL(step)                               \
-  template void step<Star7>(const float*, float*, const Grid&);                \
-  template void step<Box27>(const float*, float*, const Grid&);                \
-  template void step<CompoundR1>(const float*, float*, const Grid&);           \
-  template void step<CompoundR2>(const float*, float*, const Grid&);
 
 }  // namespace ch02

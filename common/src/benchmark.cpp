@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 
@@ -116,6 +117,78 @@ std::string fixed(double value, int digits) {
 
 void sync_event(gpuEvent_t event) { GPU_CHECK(gpuEventSynchronize(event)); }
 
+// The ceiling a rate's unit is measured against, in that unit per second; 0 when it has none.
+// The same convention as profiling/results.py.
+double ceiling_for(const std::string& unit, const Ceilings& ceilings) {
+  if (unit == "GB") return ceilings.copy_GBps;
+  if (unit == "GFLOP") return ceilings.fma_GFLOPs;
+  if (unit == "Grsqrt") return ceilings.rsqrt_Gops;
+  return 0.0;
+}
+const char* ceiling_name(const std::string& unit) {
+  return unit == "GB" ? "of copy" : unit == "GFLOP" ? "of FMA" : unit == "Grsqrt" ? "of rsqrt" : "";
+}
+
+// One group's table: median, min, max, then every rate per second and, where its unit has a
+// ceiling, the fraction of it; where the group does work against a compute ceiling, the fraction
+// of the roofline bound (the slowest of bytes / copy and work / its ceiling). Returns the
+// number of failed cases.
+int print_group(std::span<const Case> cases, const std::map<std::string, Summary>& summaries,
+                const std::optional<Ceilings>& ceilings, double baseline_ms) {
+  std::vector<std::string> units{"GB"};  // bytes first, then every other unit in order of appearance
+  for (const Case& c : cases)
+    for (const Rate& rate : c.rates)
+      if (std::find(units.begin(), units.end(), rate.unit) == units.end()) units.push_back(rate.unit);
+  const bool roofline = std::any_of(units.begin() + 1, units.end(), [](const std::string& u) { return *ceiling_name(u) != 0; });
+  std::string header;
+  char cell[64];
+  for (const std::string& unit : units) {
+    std::snprintf(cell, sizeof cell, " %11s", (unit + "/s").c_str());
+    header += cell;
+    if (*ceiling_name(unit)) {
+      std::snprintf(cell, sizeof cell, " %9s", ceiling_name(unit));
+      header += cell;
+    }
+  }
+  if (roofline) header += " of roofline";
+  std::printf("\n%-34s %10s %10s %10s%s %8s\n", cases.front().group.c_str(), "median ms", "min ms", "max ms",
+              header.c_str(), "vs 00");
+  int failures = 0;
+  for (const Case& c : cases) {
+    const auto found = summaries.find(c.group + "/" + c.name);
+    if (found == summaries.end()) continue;  // filtered out
+    const Summary& s = found->second;
+    if (!s.error.empty()) {
+      std::printf("%-34s FAILED: %s\n", c.name.c_str(), s.error.c_str());
+      ++failures;
+      continue;
+    }
+    const double seconds = s.median_ms / 1e3;
+    std::string row;
+    double bound_seconds = 0;  // the roofline: the slowest ceiling for this case's work
+    for (const std::string& unit : units) {
+      double amount = unit == "GB" ? c.bytes / 1e9 : -1;
+      for (const Rate& rate : c.rates)
+        if (rate.unit == unit) amount = rate.amount;
+      std::snprintf(cell, sizeof cell, " %11s", amount < 0 ? "" : fixed(amount / seconds, 1).c_str());
+      row += cell;
+      if (!*ceiling_name(unit)) continue;
+      const double ceiling = ceilings ? ceiling_for(unit, *ceilings) : 0.0;
+      std::snprintf(cell, sizeof cell, " %9s", amount < 0 || ceiling <= 0 ? "-" : fixed(amount / seconds / ceiling, 3).c_str());
+      row += cell;
+      if (amount > 0 && ceiling > 0) bound_seconds = std::max(bound_seconds, amount / ceiling);
+    }
+    if (roofline) {
+      std::snprintf(cell, sizeof cell, " %11s", bound_seconds > 0 && ceilings ? fixed(bound_seconds / seconds, 3).c_str() : "-");
+      row += cell;
+    }
+    const std::string speedup = baseline_ms > 0 ? fixed(baseline_ms / s.median_ms, 2) + "x" : "-";
+    std::printf("%-34s %10.4f %10.4f %10.4f%s %8s\n", ((c.is_peer ? "[peer] " : "") + c.name).c_str(), s.median_ms,
+                s.min_ms, s.max_ms, row.c_str(), speedup.c_str());
+  }
+  return failures;
+}
+
 }  // namespace
 
 Session::Session(int argc, char** argv, std::map<std::string, std::string> defaults) : options_(std::move(defaults)) {
@@ -200,7 +273,7 @@ int Session::run() {
           GPU_CHECK(gpuEventElapsedTime(&ms, start, stop));
           state.SetIterationTime(ms / 1e3);
           state.counters["GB/s"] = c.bytes / 1e9 / (ms / 1e3);
-          if (!c.operation_unit.empty()) state.counters[c.operation_unit + "/s"] = c.operations / (ms / 1e3);
+          for (const Rate& rate : c.rates) state.counters[rate.unit + "/s"] = rate.amount / (ms / 1e3);
         }
         if (!validated && c.validate) {  // once, after timing: the timed runs computed this
           validated = true;
@@ -237,29 +310,14 @@ int Session::run() {
       baseline_ms[c.group] = found->second.median_ms;
   }
   int failures = 0;
-  std::string group;
-  for (const Case& c : cases_) {
-    const auto found = reporter.summaries.find(c.group + "/" + c.name);
-    if (found == reporter.summaries.end()) continue;  // filtered out
-    const Summary& s = found->second;
-    if (c.group != group) {
-      group = c.group;
-      std::printf("\n%-34s %10s %10s %10s %9s %8s %12s %9s\n", group.c_str(), "median ms", "min ms", "max ms", "GB/s",
-                  "of copy", c.operation_unit.empty() ? "" : (c.operation_unit + "/s").c_str(), "vs 00");
-    }
-    if (!s.error.empty()) {
-      std::printf("%-34s FAILED: %s\n", c.name.c_str(), s.error.c_str());
-      ++failures;
-      continue;
-    }
-    const double gbps = c.bytes / 1e9 / (s.median_ms / 1e3);
-    const std::string of_ceiling = ceilings_ ? fixed(gbps / ceilings_->copy_GBps, 3) : "-";
-    const std::string rate = c.operation_unit.empty() ? "" : fixed(c.operations / (s.median_ms / 1e3), 1);
-    const std::string speedup = baseline_ms.count(c.group) ? fixed(baseline_ms[c.group] / s.median_ms, 2) + "x" : "-";
-    std::printf("%-34s %10.4f %10.4f %10.4f %9.1f %8s %12s %9s\n", ((c.is_peer ? "[peer] " : "") + c.name).c_str(),
-                s.median_ms, s.min_ms, s.max_ms, gbps, of_ceiling.c_str(), rate.c_str(), speedup.c_str());
+  for (std::size_t first = 0; first < cases_.size();) {
+    std::size_t end = first;
+    while (end < cases_.size() && cases_[end].group == cases_[first].group) ++end;
+    failures += print_group({cases_.begin() + first, cases_.begin() + end}, reporter.summaries, ceilings_,
+                            baseline_ms.count(cases_[first].group) ? baseline_ms[cases_[first].group] : 0.0);
+    first = end;
   }
-  if (!ceilings_) std::printf("\n(no --ceilings=FILE: run course_ceilings --out=ceilings.json for the 'of copy' column)\n");
+  if (!ceilings_) std::printf("\n(no --ceilings=FILE: run course_ceilings --out=ceilings.json for the 'of' columns)\n");
   return failures == 0 ? 0 : 1;
 }
 

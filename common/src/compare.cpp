@@ -25,19 +25,22 @@ Comparison compare(std::span<const float> got, std::span<const double> expected,
   Comparison result;
   result.extents = std::move(extents);
   result.tolerance = tolerance;
-  result.checked = got.size();
   if (got.size() != expected.size()) {
+    result.checked = got.size();
     result.mismatches = got.size() > expected.size() ? got.size() : expected.size();
     return result;
   }
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double error = std::abs(double{got[i]} - expected[i]);
-    if (!(error <= tolerance.atol + tolerance.rtol * std::abs(expected[i]))) {  // NaN fails too
-      if (result.first.size() < kShownMismatches) result.first.push_back({i, got[i], expected[i]});
-      ++result.mismatches;
-    }
-  }
+  for (std::size_t i = 0; i < got.size(); ++i) result.check(i, got[i], expected[i]);
   return result;
+}
+
+void Comparison::check(std::size_t index, double got, double expected) {
+  ++checked;
+  const double error = std::abs(got - expected);
+  if (!(error <= tolerance.atol + tolerance.rtol * std::abs(expected))) {  // NaN fails too
+    if (first.size() < kShownMismatches) first.push_back({index, got, expected});
+    ++mismatches;
+  }
 }
 
 std::string Comparison::report() const {

@@ -1,5 +1,8 @@
 #include "course/testing.hpp"
 
+#include <cstdint>
+#include <cstring>
+
 #include "course/gpu.hpp"
 
 namespace course {
@@ -31,6 +34,23 @@ class FunctionTest : public DeviceTest {
 };
 }  // namespace
 
+std::string step_path(const StepSource& step) {
+  return COURSE_TRACK "/" + std::string(step.chapter) + "/" + std::string(step.file) + ".cu";
+}
+
+std::string edit_hint(const StepSource& step) { return "step source: " + step_path(step); }
+
+void register_step_test(const StepSource& step, const std::string& suite, const std::string& name,
+                        std::function<void(const Seed&)> body, std::source_location where) {
+  register_device_test(
+      suite, name,
+      [hint = edit_hint(step), body = std::move(body)](const Seed& seed) {
+        SCOPED_TRACE(hint);
+        body(seed);
+      },
+      where);
+}
+
 void register_device_test(const std::string& suite, const std::string& name,
                           std::function<void(const Seed&)> body, std::source_location where) {
   ::testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, where.file_name(),
@@ -40,9 +60,29 @@ void register_device_test(const std::string& suite, const std::string& name,
 
 ::testing::AssertionResult matches_reference(std::span<const float> got, std::span<const double> expected,
                                              Tolerance tolerance, std::vector<std::size_t> extents) {
-  const Comparison comparison = compare(got, expected, tolerance, std::move(extents));
+  return matches_reference(compare(got, expected, tolerance, std::move(extents)));
+}
+
+::testing::AssertionResult matches_reference(const Comparison& comparison) {
   if (comparison.ok()) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << comparison.report();
+}
+
+::testing::AssertionResult halo_untouched(const std::vector<float>& array, const Grid& g) {
+  std::vector<char> is_interior(array.size(), 0);
+  for (int z = 0; z < g.dz; ++z)
+    for (int y = 0; y < g.dy; ++y)
+      for (int x = 0; x < g.dx; ++x) is_interior[g.at(x, y, z)] = 1;
+  std::size_t touched = 0, first = 0;
+  for (std::size_t n = 0; n < array.size(); ++n) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &array[n], sizeof bits);
+    if (!is_interior[n] && bits != 0xffffffffu && touched++ == 0) first = n;
+  }
+  if (touched == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << touched << " elements outside the interior were written, the first at array index "
+                                       << first << " " << coordinates(first, g.array_extents())
+                                       << " (z, y, x in the array, halo included)";
 }
 
 }  // namespace course

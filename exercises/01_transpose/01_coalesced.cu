@@ -6,18 +6,24 @@
 // element straight from global to global memory: re-mapping only moves the problem. Predicted:
 // no better than step 00 (reads and writes are both served in 32-byte sectors, and a strided
 // read wastes as much as a strided write). Step 02 needs shared memory to fix both sides.
-// Measured (H200, 16384^2, commit 25c58a9): 1.24 ms, 3.5x faster than step 00 — the prediction
-// was wrong: strided reads of the 8 warps of a block hit the same sectors in L1 (L2 reads 1.00x
-// the matrix), while strided writes cannot be merged in the write-through L1 (step 00: 8.00x).
+// (The prediction was wrong, and the README's traffic table says why: the strided reads of the
+// 8 warps of a block hit the same sectors in L1, while strided writes cannot be merged in the
+// write-through L1.)
 //
 // Column consumer y = A^T x: here the algorithm allows it. One *thread* per column, a warp
 // across 32 neighbouring columns, so lane l reads A[r][c0 + l]: one 128-byte line per warp load.
 // The 8 rows of threads (threadIdx.y) split the rows of A between them; shared memory adds their
 // 8 partial sums. Predicted: near the copy bandwidth for one pass, 8x less traffic than step 00.
-// Measured (H200, 16384^2, commit 25c58a9): traffic is ideal (HBM 1.00x) but only 1312 GB/s,
-// 0.82 ms: 16384 threads, one per column, keep too few loads in flight.
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
+//   01_write_coalesced  transpose 16384x16384  1.2428 ms, 1728 GB/s (0.411 of copy)
+//   01_coalesced        A^T x, 1 passes        0.8187 ms, 1312 GB/s (0.312 of copy), 1222 passes/s
+//   01_coalesced        A^T x, 2 passes        1.6379 ms, 1311 GB/s (0.312 of copy), 1221 passes/s
+//   01_coalesced        A^T x, 4 passes        3.2745 ms, 1312 GB/s (0.312 of copy), 1222 passes/s
+//   01_coalesced        A^T x, 8 passes        6.5469 ms, 1312 GB/s (0.312 of copy), 1222 passes/s
+//   01_coalesced        A^T x, 16 passes       13.0981 ms, 1312 GB/s (0.312 of copy), 1222 passes/s
+// END MEASURED
 #include "lane_sum.cuh"
 #include "transpose.hpp"
 

@@ -14,8 +14,10 @@
 // The streaming variant writes with store_streaming (st.global.cs on CUDA, a non-temporal store on
 // HIP): the output is not read again, so it need not displace the input's lines in L2.
 // Predicted: +5-10% over step 04 from fewer, wider accesses; streaming stores within noise.
-// Measured (H200, 16384^2, commit 25c58a9): 0.532 ms, 4035 GB/s (+22% over step 04, 0.946 of
-// the copy measured in the same run); streaming 4021 GB/s, within noise.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
+//   05_vector_tile            transpose 16384x16384  0.5323 ms, 4035 GB/s (0.960 of copy)
+//   05_vector_tile_streaming  transpose 16384x16384  0.5341 ms, 4021 GB/s (0.957 of copy)
+// END MEASURED
 #include "transpose.hpp"
 
 namespace ch01 {
@@ -28,7 +30,7 @@ constexpr int kThreadsY = 16;
 constexpr int kRowsPerThread = kTile / kThreadsY;  // 4
 
 template <bool kStreamingStores>
-__global__ void __launch_bounds__(kThreadsX * kThreadsY)
+__global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
     transpose_vector_tile_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   // TODO: four float4 loads per thread into a 64x65 shared tile; barrier; four float4 stores assembled from tile columns
 }

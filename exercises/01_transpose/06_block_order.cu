@@ -8,10 +8,12 @@
 // side that costs more in DRAM (a partly written burst must be merged), become long runs.
 // The second variant also gives each thread 8 tile rows instead of 4 (a 16x8 block per 64x64
 // tile): twice the loads in flight per thread, half the threads per tile.
-// Predicted: a few percent from the write order (step 05 is within 6% of the copy); the 8-row
-// variant within noise of the 4-row one. Measured (H200, 16384^2, commit 25c58a9): 0.519 ms,
-// 4140 GB/s: +2.6% over step 05, 0.971 of the copy, 3.9% faster than cublasSgeam. The 8-row
-// variant lost 3.4% (3999 GB/s).
+// Predicted: a few percent from the write order (step 05 is already close to the copy); the 8-row
+// variant within noise of the 4-row one.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
+//   06_block_order         transpose 16384x16384  0.5187 ms, 4140 GB/s (0.985 of copy)
+//   06_block_order_8_rows  transpose 16384x16384  0.5370 ms, 3999 GB/s (0.952 of copy)
+// END MEASURED
 #include "transpose.hpp"
 
 namespace ch01 {
@@ -22,7 +24,7 @@ constexpr int kVector = 4;                  // floats per 16-byte access
 constexpr int kThreadsX = kTile / kVector;  // 16 threads cover a tile row with float4s
 
 template <int kThreadsY>
-__global__ void __launch_bounds__(kThreadsX * kThreadsY)
+__global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
     transpose_block_order_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   // TODO: step 05's kernel with the roles of blockIdx.x and blockIdx.y swapped, and kThreadsY rows of threads
 }

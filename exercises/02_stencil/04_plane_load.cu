@@ -9,10 +9,15 @@
 // now one contiguous run along x — the halo columns included — instead of step 03's narrow
 // halo strips loaded by 2 threads of a warp.
 // Predicted: fewer load instructions and sectors per plane than step 03 (2 passes instead of up
-// to 4, all lanes busy); the arithmetic and shared-memory reads are unchanged.
-// Measured (H200, 512^3, commit 4aa540c): box27 0.88 ms (1.4x step 03); shared memory is now
-// the busiest unit: 52% of its peak for the box, 81% for compound_r2 (2.52 ms).
-#include "stencils.hpp"
+// to 4, all lanes busy); the arithmetic and shared-memory reads are unchanged, and shared memory
+// becomes the busiest unit.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
+//   04_plane_load  star7 512^3        0.7072 ms, 1518 GB/s (0.360 of copy), 2657 GFLOP/s (0.045 of FMA)
+//   04_plane_load  box27 512^3        0.8914 ms, 1205 GB/s (0.286 of copy), 8131 GFLOP/s (0.138 of FMA)
+//   04_plane_load  compound_r1 512^3  0.8915 ms, 1204 GB/s (0.286 of copy), 8130 GFLOP/s (0.138 of FMA)
+//   04_plane_load  compound_r2 512^3  2.5289 ms, 425 GB/s (0.101 of copy), 13268 GFLOP/s (0.225 of FMA)
+// END MEASURED
+#include "steps.hpp"
 
 namespace ch02 {
 namespace {
@@ -42,6 +47,6 @@ void stencil_plane_load(const float* in, float* out, const Grid& grid) {
                  in, out, grid);
 }
 
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_plane_load)
+CH02_INSTANTIATE(stencil_plane_load)
 
 }  // namespace ch02

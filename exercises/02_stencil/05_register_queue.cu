@@ -13,9 +13,14 @@
 // Shared reads per point: 9 instead of 27 (r = 1), 25 instead of 125 (r = 2); the FMAs are the
 // same; the sums are added in a different order (the tests' tolerance allows for it).
 // Predicted: the 27-point box near the copy bandwidth; the radius-2 compound limited by its 125
-// FMAs per point. Measured (H200, 512^3, commit 4aa540c): box27 0.70 ms, 1529 GB/s — no better than
-// the star (1653 GB/s): not arithmetic; compound_r2 2.52 -> 1.19 ms, 28 TFLOP/s.
-#include "stencils.hpp"
+// FMAs per point.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
+//   05_register_queue  star7 512^3        0.6638 ms, 1617 GB/s (0.383 of copy), 2831 GFLOP/s (0.048 of FMA)
+//   05_register_queue  box27 512^3        0.7152 ms, 1501 GB/s (0.356 of copy), 10133 GFLOP/s (0.172 of FMA)
+//   05_register_queue  compound_r1 512^3  0.7153 ms, 1501 GB/s (0.356 of copy), 10133 GFLOP/s (0.172 of FMA)
+//   05_register_queue  compound_r2 512^3  1.1987 ms, 896 GB/s (0.212 of copy), 27992 GFLOP/s (0.475 of FMA)
+// END MEASURED
+#include "steps.hpp"
 
 namespace ch02 {
 namespace {
@@ -54,6 +59,6 @@ void stencil_register_queue(const float* in, float* out, const Grid& grid) {
                  in, out, grid);
 }
 
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_register_queue)
+CH02_INSTANTIATE(stencil_register_queue)
 
 }  // namespace ch02

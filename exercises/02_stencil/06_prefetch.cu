@@ -14,10 +14,18 @@
 //     y-halo costs 2ry / (8 kRows) instead of 2ry / 8, and neighbouring rows share the shared-
 //     memory reads of their windows.
 // Predicted: the box toward the copy bandwidth (~3 TB/s: loads now overlap compute), the
-// radius-2 compound toward its FMA limit. Measured (H200, 512^3, commit 4aa540c): box27 0.49 ms,
-// 2193 GB/s (1.43x step 05); compound_r2 38 TFLOP/s. 4 rows lost (0.52 ms): 256 blocks fill a
-// quarter of the machine's thread slots.
-#include "stencils.hpp"
+// radius-2 compound toward its FMA limit.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
+//   06_prefetch         star7 512^3        0.4829 ms, 2223 GB/s (0.527 of copy), 3891 GFLOP/s (0.066 of FMA)
+//   06_prefetch_4_rows  star7 512^3        0.5361 ms, 2003 GB/s (0.475 of copy), 3505 GFLOP/s (0.059 of FMA)
+//   06_prefetch         box27 512^3        0.4971 ms, 2160 GB/s (0.512 of copy), 14579 GFLOP/s (0.247 of FMA)
+//   06_prefetch_4_rows  box27 512^3        0.5324 ms, 2017 GB/s (0.478 of copy), 13612 GFLOP/s (0.231 of FMA)
+//   06_prefetch         compound_r1 512^3  0.4967 ms, 2162 GB/s (0.513 of copy), 14593 GFLOP/s (0.248 of FMA)
+//   06_prefetch_4_rows  compound_r1 512^3  0.5327 ms, 2016 GB/s (0.478 of copy), 13606 GFLOP/s (0.231 of FMA)
+//   06_prefetch         compound_r2 512^3  0.8839 ms, 1215 GB/s (0.288 of copy), 37961 GFLOP/s (0.644 of FMA)
+//   06_prefetch_4_rows  compound_r2 512^3  0.8896 ms, 1207 GB/s (0.286 of copy), 37718 GFLOP/s (0.640 of FMA)
+// END MEASURED
+#include "steps.hpp"
 
 namespace ch02 {
 namespace {
@@ -27,7 +35,7 @@ constexpr int kBlockY = 8;
 constexpr int kThreads = kBlockX * kBlockY;
 
 template <class Stencil, int kRows>
-__global__ void __launch_bounds__(kThreads) prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+__global__ void COURSE_LAUNCH_BOUNDS(kThreads) prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // TODO: step 05 with kRows rows per thread and the next plane's loads issued into registers right after the barrier
 }
 
@@ -52,7 +60,7 @@ void stencil_prefetch_4_rows(const float* in, float* out, const Grid& grid) {
   launch_prefetch<Stencil, 4>(in, out, grid);
 }
 
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_prefetch)
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_prefetch_4_rows)
+CH02_INSTANTIATE(stencil_prefetch)
+CH02_INSTANTIATE(stencil_prefetch_4_rows)
 
 }  // namespace ch02

@@ -8,9 +8,17 @@
 // chunk re-reads the 2rz planes around it: 2rz / kChunk more reads (3% for rz = 1, 64 planes).
 // The rest is step 06.
 // Predicted: occupancy from ~50% to the register limit, the box from 2.2 toward 3.5 TB/s.
-// Measured (H200, 512^3, commit 4aa540c): box27 0.46 ms (2 rows, 64-plane chunks) and 0.44 ms
-// (4 rows, 32-plane chunks: 2462 GB/s, 0.58 of the copy); compound_r2 unchanged (37.8 TFLOP/s).
-#include "stencils.hpp"
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
+//   07_z_chunks         star7 512^3        0.4520 ms, 2375 GB/s (0.563 of copy), 4157 GFLOP/s (0.071 of FMA)
+//   07_z_chunks_4_rows  star7 512^3        0.3766 ms, 2851 GB/s (0.676 of copy), 4989 GFLOP/s (0.085 of FMA)
+//   07_z_chunks         box27 512^3        0.4638 ms, 2315 GB/s (0.549 of copy), 15628 GFLOP/s (0.265 of FMA)
+//   07_z_chunks_4_rows  box27 512^3        0.4420 ms, 2430 GB/s (0.576 of copy), 16399 GFLOP/s (0.278 of FMA)
+//   07_z_chunks         compound_r1 512^3  0.4633 ms, 2318 GB/s (0.550 of copy), 15644 GFLOP/s (0.265 of FMA)
+//   07_z_chunks_4_rows  compound_r1 512^3  0.4417 ms, 2431 GB/s (0.576 of copy), 16409 GFLOP/s (0.278 of FMA)
+//   07_z_chunks         compound_r2 512^3  0.8876 ms, 1210 GB/s (0.287 of copy), 37804 GFLOP/s (0.641 of FMA)
+//   07_z_chunks_4_rows  compound_r2 512^3  0.8967 ms, 1197 GB/s (0.284 of copy), 37421 GFLOP/s (0.635 of FMA)
+// END MEASURED
+#include "steps.hpp"
 
 namespace ch02 {
 namespace {
@@ -20,7 +28,7 @@ constexpr int kBlockY = 8;
 constexpr int kThreads = kBlockX * kBlockY;
 
 template <class Stencil, int kRows, int kChunk>
-__global__ void __launch_bounds__(kThreads) z_chunk_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+__global__ void COURSE_LAUNCH_BOUNDS(kThreads) z_chunk_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // TODO: step 06's kernel over planes z_begin - rz .. z_end + rz - 1 of chunk blockIdx.z, writing z_begin .. z_end - 1
 }
 
@@ -46,7 +54,7 @@ void stencil_z_chunks_4_rows(const float* in, float* out, const Grid& grid) {
   launch_z_chunks<Stencil, 4, 32>(in, out, grid);
 }
 
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_z_chunks)
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_z_chunks_4_rows)
+CH02_INSTANTIATE(stencil_z_chunks)
+CH02_INSTANTIATE(stencil_z_chunks_4_rows)
 
 }  // namespace ch02

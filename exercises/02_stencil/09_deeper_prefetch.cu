@@ -1,22 +1,23 @@
 // Generated from solutions/02_stencil/09_deeper_prefetch.cu by exercises/generate.py: edit the TODOs, not the solution.
 // Step 09 — two planes in flight, and a register budget for occupancy.
 //
-// Step 08's profile: DRAM at 65% of its peak and no unit saturated, with 60% occupancy (the
-// 4-row kernels take up to 72 registers a thread: 3 blocks per multiprocessor). Two changes:
+// Step 08's profile: DRAM at two thirds of its peak and no unit saturated, with the 4-row
+// kernels taking up to 72 registers a thread (3 blocks per multiprocessor). Two changes:
 //   - the loads of plane p+2 are issued while plane p is used, not only those of p+1: each
 //     thread keeps two planes of its share in registers (the loop is unrolled by two so that
 //     the two register sets are named at compile time, not indexed at run time);
-//   - __launch_bounds__(256, 5) asks the compiler for at most 51 registers, 5 blocks per
+//   - COURSE_LAUNCH_BOUNDS(256, 5) asks the compiler for at most 51 registers, 5 blocks per
 //     multiprocessor (no spills: the resource report shows no local memory).
-// Tried alongside on the H200 (one run, 10 repetitions, box27 512^3): the register cap alone
-// +6%, the deeper prefetch alone +2%, both with a cap of 6 blocks +9%, this one +11%.
 // Predicted: +10% over step 08 for the box; the radius-2 compound unchanged (bound by its FMAs).
-// Measured (H200, 512^3, commit 4aa540c): box27 0.33 ms, 3248 GB/s (+8% over step 08, 0.77 of the
-// copy); star7 3327 GB/s; compound_r2 0.78 ms, 42.8 TFLOP/s (+2%). DRAM 71%, shared 33%, FMA 40%,
-// occupancy 60%: still no unit at its limit.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
+//   09_deeper_prefetch  star7 512^3        0.3254 ms, 3300 GB/s (0.782 of copy), 5775 GFLOP/s (0.098 of FMA)
+//   09_deeper_prefetch  box27 512^3        0.3325 ms, 3230 GB/s (0.766 of copy), 21800 GFLOP/s (0.370 of FMA)
+//   09_deeper_prefetch  compound_r1 512^3  0.3304 ms, 3250 GB/s (0.771 of copy), 21940 GFLOP/s (0.372 of FMA)
+//   09_deeper_prefetch  compound_r2 512^3  0.7844 ms, 1369 GB/s (0.325 of copy), 42778 GFLOP/s (0.726 of FMA)
+// END MEASURED
 #include <type_traits>
 
-#include "stencils.hpp"
+#include "steps.hpp"
 
 namespace ch02 {
 namespace {
@@ -30,7 +31,7 @@ constexpr int kDepth = 2;      // planes in flight per thread
 constexpr int kMinBlocks = 5;  // per multiprocessor: caps registers at 65536 / (5 * 256)
 
 template <class Stencil>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
+__global__ void COURSE_LAUNCH_BOUNDS(kThreads, kMinBlocks)
     deeper_prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // TODO: step 08 with two register sets of staged loads, plane p+2 fetched while plane p is used
 }
@@ -47,6 +48,6 @@ void stencil_deeper_prefetch(const float* in, float* out, const Grid& grid) {
                  in, out, grid);
 }
 
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_deeper_prefetch)
+CH02_INSTANTIATE(stencil_deeper_prefetch)
 
 }  // namespace ch02

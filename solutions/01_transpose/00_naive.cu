@@ -4,14 +4,20 @@
 // consecutive floats (one 128-byte line: coalesced) and writes 32 floats `rows` apart in the
 // output: 32 sectors of 32 bytes, each carrying 4 useful bytes.
 // Predicted: write-bound at 1/8 sector efficiency, ~1/8 of the copy bandwidth.
-// Measured (H200, 16384^2, commit 25c58a9): 4.37 ms, 491 GB/s, 0.12 of the copy; L2 took 8x the
-// matrix in partial-sector writes, HBM only 2.27x (L2 merges them).
 //
 // Column consumer y = A^T x: a warp per column, its lanes stepping down the rows — the
 // column-sequential access of the patent. Lane l reads rows l, l+32, ...: every lane in its own
 // sector, 4 useful bytes of every 32 fetched.
-// Measured (H200, 16384^2, commit 25c58a9): 1.12 ms per pass, 961 GB/s effective: the 8 warps
-// of a block read neighbouring columns and share sectors in L1/L2 (HBM 1.25x the matrix).
+// Predicted: ~1/8 of the copy bandwidth, unless the caches keep the sectors that the warps of a
+// block, on neighbouring columns, share (the README's traffic table shows that they do).
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
+//   00_naive  transpose 16384x16384  4.3731 ms, 491 GB/s (0.117 of copy)
+//   00_naive  A^T x, 1 passes        1.1168 ms, 961 GB/s (0.229 of copy), 895 passes/s
+//   00_naive  A^T x, 2 passes        2.2368 ms, 960 GB/s (0.228 of copy), 894 passes/s
+//   00_naive  A^T x, 4 passes        4.4660 ms, 962 GB/s (0.229 of copy), 896 passes/s
+//   00_naive  A^T x, 8 passes        8.9316 ms, 962 GB/s (0.229 of copy), 896 passes/s
+//   00_naive  A^T x, 16 passes       17.8611 ms, 962 GB/s (0.229 of copy), 896 passes/s
+// END MEASURED
 #include "lane_sum.cuh"
 #include "transpose.hpp"
 

@@ -12,12 +12,17 @@
 // (lane_sum), so the three paths give bit-identical results.
 // The transposing pass keeps the next tile's loads in flight (in registers) while it consumes
 // and writes the current one: one block walks a whole 32-column stripe, so without that
-// prefetch every tile waits for its loads (measured on the H200: 0.96 ms per first pass without
-// it at 16384^2).
+// prefetch every tile would wait for its loads.
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
 // bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
-// flag pays off from k = 1 or 2. Measured (H200, 16384^2, commit 25c58a9): first pass 0.77 ms,
-// copy pass 0.25 ms (4311 GB/s); faster than step 00 from k = 1; 3.2x faster at k = 8.
+// flag pays off from k = 1 or 2 passes.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
+//   03_flagged  A^T x, 1 passes   0.8496 ms, 1264 GB/s (0.301 of copy), 1177 passes/s
+//   03_flagged  A^T x, 2 passes   1.1366 ms, 1889 GB/s (0.450 of copy), 1760 passes/s
+//   03_flagged  A^T x, 4 passes   1.7079 ms, 2515 GB/s (0.598 of copy), 2342 passes/s
+//   03_flagged  A^T x, 8 passes   2.7957 ms, 3073 GB/s (0.731 of copy), 2862 passes/s
+//   03_flagged  A^T x, 16 passes  4.7805 ms, 3594 GB/s (0.855 of copy), 3347 passes/s
+// END MEASURED
 #include <algorithm>
 
 #include "course/exercise.hpp"

@@ -6,8 +6,10 @@
 // flight while one of them waits, each thread has 4 independent loads in flight before it needs
 // any, and there is a quarter of the index arithmetic per element.
 // Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
-// for this kernel). Measured (H200, 16384^2, commit 25c58a9): 0.65 ms, 3314 GB/s, 0.78 of
-// the copy.
+// for this kernel).
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
+//   04_rows_per_thread  transpose 16384x16384  0.6480 ms, 3314 GB/s (0.788 of copy)
+// END MEASURED
 #include "transpose.hpp"
 
 namespace ch01 {

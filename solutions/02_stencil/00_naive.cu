@@ -6,9 +6,13 @@
 // sectors for 128 useful bytes. Each input value is read by every output that needs it (7, 27 or
 // 125 times) and only the caches stand between that and DRAM.
 // Predicted: limited by L1/L2 traffic, well under half the copy bandwidth.
-// Measured (H200, 512^3, commit 4aa540c): box27 1.97 ms, 544 GB/s (0.13 of the copy), L1 traffic
-// 46x the cube; star7 1616 GB/s; compound_r2 8.33 ms.
-#include "stencils.hpp"
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
+//   00_naive  star7 512^3        0.6713 ms, 1600 GB/s (0.379 of copy), 2799 GFLOP/s (0.047 of FMA)
+//   00_naive  box27 512^3        1.9754 ms, 544 GB/s (0.129 of copy), 3669 GFLOP/s (0.062 of FMA)
+//   00_naive  compound_r1 512^3  1.9757 ms, 543 GB/s (0.129 of copy), 3668 GFLOP/s (0.062 of FMA)
+//   00_naive  compound_r2 512^3  8.3313 ms, 129 GB/s (0.031 of copy), 4028 GFLOP/s (0.068 of FMA)
+// END MEASURED
+#include "steps.hpp"
 
 namespace ch02 {
 namespace {
@@ -36,6 +40,6 @@ void stencil_naive(const float* in, float* out, const Grid& grid) {
                  in, out, grid);
 }
 
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_naive)
+CH02_INSTANTIATE(stencil_naive)
 
 }  // namespace ch02

@@ -5,9 +5,14 @@
 // grid's rows are padded so that their interior starts on a line boundary) plus one sector for
 // the points shifted left or right. Stores are whole lines.
 // Predicted: fewer sectors and requests per load than step 00; still every neighbour read from
-// L1/L2 by every output that needs it. Measured (H200, 512^3, commit 4aa540c): box27 0.86 ms,
-// 1248 GB/s, 2.3x step 00 (L1 traffic 32.5x the cube); compound_r2 2.62 ms.
-#include "stencils.hpp"
+// L1/L2 by every output that needs it.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
+//   01_coalesced  star7 512^3        0.4972 ms, 2160 GB/s (0.512 of copy), 3779 GFLOP/s (0.064 of FMA)
+//   01_coalesced  box27 512^3        0.8887 ms, 1208 GB/s (0.286 of copy), 8156 GFLOP/s (0.138 of FMA)
+//   01_coalesced  compound_r1 512^3  0.8501 ms, 1263 GB/s (0.299 of copy), 8526 GFLOP/s (0.145 of FMA)
+//   01_coalesced  compound_r2 512^3  2.6244 ms, 409 GB/s (0.097 of copy), 12785 GFLOP/s (0.217 of FMA)
+// END MEASURED
+#include "steps.hpp"
 
 namespace ch02 {
 namespace {
@@ -38,6 +43,6 @@ void stencil_coalesced(const float* in, float* out, const Grid& grid) {
                  in, out, grid);
 }
 
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_coalesced)
+CH02_INSTANTIATE(stencil_coalesced)
 
 }  // namespace ch02

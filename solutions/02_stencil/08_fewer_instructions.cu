@@ -1,10 +1,10 @@
 // Step 08 — fewer instructions per point: double-buffered tile, unguarded interior blocks,
 // pointers that step instead of indices that are recomputed.
 //
-// Nsight Compute on step 07 (27-point box, 512^3): DRAM at 50% of its peak, shared memory at
-// 25-29%, the FMA pipe at 31%, but 8-13 cycles between two instructions of a warp and the SM's
-// issue at 65-70%: the kernel is limited by latency and by how many instructions it issues, not
-// by any one unit. Three changes cut instructions and waits, none of them the arithmetic:
+// Nsight Compute on step 07 (the README's traffic table): no unit near its limit — DRAM about
+// half busy, shared memory and the FMA pipe less — with many cycles between two instructions of
+// a warp: the kernel is limited by latency and by how many instructions it issues, not by any
+// one unit. Three changes cut instructions and waits, none of them the arithmetic:
 //   - two tiles used in turn: the barrier that protected the tile from the next plane's store is
 //     gone (the next iteration stores into the other tile; the one barrier per plane orders it);
 //   - blocks whose haloed tile lies inside the array (all but the edge blocks) load without the
@@ -12,10 +12,14 @@
 //   - the load and store addresses advance by a plane per step instead of being recomputed
 //     from (x, y, z) with 64-bit multiplies.
 // kRows = 4 rows per thread and 32-plane chunks, step 07's faster variant.
-// Predicted: 10-20% over step 07. Measured (H200, 512^3, commit 4aa540c): box27 0.36 ms, 3017 GB/s
-// (+23%, 0.71 of the copy); star7 3094 GB/s; compound_r2 0.80 ms, 42 TFLOP/s (0.71 of the FMA
-// ceiling). Still no unit at its limit: DRAM 66%, shared 32%, FMA 41%.
-#include "stencils.hpp"
+// Predicted: 10-20% over step 07.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
+//   08_fewer_instructions  star7 512^3        0.3508 ms, 3061 GB/s (0.726 of copy), 5356 GFLOP/s (0.091 of FMA)
+//   08_fewer_instructions  box27 512^3        0.3591 ms, 2990 GB/s (0.709 of copy), 20181 GFLOP/s (0.342 of FMA)
+//   08_fewer_instructions  compound_r1 512^3  0.3591 ms, 2990 GB/s (0.709 of copy), 20181 GFLOP/s (0.342 of FMA)
+//   08_fewer_instructions  compound_r2 512^3  0.7973 ms, 1347 GB/s (0.319 of copy), 42087 GFLOP/s (0.714 of FMA)
+// END MEASURED
+#include "steps.hpp"
 
 namespace ch02 {
 namespace {
@@ -27,7 +31,7 @@ constexpr int kRows = 4;
 constexpr int kChunk = 32;
 
 template <class Stencil>
-__global__ void __launch_bounds__(kThreads) fewer_instructions_kernel(const float* __restrict__ in, float* __restrict__ out,
+__global__ void COURSE_LAUNCH_BOUNDS(kThreads) fewer_instructions_kernel(const float* __restrict__ in, float* __restrict__ out,
                                                                       Grid g) {
   // BEGIN SOLUTION: step 07 with two tiles (one barrier per plane), unguarded loads when the tile is inside the array, stepping pointers
   constexpr int kWidth = kBlockX + 2 * Stencil::rx;
@@ -128,6 +132,6 @@ void stencil_fewer_instructions(const float* in, float* out, const Grid& grid) {
                  in, out, grid);
 }
 
-CH02_INSTANTIATE_FOR_EVERY_STENCIL(stencil_fewer_instructions)
+CH02_INSTANTIATE(stencil_fewer_instructions)
 
 }  // namespace ch02

@@ -3,9 +3,11 @@
 // Each registered case is timed with a device-event pair around its work, after one untimed
 // warm-up launch, with L2 flushed before every timed run (unless --warm-l2). Repetitions give
 // the median, min and max; the output is re-validated after timing. The console gets a summary
-// table (median time, effective rate, fraction of this machine's measured ceiling, speedup over
-// the group's first step); --benchmark_out=FILE.json writes everything, with the GPU, backend,
-// sizes and commit in its context, for the plots and the README tables.
+// table (median time, effective bandwidth and its fraction of the copy ceiling, each of the
+// case's other rates and its fraction of its ceiling, the fraction of the roofline bound, and
+// the speedup over the group's first step); --benchmark_out=FILE.json writes everything, with
+// the GPU, backend, ceilings, sizes and commit in its context, for the plots and the README
+// tables (profiling/results.py reads it).
 #pragma once
 
 #include <functional>
@@ -23,14 +25,24 @@ struct Ceilings {
   double rsqrt_Gops = 0;
 };
 
+// A rate shown beside the bandwidth: `amount` units of work per run, reported per second.
+// Two units are measured against a ceiling (the same convention as profiling/results.py):
+// "GFLOP" against the FMA rate and "Grsqrt" against the reciprocal-square-root rate; any other
+// unit ("MLUP" lattice updates, "passes") is a plain rate.
+struct Rate {
+  std::string unit;
+  double amount = 0;
+};
+inline Rate flops(double count) { return {"GFLOP", count / 1e9}; }           // an FMA counts 2
+inline Rate rsqrts(double count) { return {"Grsqrt", count / 1e9}; }         // reciprocal square roots
+
 struct Case {
   std::string group;      // cases of one group share a table; the first that is not a peer is the baseline
   std::string name;       // e.g. "02_tile_padded"
   std::function<void()> prepare;         // untimed, before every run: poison outputs, fresh state
   std::function<void()> run;             // the timed work: launches only, no synchronisation
   double bytes = 0;                      // the fewest bytes the problem must move (for GB/s)
-  double operations = 0;                 // or the chapter's own count (for its own rate)
-  std::string operation_unit;            // e.g. "passes" -> "passes/s"; empty: bandwidth only
+  std::vector<Rate> rates;               // the work besides bytes: flops, rsqrts, lattice updates...
   std::function<std::string()> validate; // "" when the output is right, else what is wrong
   bool is_peer = false;                  // a library or copy the steps are compared against
 };

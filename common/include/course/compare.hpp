@@ -28,6 +28,8 @@ struct Comparison {
   Tolerance tolerance;
   bool ok() const { return mismatches == 0; }
   std::string report() const;         // count, tolerance, and the first mismatches by coordinate
+  // Checks one element; `index` is its flat position in `extents` (for the report's coordinates).
+  void check(std::size_t index, double got, double expected);
 };
 
 // `extents` give the shape of `got`, slowest dimension first (e.g. {rows, cols}).

@@ -80,6 +80,27 @@
 #error "No backend selected: configure with -DGPU_BACKEND=CUDA|HIP|CPU (cmake/GpuBackend.cmake)"
 #endif
 
+// __launch_bounds__ with one meaning on every backend: COURSE_LAUNCH_BOUNDS(threads) promises
+// blocks of at most `threads` threads; COURSE_LAUNCH_BOUNDS(threads, blocks) also asks the
+// compiler to budget registers so that `blocks` such blocks fit on one multiprocessor. CUDA reads
+// the second argument as blocks per multiprocessor; HIP reads it as waves per SIMD (execution
+// unit), and an AMD compute unit (GCN, CDNA) has 4 SIMDs, so it is converted here.
+#if defined(COURSE_BACKEND_HIP)
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+#define COURSE_WAVE_SIZE __AMDGCN_WAVEFRONT_SIZE
+#else
+#define COURSE_WAVE_SIZE 64
+#endif
+#define COURSE_LAUNCH_BOUNDS_2(threads, blocks) \
+  __launch_bounds__(threads, ((blocks) * (((threads) + COURSE_WAVE_SIZE - 1) / COURSE_WAVE_SIZE) + 3) / 4)
+#else
+#define COURSE_LAUNCH_BOUNDS_2(threads, blocks) __launch_bounds__(threads, blocks)
+#endif
+#define COURSE_LAUNCH_BOUNDS_1(threads) __launch_bounds__(threads)
+#define COURSE_LAUNCH_BOUNDS_PICK(_1, _2, name, ...) name
+#define COURSE_LAUNCH_BOUNDS(...) \
+  COURSE_LAUNCH_BOUNDS_PICK(__VA_ARGS__, COURSE_LAUNCH_BOUNDS_2, COURSE_LAUNCH_BOUNDS_1, unused)(__VA_ARGS__)
+
 namespace course {
 
 // Thrown by every failed runtime call and launch; the message names the call, file and line.

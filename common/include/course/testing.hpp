@@ -1,5 +1,6 @@
 // GoogleTest helpers: tests that skip (with the reason) when a GPU backend has no device, tables
-// of steps x sizes registered as one test each, and the reference comparison as an assertion.
+// of steps x sizes registered as one test each (a step's failures name the file to edit), and the
+// reference comparison and the untouched halo as assertions.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,7 +13,9 @@
 #include <vector>
 
 #include "course/compare.hpp"
+#include "course/grid3d.hpp"
 #include "course/random.hpp"
+#include "course/step.hpp"
 
 namespace course {
 
@@ -31,7 +34,20 @@ void register_device_test(const std::string& suite, const std::string& name,
                           std::function<void(const Seed&)> body,
                           std::source_location where = std::source_location::current());
 
+// The same for a test of one step: its failures also say which file to edit
+// ("step source: exercises/02_stencil/06_prefetch.cu").
+void register_step_test(const StepSource& step, const std::string& suite, const std::string& name,
+                        std::function<void(const Seed&)> body,
+                        std::source_location where = std::source_location::current());
+
+// What a test of a step that is not in a table adds first: SCOPED_TRACE(edit_hint(step)).
+std::string edit_hint(const StepSource& step);
+
 ::testing::AssertionResult matches_reference(std::span<const float> got, std::span<const double> expected,
                                              Tolerance tolerance, std::vector<std::size_t> extents);
+::testing::AssertionResult matches_reference(const Comparison& comparison);
+
+// Every element of a whole grid array outside the interior still holds the poison (all bits set).
+::testing::AssertionResult halo_untouched(const std::vector<float>& array, const Grid& grid);
 
 }  // namespace course

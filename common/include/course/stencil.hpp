@@ -1,0 +1,163 @@
+// What the stencil chapters share: central finite-difference weights, operators given as a
+// compile-time table of weights over a box, the float64 reference, and its comparison with a
+// kernel's output.
+//
+// An operator is a type with
+//   static constexpr int rx, ry, rz;                          // the box's radius per axis
+//   static constexpr const char* name;                        // "box27"
+//   static constexpr double weight(int i, int j, int k);      // i, j, k in [-r, r]
+//   static constexpr int exact_degree;                        // exact on polynomials of this degree per axis
+//   static double image(const Polynomial& u, double x, double y, double z);  // what it gives on u, exactly
+// and out(x,y,z) = sum over the box of weight(i,j,k) * in(x+i, y+j, z+k).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "course/compare.hpp"
+#include "course/gpu.hpp"
+#include "course/grid3d.hpp"
+#include "course/random.hpp"
+
+namespace course {
+
+// Central differences of order 2r (radius r = 1..4), unit spacing, at offset i. An order-2r
+// second difference is exact on polynomials of degree 2r+1, a first difference on degree 2r.
+// (Cases rather than tables: kernels call these with constant arguments, and a switch folds to
+// a constant where a table indexed in device code might not.)
+__host__ __device__ constexpr double second_derivative(int radius, int i) {
+  if (i > radius || -i > radius) return 0.0;
+  switch (radius * 10 + (i < 0 ? -i : i)) {
+    case 10: return -2.0;
+    case 11: return 1.0;
+    case 20: return -30.0 / 12;
+    case 21: return 16.0 / 12;
+    case 22: return -1.0 / 12;
+    case 30: return -49.0 / 18;
+    case 31: return 3.0 / 2;
+    case 32: return -3.0 / 20;
+    case 33: return 1.0 / 90;
+    case 40: return -205.0 / 72;
+    case 41: return 8.0 / 5;
+    case 42: return -1.0 / 5;
+    case 43: return 8.0 / 315;
+    case 44: return -1.0 / 560;
+    default: return 0.0;
+  }
+}
+__host__ __device__ constexpr double first_derivative(int radius, int i) {
+  if (i > radius || -i > radius) return 0.0;
+  const double sign = i < 0 ? -1.0 : 1.0;
+  switch (radius * 10 + (i < 0 ? -i : i)) {
+    case 11: return sign * (1.0 / 2);
+    case 21: return sign * (8.0 / 12);
+    case 22: return sign * (-1.0 / 12);
+    case 31: return sign * (3.0 / 4);
+    case 32: return sign * (-3.0 / 20);
+    case 33: return sign * (1.0 / 60);
+    case 41: return sign * (4.0 / 5);
+    case 42: return sign * (-1.0 / 5);
+    case 43: return sign * (4.0 / 105);
+    case 44: return sign * (-1.0 / 280);
+    default: return 0.0;
+  }
+}
+__host__ __device__ constexpr double identity(int i) { return i == 0 ? 1.0 : 0.0; }
+
+// sum over the box of weight * u(i, j, k), in a fixed order (k outer, i inner), in type T.
+// Zero weights are skipped at compile time.
+template <class Op, class T, class Access>
+__host__ __device__ inline T apply(const Access& u) {
+  T sum = 0;
+#pragma unroll
+  for (int k = -Op::rz; k <= Op::rz; ++k)
+#pragma unroll
+    for (int j = -Op::ry; j <= Op::ry; ++j)
+#pragma unroll
+      for (int i = -Op::rx; i <= Op::rx; ++i)
+        if (Op::weight(i, j, k) != 0.0) sum += static_cast<T>(Op::weight(i, j, k)) * u(i, j, k);
+  return sum;
+}
+
+// True when column (i, j) of the box has a nonzero weight in some plane: kernels that read a
+// plane's window once skip the columns that no plane uses.
+template <class Op>
+__host__ __device__ constexpr bool column_used(int i, int j) {
+  for (int k = -Op::rz; k <= Op::rz; ++k)
+    if (Op::weight(i, j, k) != 0.0) return true;
+  return false;
+}
+
+template <class Op>
+constexpr int nonzero_weights() {
+  int count = 0;
+  for (int k = -Op::rz; k <= Op::rz; ++k)
+    for (int j = -Op::ry; j <= Op::ry; ++j)
+      for (int i = -Op::rx; i <= Op::rx; ++i) count += Op::weight(i, j, k) != 0.0;
+  return count;
+}
+
+// sum |weight|: the largest |out| for inputs in [-1, 1], and what rounding errors scale with.
+template <class Op>
+constexpr double abs_weight_sum() {
+  double sum = 0;
+  for (int k = -Op::rz; k <= Op::rz; ++k)
+    for (int j = -Op::ry; j <= Op::ry; ++j)
+      for (int i = -Op::rx; i <= Op::rx; ++i) sum += Op::weight(i, j, k) < 0 ? -Op::weight(i, j, k) : Op::weight(i, j, k);
+  return sum;
+}
+
+// Every step calls this first: the halo must be at least the operator's radius.
+template <class Op>
+void require_halo(const Grid& grid) {
+  if (grid.hx < Op::rx || grid.hy < Op::ry || grid.hz < Op::rz)
+    throw std::invalid_argument(std::string(Op::name) + " needs halos of at least " + std::to_string(Op::rx) + "," +
+                                std::to_string(Op::ry) + "," + std::to_string(Op::rz));
+}
+
+// The float64 result at interior point (x, y, z) of `in` (the whole array).
+template <class Op>
+double reference_at(const std::vector<float>& in, const Grid& g, int x, int y, int z) {
+  return apply<Op, double>([&](int i, int j, int k) { return double{in[g.at(x + i, y + j, z + k)]}; });
+}
+
+// The interior of out = Op(in), dense (x fastest), in float64.
+template <class Op>
+std::vector<double> reference(const std::vector<float>& in, const Grid& g) {
+  std::vector<double> out;
+  out.reserve(std::size_t(g.dx) * g.dy * g.dz);
+  for (int z = 0; z < g.dz; ++z)
+    for (int y = 0; y < g.dy; ++y)
+      for (int x = 0; x < g.dx; ++x) out.push_back(reference_at<Op>(in, g, x, y, z));
+  return out;
+}
+
+// Compares the interior of `out` (the whole array) with the float64 reference of Op(in): at
+// every point, or at `sample` points drawn with `seed` when sample > 0 (for arrays too large to
+// check whole after a benchmark). Coordinates in the report are (z, y, x) of the interior.
+template <class Op>
+Comparison compare_with_reference(const std::vector<float>& in, const std::vector<float>& out, const Grid& g,
+                                  Tolerance tolerance, std::size_t sample = 0, Seed seed = {0}) {
+  Comparison result;
+  result.extents = g.interior_extents();
+  result.tolerance = tolerance;
+  auto check = [&](int x, int y, int z) {
+    const std::size_t dense = (std::size_t(z) * g.dy + y) * g.dx + x;
+    result.check(dense, out[g.at(x, y, z)], reference_at<Op>(in, g, x, y, z));
+  };
+  if (sample == 0) {
+    for (int z = 0; z < g.dz; ++z)
+      for (int y = 0; y < g.dy; ++y)
+        for (int x = 0; x < g.dx; ++x) check(x, y, z);
+  } else {
+    std::mt19937_64 pick(seed.value);
+    for (std::size_t n = 0; n < sample; ++n) check(int(pick() % g.dx), int(pick() % g.dy), int(pick() % g.dz));
+  }
+  return result;
+}
+
+}  // namespace course

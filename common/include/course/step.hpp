@@ -1,0 +1,38 @@
+// A chapter's step: the file a student edits, and which variant of it (a file may hold several,
+// e.g. 02_shared_tile.cu holds the unpadded and the padded tile).
+//
+// Every chapter registers its steps once, in chapters/NN_name/steps.hpp, as rows of an X-macro:
+//
+//   #define CH02_STEPS(STEP)                 \
+//     STEP(05_register_queue, register_queue) \
+//     STEP(06_prefetch, prefetch)             \
+//     STEP(06_prefetch, prefetch_4_rows)
+//
+// The first argument is the file (solutions/ or exercises/NN_name/<file>.cu); cmake/Chapter.cmake
+// reads the rows to build exactly those files, and refuses a step file that no row names.
+// The chapter's header turns each row into a declaration and a row of its step table, whose size
+// the compiler counts; a row whose function no step file defines does not link.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace course {
+
+struct StepSource {
+  std::string_view chapter;  // "02_stencil"
+  std::string_view file;     // "06_prefetch"
+  std::string_view variant;  // "prefetch_4_rows"
+
+  // The name tests and benchmarks use: the file's number and the variant, "06_prefetch_4_rows".
+  std::string id() const { return std::string(file.substr(0, 3)) + std::string(variant); }
+};
+
+// The path of the step's file in the track this build uses: "exercises/02_stencil/06_prefetch.cu".
+std::string step_path(const StepSource& step);
+
+}  // namespace course
+
+// A step's source in chapter code; COURSE_CHAPTER, the chapter's directory, is defined for the
+// chapter's targets by course_add_chapter().
+#define COURSE_STEP_SOURCE(file, variant) ::course::StepSource{COURSE_CHAPTER, #file, #variant}

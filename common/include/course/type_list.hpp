@@ -1,0 +1,26 @@
+// Lists of types that tests, benchmarks and step tables fold over, so that a chapter names its
+// operators once.
+#pragma once
+
+namespace course {
+
+template <class... T>
+struct TypeList {};
+
+// Calls f.template operator()<T>() for every T of the list, in order:
+//   course::for_each_type(Operators{}, []<class Op>() { ... });
+template <class... T, class F>
+constexpr void for_each_type(TypeList<T...>, F&& f) {
+  (f.template operator()<T>(), ...);
+}
+
+template <class First, class... Rest>
+using DropFirst = TypeList<Rest...>;
+
+}  // namespace course
+
+// A chapter keeps its list of types as an X-macro, FOR_EACH(X, ...) calling X(Type, ...) once per
+// type, so that the same one list can also write explicit instantiations in the step files.
+// COURSE_TYPE_LIST(FOR_EACH) is the course::TypeList of it.
+#define COURSE_TYPE_LIST_ITEM(T, ...) , T
+#define COURSE_TYPE_LIST(FOR_EACH) ::course::DropFirst<void FOR_EACH(COURSE_TYPE_LIST_ITEM)>
