@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Draws a chapter's benchmark results as PNG: effective bandwidth per step, with the measured
-ceiling and the peers (the runtime's copy, the vendor library) as lines; and, where the chapter
-has them, the time of k passes of its consumers.
+"""Draws a chapter's benchmark results as PNG: effective bandwidth per step for each group, with
+the measured copy ceiling and the peers (the runtime's copy, vendor libraries, peers measured
+apart) as lines; a line plot for sweeps (groups named "LABEL, N UNIT", e.g. "A^T x, 4 passes");
+and, when the steps count flops, a roofline: achieved GFLOP/s against arithmetic intensity,
+under the copy and FMA ceilings.
 
-    profiling/plot.py chapters/01_transpose/results/bench.json --ceilings chapters/01_transpose/results/ceilings.json \
-        --out chapters/01_transpose/results/bench.png [--peers chapters/02_stencil/results/conv3d.json]
+    profiling/plot.py BENCH.json --ceilings CEILINGS.json --out BENCH.png [--peers PEERS.json]...
+
+A peers JSON (e.g. a chapter's peer_*.py output) holds {"cases": [{"group", "name", "GBps"}]}: each
+peer is drawn on the groups whose name starts with its "group".
 """
 import argparse
 import json
@@ -20,11 +24,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import results  # noqa: E402
 
+SWEEP = re.compile(r"^(?P<label>.+), (?P<n>\d+) (?P<unit>\w+)$")
+
 
 def bandwidth_panel(axis, group: str, cases: list, ceiling: float | None, extra_peers: list) -> None:
-    steps = [c for c in cases if c.group == group and c.name[:2].isdigit()]
-    peers = [(c.name, c.gbps) for c in cases if c.group == group and not c.name[:2].isdigit()]
-    peers += [(p["name"], p["GBps"]) for p in extra_peers if group.split()[0] == p.get("stencil")]
+    steps = [c for c in cases if c.group == group and c.is_step]
+    peers = [(c.name, c.gbps) for c in cases if c.group == group and not c.is_step]
+    peers += [(p["name"], p["GBps"]) for p in extra_peers if group.startswith(p["group"])]
     names = [c.name for c in steps]
     values = [c.gbps for c in steps]
     bars = axis.barh(names, values, color="#4C72B0")
@@ -42,25 +48,44 @@ def bandwidth_panel(axis, group: str, cases: list, ceiling: float | None, extra_
     axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8, frameon=False)
 
 
-def passes_panel(axis, cases: list) -> bool:
-    series = {}
+def sweep_panel(axis, label: str, cases: list) -> None:
+    series, unit = {}, ""
     for c in cases:
-        match = re.match(r"(.+), (\d+) passes", c.group)
-        if match:
-            series.setdefault(c.name, []).append((int(match.group(2)), c.median_ms))
-    if not series:
-        return False
+        match = SWEEP.match(c.group)
+        if match and match["label"] == label:
+            series.setdefault(c.name, []).append((int(match["n"]), c.median_ms))
+            unit = match["unit"]
     for name, points in series.items():
         points.sort()
-        axis.plot([k for k, _ in points], [ms for _, ms in points], marker="o", label=name)
+        axis.plot([n for n, _ in points], [ms for _, ms in points], marker="o", label=name)
     axis.set_xscale("log", base=2)
     axis.set_yscale("log")
-    axis.set_xlabel("passes k over the same matrix")
-    axis.set_ylabel("median time of k passes, ms")
-    axis.set_title(re.sub(r", \d+ passes", "", next(c.group for c in cases if "passes" in c.group)) + ": k passes")
+    axis.set_xlabel(unit)
+    axis.set_ylabel("median time, ms")
+    axis.set_title(f"{label}: time against {unit}")
     axis.grid(True, which="both", alpha=0.3)
     axis.legend(fontsize=8)
-    return True
+
+
+def roofline_panel(axis, groups: list, cases: list, ceilings: dict) -> None:
+    copy, fma = ceilings["copy_GBps"], ceilings["fma_GFLOPs"]
+    points = [c for c in cases if c.is_step and "GFLOP" in c.amounts and c.group in groups]
+    intensities = [c.amounts["GFLOP"] / c.amounts["GB"] for c in points]
+    low, high = min(intensities + [fma / copy]) / 4, max(intensities + [fma / copy]) * 4
+    x = [low * (high / low) ** (i / 100) for i in range(101)]
+    axis.plot(x, [min(fma, copy * i) for i in x], color="black", linewidth=1,
+              label=f"roofline: copy {copy:.0f} GB/s, FMA {fma / 1e3:.1f} TFLOP/s (ridge {fma / copy:.1f} FLOP/B)")
+    for group, marker in zip(groups, "osD^v<>p"):
+        mine = [c for c in points if c.group == group]
+        axis.scatter([c.amounts["GFLOP"] / c.amounts["GB"] for c in mine], [c.rate("GFLOP") for c in mine],
+                     marker=marker, s=18, label=group, alpha=0.8)
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlabel("arithmetic intensity, FLOP per byte (of the minimum bytes)")
+    axis.set_ylabel("GFLOP/s")
+    axis.set_title("roofline: every step of every group")
+    axis.grid(True, which="both", alpha=0.3)
+    axis.legend(fontsize=7, loc="lower right")
 
 
 def main() -> int:
@@ -68,21 +93,28 @@ def main() -> int:
     parser.add_argument("bench_json", type=pathlib.Path)
     parser.add_argument("--ceilings", type=pathlib.Path)
     parser.add_argument("--out", type=pathlib.Path, required=True)
-    parser.add_argument("--peers", type=pathlib.Path, help="JSON of peers measured apart (e.g. conv3d.json)")
+    parser.add_argument("--peers", type=pathlib.Path, action="append", default=[],
+                        help="JSON of peers measured apart (e.g. conv3d.json); may be repeated")
     args = parser.parse_args()
     context, cases = results.load(args.bench_json)
-    ceiling = json.loads(args.ceilings.read_text())["copy_GBps"] if args.ceilings else None
-    extra_peers = json.loads(args.peers.read_text())["cases"] if args.peers else []
-    bandwidth_groups = [g for g in dict.fromkeys(c.group for c in cases) if "passes" not in g]
-    has_passes = any("passes" in c.group for c in cases)
-    panels = len(bandwidth_groups) + has_passes
+    ceilings = json.loads(args.ceilings.read_text()) if args.ceilings else None
+    extra_peers = [peer for path in args.peers for peer in json.loads(path.read_text())["cases"]]
+    bandwidth_groups = [g for g in dict.fromkeys(c.group for c in cases) if not SWEEP.match(g)]
+    sweeps = list(dict.fromkeys(SWEEP.match(c.group)["label"] for c in cases if SWEEP.match(c.group)))
+    flop_groups = [g for g in bandwidth_groups if any(c.group == g and "GFLOP" in c.amounts for c in cases)]
+    roofline = bool(flop_groups and ceilings)
+    panels = len(bandwidth_groups) + len(sweeps) + roofline
     rows = max(len([c for c in cases if c.group == g]) for g in bandwidth_groups)
-    height = 0.6 + panels * (1.8 + 0.3 * rows)
-    figure, axes = plt.subplots(panels, 1, figsize=(9, height), squeeze=False)
-    for axis, group in zip(axes[:, 0], bandwidth_groups):
-        bandwidth_panel(axis, group, cases, ceiling, extra_peers)
-    if has_passes:
-        passes_panel(axes[-1, 0], cases)
+    heights = [1.8 + 0.3 * rows] * len(bandwidth_groups) + [4.0] * (len(sweeps) + roofline)
+    height = 0.6 + sum(heights)
+    figure, axes = plt.subplots(panels, 1, figsize=(9, height), squeeze=False, gridspec_kw={"height_ratios": heights})
+    panel = iter(axes[:, 0])
+    for group in bandwidth_groups:
+        bandwidth_panel(next(panel), group, cases, ceilings["copy_GBps"] if ceilings else None, extra_peers)
+    for label in sweeps:
+        sweep_panel(next(panel), label, cases)
+    if roofline:
+        roofline_panel(next(panel), flop_groups, cases, ceilings)
     figure.suptitle(f"{context['gpu']} ({context['backend']}), commit {context['commit']}, {context['date'][:10]}", fontsize=10)
     figure.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))  # room for the title
     figure.savefig(args.out, dpi=110)

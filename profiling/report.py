@@ -1,140 +1,48 @@
 #!/usr/bin/env python3
-"""Writes the measured tables into a chapter README from its committed results, between
-markers `<!-- BEGIN GENERATED: NAME -->` and `<!-- END GENERATED: NAME -->`.
+"""Writes a chapter's measured figures from its committed results into its lesson and its step
+files: the README's tables between `<!-- BEGIN GENERATED: NAME -->` and
+`<!-- END GENERATED: NAME -->`, and in each step file of solutions/NN_name/ the block between
+`// BEGIN MEASURED` and `// END MEASURED` (that step's cases, from the same run).
 
-    profiling/report.py chapters/01_transpose          rewrite the README's generated tables
-    profiling/report.py --check chapters/01_transpose  exit 1 if they differ from the results
+    profiling/report.py chapters/NN_name          rewrite them
+    profiling/report.py --check chapters/NN_name  exit 1 if any differs from results/
 
-Each chapter folder holds results/bench.json, results/ceilings.json and results/traffic.csv;
-TABLES below says which tables each chapter's README has.
+The chapter folder holds results/bench.json and results/ceilings.json (results.py). Its tables
+come from chapters/NN_name/tables.py, a module with `tables(results) -> {name: markdown}`, or,
+without one, from report_tables.default_tables. After step files change, run
+exercises/generate.py so that the stubs carry the same figures.
 """
 import argparse
-import csv
-import json
+import importlib.util
 import pathlib
 import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import report_tables  # noqa: E402
 import results  # noqa: E402
 
-
-def transpose_table(context: dict, cases: list, ceilings: dict) -> str:
-    group = next(c.group for c in cases if c.group.startswith("transpose"))
-    rows = [c for c in cases if c.group == group]
-    memcpy = next(c for c in rows if c.name.startswith("device copy"))
-    baseline = next(c for c in rows if c.name.startswith("00_"))
-    lines = [f"{group} floats on the {context['gpu']}, median of {memcpy.repetitions} runs, L2 flushed before each; "
-             f"GB/s = 2 x {memcpy.bytes_per_run / 2 / 1e6:.1f} MB / time.", "",
-             "| step | median ms | min–max ms | GB/s | of memcpy | of ceiling | vs 00 |", "|---|---:|---:|---:|---:|---:|---:|"]
-    for c in rows:
-        name = f"*{c.name}* (peer)" if c in (memcpy,) or not c.name[:2].isdigit() else f"`{c.name}`"
-        lines.append(f"| {name} | {c.median_ms:.4f} | {c.min_ms:.4f}–{c.max_ms:.4f} | {c.gbps:.0f} | "
-                     f"{c.gbps / memcpy.gbps:.3f} | {c.gbps / ceilings['copy_GBps']:.3f} | {baseline.median_ms / c.median_ms:.2f}x |")
-    lines.append("")
-    lines.append(f"Ceiling: {ceilings['copy_GBps']:.0f} GB/s, the best device-to-device copy `course_ceilings` measured "
-                 f"(memcpy {ceilings['memcpy_GBps']:.0f}, copy kernel {ceilings['copy_kernel_GBps']:.0f}); "
-                 f"'of memcpy' compares with the copy measured in the same run.")
-    return "\n".join(lines)
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MEASURED = re.compile(r"^// BEGIN MEASURED.*?^// END MEASURED\n", re.S | re.M)
 
 
-def passes_table(cases: list) -> str:
-    by_k = {}
-    for c in cases:
-        match = re.match(r"A\^T x, (\d+) passes", c.group)
-        if match:
-            by_k.setdefault(int(match.group(1)), {})[c.name] = c
-    lines = ["| passes k | 00_naive ms | 01_coalesced ms | 03_flagged ms | flagged vs naive | flagged vs coalesced |",
-             "|---:|---:|---:|---:|---:|---:|"]
-    break_even = None
-    for k in sorted(by_k):
-        naive, coalesced, flagged = (by_k[k][n] for n in ("00_naive", "01_coalesced", "03_flagged"))
-        if break_even is None and flagged.median_ms < naive.median_ms:
-            break_even = k
-        lines.append(f"| {k} | {naive.median_ms:.3f} | {coalesced.median_ms:.3f} | {flagged.median_ms:.3f} | "
-                     f"{naive.median_ms / flagged.median_ms:.2f}x | {coalesced.median_ms / flagged.median_ms:.2f}x |")
-    lines.append("")
-    lines.append(f"Break-even against the naive consumer: k = {break_even} (the smallest k measured at which the "
-                 f"flagged matrix, its transpose included, is faster)." if break_even else
-                 "The flagged matrix was never faster than the naive consumer at the k measured.")
-    return "\n".join(lines)
+def chapter_tables(chapter: pathlib.Path, res: results.ChapterResults) -> dict:
+    module_path = chapter / "tables.py"
+    if not module_path.exists():
+        return report_tables.default_tables(res)
+    spec = importlib.util.spec_from_file_location(f"tables_{chapter.resolve().name}", module_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.tables(res)
 
 
-def traffic_table(traffic_csv: pathlib.Path, array: str) -> str:
-    rows = list(csv.DictReader(traffic_csv.open()))
-    utilisation = [c for c in ("DRAM %", "shared %", "FMA pipe %", "occupancy %") if c in rows[0]]
-    lines = ["| kernel | L1 | L2 read | L2 write | HBM | ms | HBM GB/s | bank conflicts | " + " | ".join(utilisation) + " |",
-             "|---|" + "---:|" * (7 + len(utilisation))]
-    for r in rows:
-        lines.append(f"| `{r['kernel']}` | {float(r['L1 ratio']):.2f} | {float(r['L2 read ratio']):.2f} | "
-                     f"{float(r['L2 write ratio']):.2f} | {float(r['HBM ratio']):.2f} | {float(r['time ms']):.3f} | "
-                     f"{float(r['achieved GB/s']):.0f} | {float(r['bank conflicts']):.3g} | "
-                     + " | ".join(f"{float(r[c]):.0f}" for c in utilisation) + " |")
-    lines.append("")
-    lines.append(f"Traffic as a ratio to the {array}: 1.00 is one pass over it. The last columns are % of each "
-                 "unit's peak: DRAM throughput, shared-memory wavefronts, the FMA pipe, achieved occupancy.")
-    return "\n".join(lines)
+def source_line(res: results.ChapterResults) -> str:
+    return f"commit {res.context['commit']}, {res.context['date'][:10]}"
 
 
-def stencil_table(context: dict, cases: list, ceilings: dict, conv3d: dict) -> str:
-    stencils = list(dict.fromkeys(c.group for c in cases))
-    by = {(c.group, c.name): c for c in cases}
-    steps = list(dict.fromkeys(c.name for c in cases if c.name[:2].isdigit()))
-    copy = next(c for c in cases if c.name.startswith("device copy"))
-    names = [g.split()[0] for g in stencils]
-    lines = [f"Interior {stencils[0].split()[1]} floats on the {context['gpu']}, median of {copy.repetitions} runs, L2 "
-             f"flushed before each; GB/s = 2 x {copy.bytes_per_run / 2 / 1e6:.1f} MB (the cube read and written once) / time.",
-             "", "| step | " + " | ".join(f"{n} GB/s" for n in names) + " | box27 of copy | compound_r2 GFLOP/s | of FMA ceiling |",
-             "|---|" + "---:|" * (len(names) + 3)]
-    flops = {}
-    for g in stencils:  # GFLOP per run, from a step's rate counter: the same for every step of a stencil
-        step = next(c for c in cases if c.group == g and c.name[:2].isdigit())
-        flops[g] = step.gflop_per_run
-    box = next(g for g in stencils if g.startswith("box27"))
-    r2 = next(g for g in stencils if g.startswith("compound_r2"))
-    for name in [copy.name] + steps:
-        cells = []
-        for g in stencils:
-            c = by.get((g, name))
-            cells.append(f"{c.gbps:.0f}" if c else "")
-        b = by.get((box, name))
-        c2 = by.get((r2, name))
-        peer = not name[:2].isdigit()
-        gflops = flops[r2] / (c2.median_ms / 1e3) if c2 and not peer else None
-        lines.append(f"| {'*' + name + '* (peer)' if peer else '`' + name + '`'} | " + " | ".join(cells) +
-                     f" | {b.gbps / ceilings['copy_GBps']:.3f} | " +
-                     (f"{gflops:.0f} | {gflops / ceilings['fma_GFLOPs']:.3f} |" if gflops else " | |"))
-    for peer in conv3d["cases"]:
-        cells = [f"{peer['GBps']:.0f}" if g.startswith(peer["stencil"]) else "" for g in stencils]
-        lines.append(f"| *{peer['name']}* (peer, PyTorch {conv3d['torch']}) | " + " | ".join(cells) + " | | | |")
-    lines.append("")
-    lines.append(f"Ceilings measured by `course_ceilings` on the same machine: copy {ceilings['copy_GBps']:.0f} GB/s, "
-                 f"FMA {ceilings['fma_GFLOPs'] / 1e3:.1f} TFLOP/s. GFLOP/s counts 2 flops per nonzero weight per point "
-                 f"({flops[r2] * 1e9 / 2 / (copy.bytes_per_run / 8):.0f} nonzero weights for compound_r2).")
-    return "\n".join(lines)
-
-
-# Which generated tables each chapter's README carries.
-TABLES = {
-    "01_transpose": lambda folder, context, cases, ceilings: {
-        "transpose": transpose_table(context, cases, ceilings),
-        "passes": passes_table(cases),
-        "traffic": traffic_table(folder / "traffic.csv", "matrix size (1073.7 MB)"),
-    },
-    "02_stencil": lambda folder, context, cases, ceilings: {
-        "steps": stencil_table(context, cases, ceilings, json.loads((folder / "conv3d.json").read_text())),
-        "traffic": traffic_table(folder / "traffic.csv", "cube size (536.9 MB)"),
-    },
-}
-
-
-def generated(chapter: pathlib.Path) -> dict:
-    folder = chapter / "results"
-    context, cases = results.load(folder / "bench.json")
-    ceilings = json.loads((folder / "ceilings.json").read_text())
-    tables = TABLES[chapter.resolve().name](folder, context, cases, ceilings)
-    source = f"<!-- generated by profiling/report.py from results/ (commit {context['commit']}, {context['date'][:10]}) -->"
-    return {name: f"{source}\n{table}" for name, table in tables.items()}
+def generated(chapter: pathlib.Path, res: results.ChapterResults) -> dict:
+    source = f"<!-- generated by profiling/report.py from results/ ({source_line(res)}) -->"
+    return {name: f"{source}\n{table}" for name, table in chapter_tables(chapter, res).items()}
 
 
 def fill(readme: str, tables: dict) -> str:
@@ -146,23 +54,64 @@ def fill(readme: str, tables: dict) -> str:
     return readme
 
 
+def measured_block(res: results.ChapterResults, number: str) -> str:
+    """The figures of the cases of step file `number` ("06"): one line per case and group."""
+    cases = [c for c in res.cases if c.is_step and c.name[:2] == number]
+    lines = [f"// BEGIN MEASURED by profiling/report.py from the chapter's results/ "
+             f"({res.context['gpu']}, {source_line(res)}):"]
+    if not cases:
+        lines.append("//   not measured yet")
+    name_width = max((len(c.name) for c in cases), default=0)
+    group_width = max((len(c.group) for c in cases), default=0)
+    for c in cases:
+        cells = [f"{c.median_ms:.4f} ms"]
+        for unit in report_tables.units_of([c]):
+            cells.append(f"{c.rate(unit):.0f} {unit}/s")
+            if unit in results.CEILINGS:
+                cells[-1] += f" ({c.of_ceiling(unit, res.ceilings):.3f} {results.CEILINGS[unit][1]})"
+        lines.append(f"//   {c.name:<{name_width}}  {c.group:<{group_width}}  " + ", ".join(cells))
+    return "\n".join(lines) + "\n// END MEASURED\n"
+
+
+def updated_step_files(chapter: pathlib.Path, res: results.ChapterResults) -> dict:
+    """{path: new text} for every step file of the chapter whose measured block differs."""
+    changed = {}
+    for path in sorted((ROOT / "solutions" / chapter.resolve().name).glob("[0-9][0-9]_*.cu")):
+        text = path.read_text()
+        if not MEASURED.search(text):
+            raise SystemExit(f"error: {path.relative_to(ROOT)} has no '// BEGIN MEASURED' ... '// END MEASURED' block "
+                             "in its header")
+        new = MEASURED.sub(lambda _: measured_block(res, path.name[:2]), text, count=1)
+        if new != text:
+            changed[path] = new
+    return changed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("chapter", type=pathlib.Path)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
+    res = results.load_chapter(args.chapter)
     readme_path = args.chapter / "README.md"
     readme = readme_path.read_text()
-    updated = fill(readme, generated(args.chapter))
+    updated = {}
+    new_readme = fill(readme, generated(args.chapter, res))
+    if new_readme != readme:
+        updated[readme_path] = new_readme
+    updated |= updated_step_files(args.chapter, res)
     if args.check:
-        if updated != readme:
-            print(f"{readme_path}: generated tables are out of date; run profiling/report.py {args.chapter}")
+        for path in updated:
+            print(f"{path}: its generated figures are out of date; run profiling/report.py {args.chapter}")
+        if updated:
             return 1
-        print(f"{readme_path}: generated tables match results/")
+        print(f"{args.chapter}: README tables and step headers match results/")
         return 0
-    if updated != readme:
-        readme_path.write_text(updated)
-        print(f"updated {readme_path}")
+    for path, text in updated.items():
+        path.write_text(text)
+        print(f"updated {path}")
+    if any(path.suffix == ".cu" for path in updated):
+        print("step files changed: run python3 exercises/generate.py to carry the figures into the stubs")
     return 0
 
 

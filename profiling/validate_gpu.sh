@@ -1,57 +1,89 @@
 #!/usr/bin/env bash
 # The instructor's whole validation on a CUDA machine, in one command:
-#   profiling/validate_gpu.sh RESULTS_DIR [CHAPTER...]
-# configure + build (cuda preset), ctest, the machine's ceilings, then for each chapter (all, or
-# the numbers given: 1 2) its benchmark (JSON), traffic profile and compute-sanitizer (memcheck,
-# racecheck, synccheck) over its solution tests.
+#   profiling/validate_gpu.sh [--dry-run] RESULTS_DIR [CHAPTER...]
+# configure + build (cuda preset), ctest, the machine's ceilings, then for each chapter (every
+# chapters/NN_name/, or the numbers given: 1 2) what its folder holds, by name:
+#   bench_*.cpp  its benchmark, with --benchmark_out=RESULTS_DIR/chNN-bench.json
+#   peer_*.py    each peer, with --out RESULTS_DIR/chNN-<peer>.json
+#   profile.sh   its traffic profile, into RESULTS_DIR/chNN-profile/
+#   test_*.cpp   compute-sanitizer (memcheck, racecheck, synccheck) over its solution tests
+# and a plot of its benchmark (profiling/plot.py). --dry-run prints the stages without running them.
 # Everything lands in RESULTS_DIR; a failing stage is reported and the others still run.
 set -uo pipefail
-results=${1:?usage: validate_gpu.sh RESULTS_DIR [CHAPTER...]}
+dry_run=false
+if [[ ${1:-} == --dry-run ]]; then dry_run=true; shift; fi
+usage="usage: validate_gpu.sh [--dry-run] RESULTS_DIR [CHAPTER...]"
+[[ $# -ge 1 && $1 != -* ]] || { echo "$usage" >&2; exit 2; }
+results=$1
 shift
-for chapter in "$@"; do
-  [[ $chapter == [12] ]] || { echo "error: no chapter '$chapter' to validate (chapters: 1 2)" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+chapters=()
+for folder in "$root"/chapters/[0-9][0-9]_*/; do chapters+=("$(basename "$folder")"); done
+numbers=$(printf '%s\n' "${chapters[@]}" | sed -E 's/^0?([0-9]+)_.*/\1/' | tr '\n' ' ')
+selected=()
+for wanted in "$@"; do
+  [[ $wanted =~ ^[0-9]+$ ]] || { echo "error: '$wanted' is not a chapter number (chapters: $numbers)" >&2; exit 2; }
+  match=""
+  for chapter in "${chapters[@]}"; do
+    [[ $((10#${chapter:0:2})) == $((10#$wanted)) ]] && match=$chapter
+  done
+  [[ -n $match ]] || { echo "error: no chapter $wanted to validate (chapters: $numbers)" >&2; exit 2; }
+  selected+=("$match")
 done
-chapters=" ${*:-1 2} "
-mkdir -p "$results"
-results=$(cd "$results" && pwd)
-cd "$(dirname "$0")/.."
+((${#selected[@]})) || selected=("${chapters[@]}")
+
+if ! $dry_run; then
+  mkdir -p "$results" 2>/dev/null && results=$(cd "$results" && pwd) \
+    || { echo "error: cannot create the results folder '$results'" >&2; exit 2; }
+  nvidia-smi -L >/dev/null 2>&1 \
+    || { echo "error: no NVIDIA GPU here (nvidia-smi -L failed): this script validates on a CUDA machine" >&2; exit 2; }
+fi
+cd "$root"
 build=build/cuda
 export COURSE_GIT_COMMIT=${COURSE_GIT_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 failed=()
 stage() {  # stage NAME LOG COMMAND...: run, log, remember failures
   local name=$1 log=$2; shift 2
   echo "== $name"
+  if $dry_run; then echo "   $*  > $log"; return; fi
   if ! "$@" >"$results/$log" 2>&1; then failed+=("$name"); echo "   FAILED (see $log)"; fi
   tail -n 3 "$results/$log"
 }
 
-nvidia-smi -q >"$results/gpu.txt" 2>&1 || true
+$dry_run || nvidia-smi -q >"$results/gpu.txt" 2>&1
 stage configure configure.log cmake --preset cuda
 stage build build.log cmake --build --preset cuda --parallel
 stage ctest ctest.log ctest --preset cuda --parallel 16
 stage ceilings ceilings.log "$build/common/course_ceilings" --out="$results/ceilings.json"
-sanitize() {  # sanitize N TEST: the three compute-sanitizer tools over one chapter's tests
-  for tool in memcheck racecheck synccheck; do
-    stage "compute-sanitizer $tool (chapter $1)" "sanitizer-$tool-ch0$1.log" \
-      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$2"
+for chapter in "${selected[@]}"; do
+  n=ch${chapter:0:2}
+  here=chapters/$chapter
+  bench=$(basename "$(ls "$here"/bench_*.cpp)" .cpp)
+  test=$(basename "$(ls "$here"/test_*.cpp)" .cpp)
+  stage "$n benchmark" "$n-bench.log" "$build/$here/$bench" \
+    --ceilings="$results/ceilings.json" --benchmark_out="$results/$n-bench.json" --benchmark_out_format=json
+  peers=()
+  for peer in "$here"/peer_*.py; do
+    [[ -e $peer ]] || continue
+    name=$(basename "$peer" .py)
+    name=${name#peer_}
+    stage "$n peer $name" "$n-$name.log" python3 "$peer" --out "$results/$n-$name.json"
+    peers+=(--peers "$results/$n-$name.json")
   done
-}
-if [[ $chapters == *" 1 "* ]]; then
-  stage "chapter 1 benchmark" ch01-bench.log "$build/chapters/01_transpose/bench_transpose" \
-    --ceilings="$results/ceilings.json" --benchmark_out="$results/ch01-bench.json" --benchmark_out_format=json
-  stage "chapter 1 profile" ch01-profile.log chapters/01_transpose/profile.sh "$build" "$results/ch01-profile"
-  sanitize 1 "$build/chapters/01_transpose/test_transpose"
-fi
-if [[ $chapters == *" 2 "* ]]; then
-  stage "chapter 2 benchmark" ch02-bench.log "$build/chapters/02_stencil/bench_stencil" \
-    --ceilings="$results/ceilings.json" --benchmark_out="$results/ch02-bench.json" --benchmark_out_format=json
-  stage "chapter 2 conv3d peer" ch02-conv3d.log python3 chapters/02_stencil/peer_conv3d.py --out "$results/ch02-conv3d.json"
-  stage "chapter 2 profile" ch02-profile.log chapters/02_stencil/profile.sh "$build" "$results/ch02-profile"
-  sanitize 2 "$build/chapters/02_stencil/test_stencil"
-fi
+  if [[ -x $here/profile.sh ]]; then
+    stage "$n profile" "$n-profile.log" "$here/profile.sh" "$build" "$results/$n-profile"
+  fi
+  for tool in memcheck racecheck synccheck; do
+    stage "$n compute-sanitizer $tool" "sanitizer-$tool-$n.log" \
+      timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/$here/$test"
+  done
+  stage "$n plot" "$n-plot.log" python3 profiling/plot.py "$results/$n-bench.json" \
+    --ceilings "$results/ceilings.json" --out "$results/$n-bench.png" "${peers[@]}"
+done
 
 if ((${#failed[@]})); then
   echo "FAILED stages: ${failed[*]}"
   exit 1
 fi
-echo "all stages passed; results in $results"
+$dry_run || echo "all stages passed; results in $results"

@@ -50,7 +50,7 @@ def main() -> int:
         weight = torch.rand(1, 1, edge, edge, edge, device="cuda")
         with torch.no_grad():
             median, low, high = median_ms(lambda: torch.nn.functional.conv3d(x, weight), flush)
-        cases.append({"stencil": stencil, "name": f"torch conv3d {edge}x{edge}x{edge}", "median_ms": median,
+        cases.append({"group": stencil, "name": f"torch conv3d {edge}x{edge}x{edge}", "median_ms": median,
                       "min_ms": low, "max_ms": high, "GBps": 2 * 4 * n**3 / 1e9 / (median / 1e3)})
         print(f"{cases[-1]['name']:24} {median:9.3f} ms {cases[-1]['GBps']:8.1f} GB/s")
     result = {"gpu": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "size": n,

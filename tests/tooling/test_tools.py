@@ -1,15 +1,19 @@
 """Tests of the course's Python tools: the exercise generator, the Nsight Compute parser, the
-benchmark JSON reader and the README table writer."""
+benchmark JSON reader, the README table and step-header writer, and the GPU validation script's
+discovery of chapters."""
 import csv
 import importlib.util
 import io
 import pathlib
+import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHAPTER1 = ROOT / "chapters" / "01_transpose"
+CHAPTER2 = ROOT / "chapters" / "02_stencil"
 sys.path.insert(0, str(ROOT / "profiling"))
 
 
@@ -130,6 +134,77 @@ class BenchmarkResults(unittest.TestCase):
                          "intro\n<!-- BEGIN GENERATED: t -->\nnew\n<!-- END GENERATED: t -->\noutro\n")
         with self.assertRaises(SystemExit):
             report.fill(readme, {"missing": "x"})
+
+
+    def test_every_rate_is_kept(self):
+        _, cases = results.load(CHAPTER1 / "results" / "bench.json")
+        four = [c for c in cases if c.group == "A^T x, 4 passes"]
+        self.assertTrue(four)
+        for case in four:
+            self.assertAlmostEqual(case.amounts["passes"], 4.0, delta=1e-4)  # counters are stored rounded
+        _, cases = results.load(CHAPTER2 / "results" / "bench.json")
+        step = next(c for c in cases if c.group.startswith("compound_r2") and c.is_step)
+        self.assertAlmostEqual(step.gflop_per_run, 2 * 125 * 512**3 / 1e9, delta=1e-3)
+
+    def test_the_roofline_names_the_ceiling_that_binds(self):
+        res = results.load_chapter(CHAPTER2)
+        by = {(c.group.split()[0], c.name): c for c in res.cases}
+        self.assertEqual(by[("compound_r2", "11_wide_tiles")].roofline_ms(res.ceilings)[1], "GFLOP")
+        self.assertEqual(by[("box27", "11_wide_tiles")].roofline_ms(res.ceilings)[1], "GB")
+        box = by[("box27", "11_wide_tiles")]
+        self.assertAlmostEqual(box.roofline_ms(res.ceilings)[0], box.bytes_per_run / res.ceilings["copy_GBps"] / 1e6)
+
+
+class Report(unittest.TestCase):
+    def test_the_committed_readmes_are_reproduced(self):
+        for chapter in (CHAPTER1, CHAPTER2):
+            res = results.load_chapter(chapter)
+            readme = (chapter / "README.md").read_text()
+            self.assertEqual(report.fill(readme, report.generated(chapter, res)), readme, chapter.name)
+
+    def test_a_step_files_block_lists_its_cases(self):
+        res = results.load_chapter(CHAPTER2)
+        block = report.measured_block(res, "06").splitlines()
+        self.assertTrue(block[0].startswith("// BEGIN MEASURED") and block[-1] == "// END MEASURED")
+        self.assertEqual(len(block), 2 + 2 * 4)  # two variants x four operators
+        self.assertTrue(any("06_prefetch_4_rows" in line and "of FMA" in line for line in block))
+        self.assertIn("not measured yet", report.measured_block(res, "99"))
+
+    def test_a_chapter_without_tables_py_gets_the_default_tables(self):
+        with tempfile.TemporaryDirectory() as folder:
+            chapter = pathlib.Path(folder) / "09_example"
+            shutil.copytree(CHAPTER2 / "results", chapter / "results")
+            res = results.load_chapter(chapter)
+            tables = report.chapter_tables(chapter, res)
+            self.assertEqual(set(tables), {"steps", "roofline", "traffic"})
+            r2 = next(line for line in tables["steps"].splitlines() if line.startswith("| step") and "of roofline" in line)
+            self.assertIn("GFLOP/s | of FMA", r2)
+            self.assertIn("| compound_r2 512^3 | 31.25 | FMA |", tables["roofline"])
+            self.assertIn("| box27 512^3 | 6.75 | copy |", tables["roofline"])
+
+
+class ValidateScript(unittest.TestCase):
+    SCRIPT = ROOT / "profiling" / "validate_gpu.sh"
+
+    def test_a_dry_run_finds_every_chapters_programs(self):
+        run = subprocess.run(["bash", str(self.SCRIPT), "--dry-run", "/tmp/course-results"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        for chapter in sorted((ROOT / "chapters").glob("[0-9][0-9]_*")):
+            n = "ch" + chapter.name[:2]
+            self.assertIn(f"== {n} benchmark", run.stdout)
+            bench = next(chapter.glob("bench_*.cpp")).stem
+            test = next(chapter.glob("test_*.cpp")).stem
+            self.assertIn(f"build/cuda/chapters/{chapter.name}/{bench} ", run.stdout)
+            self.assertIn(f"build/cuda/chapters/{chapter.name}/{test} ", run.stdout)
+            for peer in chapter.glob("peer_*.py"):
+                self.assertIn(f"== {n} peer {peer.stem[5:]}", run.stdout)
+
+    def test_an_unknown_chapter_is_refused(self):
+        for argument in ("99", "x"):
+            run = subprocess.run(["bash", str(self.SCRIPT), "--dry-run", "/tmp/course-results", argument],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 2)
+            self.assertIn("error:", run.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,54 @@
+"""Chapter 2's README tables (profiling/report.py): every step for every operator with the
+conv3d peer, each operator against its roofline, the compute-bound compound_r2's steps with
+every rate, and the traffic profile."""
+import json
+
+import report_tables
+
+
+def steps_table(res, conv3d: dict) -> str:
+    cases = res.cases
+    operators = res.groups()
+    by = {(c.group, c.name): c for c in cases}
+    steps = list(dict.fromkeys(c.name for c in cases if c.is_step))
+    copy = next(c for c in cases if c.name.startswith("device copy"))
+    names = [g.split()[0] for g in operators]
+    lines = [f"Interior {operators[0].split()[1]} floats on the {res.context['gpu']}, median of {copy.repetitions} runs, L2 "
+             f"flushed before each; GB/s = 2 x {copy.bytes_per_run / 2 / 1e6:.1f} MB (the cube read and written once) / time.",
+             "", "| step | " + " | ".join(f"{n} GB/s" for n in names) + " | box27 of copy | compound_r2 GFLOP/s | of FMA ceiling |",
+             "|---|" + "---:|" * (len(names) + 3)]
+    flops = {}
+    for g in operators:  # GFLOP per run: the same for every step of an operator
+        flops[g] = next(c for c in cases if c.group == g and c.is_step).gflop_per_run
+    box = next(g for g in operators if g.startswith("box27"))
+    r2 = next(g for g in operators if g.startswith("compound_r2"))
+    for name in [copy.name] + steps:
+        cells = []
+        for g in operators:
+            c = by.get((g, name))
+            cells.append(f"{c.gbps:.0f}" if c else "")
+        b = by.get((box, name))
+        c2 = by.get((r2, name))
+        peer = not name[:2].isdigit()
+        gflops = flops[r2] / (c2.median_ms / 1e3) if c2 and not peer else None
+        lines.append(f"| {'*' + name + '* (peer)' if peer else '`' + name + '`'} | " + " | ".join(cells) +
+                     f" | {b.gbps / res.ceilings['copy_GBps']:.3f} | " +
+                     (f"{gflops:.0f} | {gflops / res.ceilings['fma_GFLOPs']:.3f} |" if gflops else " | |"))
+    for peer in conv3d["cases"]:
+        cells = [f"{peer['GBps']:.0f}" if g.startswith(peer["group"]) else "" for g in operators]
+        lines.append(f"| *{peer['name']}* (peer, PyTorch {conv3d['torch']}) | " + " | ".join(cells) + " | | | |")
+    lines.append("")
+    lines.append(f"Ceilings measured by `course_ceilings` on the same machine: copy {res.ceilings['copy_GBps']:.0f} GB/s, "
+                 f"FMA {res.ceilings['fma_GFLOPs'] / 1e3:.1f} TFLOP/s. GFLOP/s counts 2 flops per nonzero weight per point "
+                 f"({flops[r2] * 1e9 / 2 / (copy.bytes_per_run / 8):.0f} nonzero weights for compound_r2).")
+    return "\n".join(lines)
+
+
+def tables(res) -> dict:
+    r2 = next(g for g in res.groups() if g.startswith("compound_r2"))
+    return {
+        "steps": steps_table(res, json.loads((res.folder / "conv3d.json").read_text())),
+        "roofline": report_tables.roofline_table(res),
+        "compound_r2": report_tables.group_table(res, r2),
+        "traffic": report_tables.traffic_table(res.folder / "traffic.csv", "cube size (536.9 MB)"),
+    }
