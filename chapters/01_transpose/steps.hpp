@@ -10,26 +10,29 @@
 
 // Transposes: void transpose_<variant>(const float* in, float* out, int rows, int cols), a
 // rows x cols input into a cols x rows output.
-#define CH01_TRANSPOSE_STEPS(STEP)                    \
-  STEP(00_naive, naive)                               \
-  STEP(01_coalesced, write_coalesced)                 \
-  STEP(02_shared_tile, tile_unpadded)                 \
-  STEP(02_shared_tile, tile_padded)                   \
-  STEP(04_rows_per_thread, rows_per_thread)           \
-  STEP(05_vector_tile, vector_tile)                   \
-  STEP(05_vector_tile, vector_tile_streaming)         \
-  STEP(06_block_order, block_order)                   \
-  STEP(06_block_order, block_order_8_rows)
+#define CH01_TRANSPOSE_STEPS(STEP)                  \
+  STEP(00_naive, naive)                             \
+  STEP(01_coalesced, write_coalesced)               \
+  STEP(02_shared_tile, tile_unpadded)               \
+  STEP(02_shared_tile, tile_padded)                 \
+  STEP(04_rows_per_thread, rows_per_thread)         \
+  STEP(05_vector_tile, vector_tile)                 \
+  STEP(05_vector_tile, vector_tile_streaming)       \
+  STEP(06_block_order, block_order)                 \
+  STEP(06_block_order, block_order_8_rows)          \
+  /* one row per step, above this line */
 
 // Column consumers y = A^T x, i.e. y[c] = sum over r of A[r][c] * x[r]:
 // void multiply_transposed_<variant>(const float* a, const float* x, float* y, int rows, int cols).
-#define CH01_CONSUMER_STEPS(STEP) \
-  STEP(00_naive, naive)           \
-  STEP(01_coalesced, coalesced)
+#define CH01_CONSUMER_STEPS(STEP)                   \
+  STEP(00_naive, naive)                             \
+  STEP(01_coalesced, coalesced)                     \
+  /* one row per step, above this line */
 
 // Step 03 is a class, FlaggedMatrix (transpose.hpp), a consumer that keeps state between passes.
-#define CH01_FLAGGED_STEP(STEP) \
-  STEP(03_flagged_column, flagged)
+#define CH01_FLAGGED_STEP(STEP)                     \
+  STEP(03_flagged_column, flagged)                  \
+  /* one row per step, above this line */
 
 namespace ch01 {
 

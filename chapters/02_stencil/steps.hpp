@@ -1,5 +1,7 @@
 // Chapter 2's steps: one row each, in order. A row names the step's file (solutions/02_stencil/
-// or exercises/02_stencil/, without .cu) and its variant; the file defines
+// or exercises/02_stencil/, without .cu), its variant, and the form of the operator it computes
+// (weights: the weight table, point by point; separable: the operator's separable form, one
+// axis at a time), which says how much arithmetic it does. The file defines
 //   template <class Stencil> void stencil_<variant>(const float* in, float* out, const Grid& grid);
 // which computes out = Stencil(in) over the interior, leaves the halo of `out` untouched and
 // returns once its kernels are launched (checked), and ends with CH02_INSTANTIATE(stencil_<variant>).
@@ -11,39 +13,46 @@
 #include "course/step.hpp"
 #include "stencils.hpp"
 
-#define CH02_STEPS(STEP)                              \
-  STEP(00_naive, naive)                               \
-  STEP(01_coalesced, coalesced)                       \
-  STEP(02_shared_tile, shared_tile)                   \
-  STEP(03_circular_queue, circular_queue)             \
-  STEP(04_plane_load, plane_load)                     \
-  STEP(05_register_queue, register_queue)             \
-  STEP(06_prefetch, prefetch)                         \
-  STEP(06_prefetch, prefetch_4_rows)                  \
-  STEP(07_z_chunks, z_chunks)                         \
-  STEP(07_z_chunks, z_chunks_4_rows)                  \
-  STEP(08_fewer_instructions, fewer_instructions)     \
-  STEP(09_deeper_prefetch, deeper_prefetch)           \
-  STEP(10_async_copy, async_copy)                     \
-  STEP(11_wide_tiles, wide_tiles)
+#define CH02_STEPS(STEP)                                         \
+  STEP(00_naive, naive, weights)                                 \
+  STEP(01_coalesced, coalesced, weights)                         \
+  STEP(02_shared_tile, shared_tile, weights)                     \
+  STEP(03_circular_queue, circular_queue, weights)               \
+  STEP(04_plane_load, plane_load, weights)                       \
+  STEP(05_register_queue, register_queue, weights)               \
+  STEP(06_prefetch, prefetch, weights)                           \
+  STEP(06_prefetch, prefetch_4_rows, weights)                    \
+  STEP(07_z_chunks, z_chunks, weights)                           \
+  STEP(07_z_chunks, z_chunks_4_rows, weights)                    \
+  STEP(08_fewer_instructions, fewer_instructions, weights)       \
+  STEP(09_deeper_prefetch, deeper_prefetch, weights)             \
+  STEP(10_async_copy, async_copy, weights)                       \
+  STEP(11_wide_tiles, wide_tiles, weights)                       \
+  STEP(12_factored, factored, separable)                         \
+  /* one row per step, above this line */
 
 namespace ch02 {
 
 using StencilFn = void (*)(const float* in, float* out, const Grid& grid);
 
+enum class Form { weights, separable };
+
 struct Step {
   course::StepSource source;
   StencilFn run;
+  Form form;
 };
 
-#define CH02_DECLARE(file, variant) template <class Stencil> void stencil_##variant(const float* in, float* out, const Grid& grid);
+#define CH02_DECLARE(file, variant, form) \
+  template <class Stencil>                \
+  void stencil_##variant(const float* in, float* out, const Grid& grid);
 CH02_STEPS(CH02_DECLARE)
 #undef CH02_DECLARE
 
 // The steps for one operator, in order.
 template <class Stencil>
 std::span<const Step> steps() {
-#define CH02_ROW(file, variant) Step{COURSE_STEP_SOURCE(file, variant), stencil_##variant<Stencil>},
+#define CH02_ROW(file, variant, form) Step{COURSE_STEP_SOURCE(file, variant), stencil_##variant<Stencil>, Form::form},
   static constexpr auto table = std::to_array<Step>({CH02_STEPS(CH02_ROW)});
 #undef CH02_ROW
   return table;

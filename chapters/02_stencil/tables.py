@@ -30,7 +30,7 @@ def steps_table(res, conv3d: dict) -> str:
         b = by.get((box, name))
         c2 = by.get((r2, name))
         peer = not name[:2].isdigit()
-        gflops = flops[r2] / (c2.median_ms / 1e3) if c2 and not peer else None
+        gflops = c2.rate("GFLOP") if c2 and not peer else None
         lines.append(f"| {'*' + name + '* (peer)' if peer else '`' + name + '`'} | " + " | ".join(cells) +
                      f" | {b.gbps / res.ceilings['copy_GBps']:.3f} | " +
                      (f"{gflops:.0f} | {gflops / res.ceilings['fma_GFLOPs']:.3f} |" if gflops else " | |"))

@@ -68,6 +68,68 @@ __host__ __device__ constexpr double first_derivative(int radius, int i) {
 }
 __host__ __device__ constexpr double identity(int i) { return i == 0 ? 1.0 : 0.0; }
 
+// The separable form of an operator: a sum of terms, each a coefficient times a product of 1D
+// filters, one per axis. An operator that has it also declares
+//   static constexpr int kTerms;
+//   __host__ __device__ static constexpr Term term(int t);
+// and separable_form_matches<Op>() checks, at compile time, that the terms add up to its weights.
+enum class Filter { identity, first_derivative, second_derivative, ones };
+struct Filter1D {
+  Filter kind;
+  int radius;
+};
+__host__ __device__ constexpr double tap(Filter1D f, int i) {
+  switch (f.kind) {
+    case Filter::identity: return identity(i);
+    case Filter::first_derivative: return first_derivative(f.radius, i);
+    case Filter::second_derivative: return second_derivative(f.radius, i);
+    case Filter::ones: return i >= -f.radius && i <= f.radius ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+struct Term {
+  Filter1D x, y, z;
+  double coefficient;
+};
+
+template <class Op>
+constexpr bool separable_form_matches() {
+  for (int k = -Op::rz; k <= Op::rz; ++k)
+    for (int j = -Op::ry; j <= Op::ry; ++j)
+      for (int i = -Op::rx; i <= Op::rx; ++i) {
+        double sum = 0;
+        for (int t = 0; t < Op::kTerms; ++t)
+          sum += Op::term(t).coefficient * tap(Op::term(t).x, i) * tap(Op::term(t).y, j) * tap(Op::term(t).z, k);
+        if (sum != Op::weight(i, j, k)) return false;
+      }
+  return true;
+}
+
+// FMAs a point of the separable form, applied one axis at a time with shared work: every
+// distinct x filter once (its nonzero taps), every distinct (x, y) pair once more along y, and
+// every term along z. (A kernel that filters a window row for several output rows pays a little
+// more along x at the tile's edge rows; this is the form's own count.)
+template <class Op>
+constexpr int separable_fmas() {
+  auto taps = [](Filter1D f) {
+    int count = 0;
+    for (int i = -4; i <= 4; ++i) count += tap(f, i) != 0.0;
+    return count;
+  };
+  auto same = [](Filter1D a, Filter1D b) { return a.kind == b.kind && a.radius == b.radius; };
+  int fmas = 0;
+  for (int t = 0; t < Op::kTerms; ++t) {
+    const Term term = Op::term(t);
+    bool x_seen = term.x.kind == Filter::identity, pair_seen = term.y.kind == Filter::identity;
+    for (int s = 0; s < t; ++s) {
+      x_seen = x_seen || same(Op::term(s).x, term.x);
+      pair_seen = pair_seen || (same(Op::term(s).x, term.x) && same(Op::term(s).y, term.y));
+    }
+    fmas += (x_seen ? 0 : taps(term.x)) + (pair_seen ? 0 : taps(term.y)) + taps(term.z);
+  }
+  return fmas;
+}
+
 // sum over the box of weight * u(i, j, k), in a fixed order (k outer, i inner), in type T.
 // Zero weights are skipped at compile time.
 template <class Op, class T, class Access>

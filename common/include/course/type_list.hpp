@@ -1,8 +1,27 @@
 // Lists of types that tests, benchmarks and step tables fold over, so that a chapter names its
-// operators once.
+// operators once; and loops whose index is a compile-time constant.
 #pragma once
 
+#include <type_traits>
+#include <utility>
+
+#include "course/gpu.hpp"
+
 namespace course {
+
+namespace detail {
+template <class F, int... i>
+__host__ __device__ constexpr void static_for(F& f, std::integer_sequence<int, i...>) {
+  (f(std::integral_constant<int, i>{}), ...);
+}
+}  // namespace detail
+
+// Calls f(std::integral_constant<int, i>{}) for i = 0 .. N-1, in order: in kernels, a loop whose
+// index can select compile-time data (an operator's term, a tile of a ring).
+template <int N, class F>
+__host__ __device__ constexpr void static_for(F&& f) {
+  detail::static_for(f, std::make_integer_sequence<int, N>{});
+}
 
 template <class... T>
 struct TypeList {};
