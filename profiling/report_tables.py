@@ -62,20 +62,21 @@ def group_table(res: results_module.ChapterResults, group: str) -> str:
 
 
 def roofline_table(res: results_module.ChapterResults) -> str:
-    """Per group with flops: arithmetic intensity against the ridge point, the roofline bound and
-    which ceiling sets it, and how close the fastest step comes."""
+    """Per group and per amount of arithmetic (steps that compute the same result with different
+    flops, e.g. another formulation, get a row each): arithmetic intensity against the ridge
+    point, the roofline bound and which ceiling sets it, and how close the fastest such step comes."""
     ridge = res.ceilings["fma_GFLOPs"] / res.ceilings["copy_GBps"]
     lines = ["| group | FLOP / byte | bound by | roofline ms | best step | its ms | of roofline |",
              "|---|---:|---|---:|---|---:|---:|"]
     for group in res.groups():
         steps = [c for c in res.cases if c.group == group and c.is_step and "GFLOP" in c.amounts]
-        if not steps:
-            continue
-        best = min(steps, key=lambda c: c.median_ms)
-        bound_ms, unit = best.roofline_ms(res.ceilings)
-        intensity = best.amounts["GFLOP"] / best.amounts["GB"]
-        lines.append(f"| {group} | {intensity:.2f} | {'FMA' if unit == 'GFLOP' else 'copy'} | {bound_ms:.3f} | "
-                     f"`{best.name}` | {best.median_ms:.3f} | {bound_ms / best.median_ms:.3f} |")
+        forms = list(dict.fromkeys(round(c.amounts["GFLOP"], 3) for c in steps))
+        for form in forms:
+            best = min((c for c in steps if round(c.amounts["GFLOP"], 3) == form), key=lambda c: c.median_ms)
+            bound_ms, unit = best.roofline_ms(res.ceilings)
+            intensity = best.amounts["GFLOP"] / best.amounts["GB"]
+            lines.append(f"| {group} | {intensity:.2f} | {'FMA' if unit == 'GFLOP' else 'copy'} | {bound_ms:.3f} | "
+                         f"`{best.name}` | {best.median_ms:.3f} | {bound_ms / best.median_ms:.3f} |")
     lines.append("")
     lines.append(f"Ridge point: {ridge:.1f} FLOP per byte (FMA {res.ceilings['fma_GFLOPs'] / 1e3:.1f} TFLOP/s over copy "
                  f"{res.ceilings['copy_GBps']:.0f} GB/s). Below it a kernel is bound by bytes, above it by FMAs; the "

@@ -14,9 +14,9 @@
 // The streaming variant writes with store_streaming (st.global.cs on CUDA, a non-temporal store on
 // HIP): the output is not read again, so it need not displace the input's lines in L2.
 // Predicted: +5-10% over step 04 from fewer, wider accesses; streaming stores within noise.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
-//   05_vector_tile            transpose 16384x16384  0.5323 ms, 4035 GB/s (0.960 of copy)
-//   05_vector_tile_streaming  transpose 16384x16384  0.5341 ms, 4021 GB/s (0.957 of copy)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   05_vector_tile            transpose 16384x16384  0.5296 ms, 4055 GB/s (0.952 of copy)
+//   05_vector_tile_streaming  transpose 16384x16384  0.5311 ms, 4043 GB/s (0.950 of copy)
 // END MEASURED
 #include "transpose.hpp"
 

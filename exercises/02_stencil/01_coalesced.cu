@@ -7,11 +7,11 @@
 // the points shifted left or right. Stores are whole lines.
 // Predicted: fewer sectors and requests per load than step 00; still every neighbour read from
 // L1/L2 by every output that needs it.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
-//   01_coalesced  star7 512^3        0.4972 ms, 2160 GB/s (0.512 of copy), 3779 GFLOP/s (0.064 of FMA)
-//   01_coalesced  box27 512^3        0.8887 ms, 1208 GB/s (0.286 of copy), 8156 GFLOP/s (0.138 of FMA)
-//   01_coalesced  compound_r1 512^3  0.8501 ms, 1263 GB/s (0.299 of copy), 8526 GFLOP/s (0.145 of FMA)
-//   01_coalesced  compound_r2 512^3  2.6244 ms, 409 GB/s (0.097 of copy), 12785 GFLOP/s (0.217 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   01_coalesced  star7 512^3        0.4898 ms, 2192 GB/s (0.516 of copy), 3836 GFLOP/s (0.065 of FMA)
+//   01_coalesced  box27 512^3        0.8607 ms, 1248 GB/s (0.294 of copy), 8421 GFLOP/s (0.143 of FMA)
+//   01_coalesced  compound_r1 512^3  0.8288 ms, 1296 GB/s (0.305 of copy), 8745 GFLOP/s (0.149 of FMA)
+//   01_coalesced  compound_r2 512^3  2.6217 ms, 410 GB/s (0.096 of copy), 12799 GFLOP/s (0.217 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

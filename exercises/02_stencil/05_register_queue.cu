@@ -14,11 +14,11 @@
 // same; the sums are added in a different order (the tests' tolerance allows for it).
 // Predicted: the 27-point box near the copy bandwidth; the radius-2 compound limited by its 125
 // FMAs per point.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
-//   05_register_queue  star7 512^3        0.6638 ms, 1617 GB/s (0.383 of copy), 2831 GFLOP/s (0.048 of FMA)
-//   05_register_queue  box27 512^3        0.7152 ms, 1501 GB/s (0.356 of copy), 10133 GFLOP/s (0.172 of FMA)
-//   05_register_queue  compound_r1 512^3  0.7153 ms, 1501 GB/s (0.356 of copy), 10133 GFLOP/s (0.172 of FMA)
-//   05_register_queue  compound_r2 512^3  1.1987 ms, 896 GB/s (0.212 of copy), 27992 GFLOP/s (0.475 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   05_register_queue  star7 512^3        0.6488 ms, 1655 GB/s (0.390 of copy), 2896 GFLOP/s (0.049 of FMA)
+//   05_register_queue  box27 512^3        0.7028 ms, 1528 GB/s (0.360 of copy), 10312 GFLOP/s (0.175 of FMA)
+//   05_register_queue  compound_r1 512^3  0.7022 ms, 1529 GB/s (0.360 of copy), 10321 GFLOP/s (0.175 of FMA)
+//   05_register_queue  compound_r2 512^3  1.1900 ms, 902 GB/s (0.213 of copy), 28198 GFLOP/s (0.479 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -8,15 +8,15 @@
 // chunk re-reads the 2rz planes around it: 2rz / kChunk more reads (3% for rz = 1, 64 planes).
 // The rest is step 06.
 // Predicted: occupancy from ~50% to the register limit, the box from 2.2 toward 3.5 TB/s.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
-//   07_z_chunks         star7 512^3        0.4520 ms, 2375 GB/s (0.563 of copy), 4157 GFLOP/s (0.071 of FMA)
-//   07_z_chunks_4_rows  star7 512^3        0.3766 ms, 2851 GB/s (0.676 of copy), 4989 GFLOP/s (0.085 of FMA)
-//   07_z_chunks         box27 512^3        0.4638 ms, 2315 GB/s (0.549 of copy), 15628 GFLOP/s (0.265 of FMA)
-//   07_z_chunks_4_rows  box27 512^3        0.4420 ms, 2430 GB/s (0.576 of copy), 16399 GFLOP/s (0.278 of FMA)
-//   07_z_chunks         compound_r1 512^3  0.4633 ms, 2318 GB/s (0.550 of copy), 15644 GFLOP/s (0.265 of FMA)
-//   07_z_chunks_4_rows  compound_r1 512^3  0.4417 ms, 2431 GB/s (0.576 of copy), 16409 GFLOP/s (0.278 of FMA)
-//   07_z_chunks         compound_r2 512^3  0.8876 ms, 1210 GB/s (0.287 of copy), 37804 GFLOP/s (0.641 of FMA)
-//   07_z_chunks_4_rows  compound_r2 512^3  0.8967 ms, 1197 GB/s (0.284 of copy), 37421 GFLOP/s (0.635 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   07_z_chunks         star7 512^3        0.4430 ms, 2424 GB/s (0.571 of copy), 4241 GFLOP/s (0.072 of FMA)
+//   07_z_chunks_4_rows  star7 512^3        0.3724 ms, 2883 GB/s (0.679 of copy), 5045 GFLOP/s (0.086 of FMA)
+//   07_z_chunks         box27 512^3        0.4568 ms, 2350 GB/s (0.554 of copy), 15865 GFLOP/s (0.269 of FMA)
+//   07_z_chunks_4_rows  box27 512^3        0.4361 ms, 2462 GB/s (0.580 of copy), 16618 GFLOP/s (0.282 of FMA)
+//   07_z_chunks         compound_r1 512^3  0.4566 ms, 2351 GB/s (0.554 of copy), 15872 GFLOP/s (0.270 of FMA)
+//   07_z_chunks_4_rows  compound_r1 512^3  0.4358 ms, 2464 GB/s (0.580 of copy), 16632 GFLOP/s (0.283 of FMA)
+//   07_z_chunks         compound_r2 512^3  0.8870 ms, 1211 GB/s (0.285 of copy), 37831 GFLOP/s (0.643 of FMA)
+//   07_z_chunks_4_rows  compound_r2 512^3  0.8957 ms, 1199 GB/s (0.282 of copy), 37463 GFLOP/s (0.636 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

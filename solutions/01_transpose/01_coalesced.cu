@@ -15,13 +15,13 @@
 // 8 partial sums. Predicted: near the copy bandwidth for one pass, 8x less traffic than step 00.
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
-//   01_write_coalesced  transpose 16384x16384  1.2428 ms, 1728 GB/s (0.411 of copy)
-//   01_coalesced        A^T x, 1 passes        0.8187 ms, 1312 GB/s (0.312 of copy), 1222 passes/s
-//   01_coalesced        A^T x, 2 passes        1.6379 ms, 1311 GB/s (0.312 of copy), 1221 passes/s
-//   01_coalesced        A^T x, 4 passes        3.2745 ms, 1312 GB/s (0.312 of copy), 1222 passes/s
-//   01_coalesced        A^T x, 8 passes        6.5469 ms, 1312 GB/s (0.312 of copy), 1222 passes/s
-//   01_coalesced        A^T x, 16 passes       13.0981 ms, 1312 GB/s (0.312 of copy), 1222 passes/s
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   01_write_coalesced  transpose 16384x16384  1.2363 ms, 1737 GB/s (0.408 of copy)
+//   01_coalesced        A^T x, 1 passes        0.7987 ms, 1344 GB/s (0.316 of copy), 1252 passes/s
+//   01_coalesced        A^T x, 2 passes        1.5972 ms, 1345 GB/s (0.316 of copy), 1252 passes/s
+//   01_coalesced        A^T x, 4 passes        3.1940 ms, 1345 GB/s (0.316 of copy), 1252 passes/s
+//   01_coalesced        A^T x, 8 passes        6.3918 ms, 1344 GB/s (0.316 of copy), 1252 passes/s
+//   01_coalesced        A^T x, 16 passes       12.7849 ms, 1344 GB/s (0.316 of copy), 1251 passes/s
 // END MEASURED
 #include "lane_sum.cuh"
 #include "transpose.hpp"

@@ -16,12 +16,12 @@
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
 // bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
 // flag pays off from k = 1 or 2 passes.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
-//   03_flagged  A^T x, 1 passes   0.8496 ms, 1264 GB/s (0.301 of copy), 1177 passes/s
-//   03_flagged  A^T x, 2 passes   1.1366 ms, 1889 GB/s (0.450 of copy), 1760 passes/s
-//   03_flagged  A^T x, 4 passes   1.7079 ms, 2515 GB/s (0.598 of copy), 2342 passes/s
-//   03_flagged  A^T x, 8 passes   2.7957 ms, 3073 GB/s (0.731 of copy), 2862 passes/s
-//   03_flagged  A^T x, 16 passes  4.7805 ms, 3594 GB/s (0.855 of copy), 3347 passes/s
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   03_flagged  A^T x, 1 passes   0.8372 ms, 1282 GB/s (0.301 of copy), 1194 passes/s
+//   03_flagged  A^T x, 2 passes   1.1347 ms, 1893 GB/s (0.445 of copy), 1763 passes/s
+//   03_flagged  A^T x, 4 passes   1.7070 ms, 2516 GB/s (0.591 of copy), 2343 passes/s
+//   03_flagged  A^T x, 8 passes   2.8027 ms, 3065 GB/s (0.720 of copy), 2854 passes/s
+//   03_flagged  A^T x, 16 passes  4.8454 ms, 3546 GB/s (0.833 of copy), 3302 passes/s
 // END MEASURED
 #include <algorithm>
 

@@ -9,9 +9,9 @@
 // tile): twice the loads in flight per thread, half the threads per tile.
 // Predicted: a few percent from the write order (step 05 is already close to the copy); the 8-row
 // variant within noise of the 4-row one.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 25c58a981c90, 2026-11-21):
-//   06_block_order         transpose 16384x16384  0.5187 ms, 4140 GB/s (0.985 of copy)
-//   06_block_order_8_rows  transpose 16384x16384  0.5370 ms, 3999 GB/s (0.952 of copy)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   06_block_order         transpose 16384x16384  0.5185 ms, 4142 GB/s (0.973 of copy)
+//   06_block_order_8_rows  transpose 16384x16384  0.5331 ms, 4029 GB/s (0.946 of copy)
 // END MEASURED
 #include "transpose.hpp"
 

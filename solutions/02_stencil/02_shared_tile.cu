@@ -7,11 +7,11 @@
 // in which the narrow strips are loaded by a few threads of each warp.
 // Predicted: the tile removes the re-reads within a plane; but every block reloads 2rz+1
 // planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the cube.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
-//   02_shared_tile  star7 512^3        2.0479 ms, 524 GB/s (0.124 of copy), 918 GFLOP/s (0.016 of FMA)
-//   02_shared_tile  box27 512^3        2.2125 ms, 485 GB/s (0.115 of copy), 3276 GFLOP/s (0.056 of FMA)
-//   02_shared_tile  compound_r1 512^3  2.2129 ms, 485 GB/s (0.115 of copy), 3275 GFLOP/s (0.056 of FMA)
-//   02_shared_tile  compound_r2 512^3  4.3400 ms, 247 GB/s (0.059 of copy), 7731 GFLOP/s (0.131 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   02_shared_tile  star7 512^3        2.0379 ms, 527 GB/s (0.124 of copy), 922 GFLOP/s (0.016 of FMA)
+//   02_shared_tile  box27 512^3        2.2035 ms, 487 GB/s (0.115 of copy), 3289 GFLOP/s (0.056 of FMA)
+//   02_shared_tile  compound_r1 512^3  2.2039 ms, 487 GB/s (0.115 of copy), 3289 GFLOP/s (0.056 of FMA)
+//   02_shared_tile  compound_r2 512^3  4.3341 ms, 248 GB/s (0.058 of copy), 7742 GFLOP/s (0.132 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

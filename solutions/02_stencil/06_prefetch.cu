@@ -14,15 +14,15 @@
 //     memory reads of their windows.
 // Predicted: the box toward the copy bandwidth (~3 TB/s: loads now overlap compute), the
 // radius-2 compound toward its FMA limit.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
-//   06_prefetch         star7 512^3        0.4829 ms, 2223 GB/s (0.527 of copy), 3891 GFLOP/s (0.066 of FMA)
-//   06_prefetch_4_rows  star7 512^3        0.5361 ms, 2003 GB/s (0.475 of copy), 3505 GFLOP/s (0.059 of FMA)
-//   06_prefetch         box27 512^3        0.4971 ms, 2160 GB/s (0.512 of copy), 14579 GFLOP/s (0.247 of FMA)
-//   06_prefetch_4_rows  box27 512^3        0.5324 ms, 2017 GB/s (0.478 of copy), 13612 GFLOP/s (0.231 of FMA)
-//   06_prefetch         compound_r1 512^3  0.4967 ms, 2162 GB/s (0.513 of copy), 14593 GFLOP/s (0.248 of FMA)
-//   06_prefetch_4_rows  compound_r1 512^3  0.5327 ms, 2016 GB/s (0.478 of copy), 13606 GFLOP/s (0.231 of FMA)
-//   06_prefetch         compound_r2 512^3  0.8839 ms, 1215 GB/s (0.288 of copy), 37961 GFLOP/s (0.644 of FMA)
-//   06_prefetch_4_rows  compound_r2 512^3  0.8896 ms, 1207 GB/s (0.286 of copy), 37718 GFLOP/s (0.640 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   06_prefetch         star7 512^3        0.4786 ms, 2244 GB/s (0.528 of copy), 3926 GFLOP/s (0.067 of FMA)
+//   06_prefetch_4_rows  star7 512^3        0.5268 ms, 2038 GB/s (0.480 of copy), 3567 GFLOP/s (0.061 of FMA)
+//   06_prefetch         box27 512^3        0.4902 ms, 2190 GB/s (0.516 of copy), 14785 GFLOP/s (0.251 of FMA)
+//   06_prefetch_4_rows  box27 512^3        0.5241 ms, 2049 GB/s (0.483 of copy), 13830 GFLOP/s (0.235 of FMA)
+//   06_prefetch         compound_r1 512^3  0.4911 ms, 2187 GB/s (0.515 of copy), 14760 GFLOP/s (0.251 of FMA)
+//   06_prefetch_4_rows  compound_r1 512^3  0.5238 ms, 2050 GB/s (0.483 of copy), 13836 GFLOP/s (0.235 of FMA)
+//   06_prefetch         compound_r2 512^3  0.8788 ms, 1222 GB/s (0.288 of copy), 38183 GFLOP/s (0.649 of FMA)
+//   06_prefetch_4_rows  compound_r2 512^3  0.8889 ms, 1208 GB/s (0.285 of copy), 37749 GFLOP/s (0.641 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -8,11 +8,11 @@
 //   - COURSE_LAUNCH_BOUNDS(256, 5) asks the compiler for at most 51 registers, 5 blocks per
 //     multiprocessor (no spills: the resource report shows no local memory).
 // Predicted: +10% over step 08 for the box; the radius-2 compound unchanged (bound by its FMAs).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
-//   09_deeper_prefetch  star7 512^3        0.3254 ms, 3300 GB/s (0.782 of copy), 5775 GFLOP/s (0.098 of FMA)
-//   09_deeper_prefetch  box27 512^3        0.3325 ms, 3230 GB/s (0.766 of copy), 21800 GFLOP/s (0.370 of FMA)
-//   09_deeper_prefetch  compound_r1 512^3  0.3304 ms, 3250 GB/s (0.771 of copy), 21940 GFLOP/s (0.372 of FMA)
-//   09_deeper_prefetch  compound_r2 512^3  0.7844 ms, 1369 GB/s (0.325 of copy), 42778 GFLOP/s (0.726 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   09_deeper_prefetch  star7 512^3        0.3228 ms, 3326 GB/s (0.783 of copy), 5821 GFLOP/s (0.099 of FMA)
+//   09_deeper_prefetch  box27 512^3        0.3283 ms, 3271 GB/s (0.770 of copy), 22077 GFLOP/s (0.375 of FMA)
+//   09_deeper_prefetch  compound_r1 512^3  0.3287 ms, 3267 GB/s (0.769 of copy), 22049 GFLOP/s (0.375 of FMA)
+//   09_deeper_prefetch  compound_r2 512^3  0.7844 ms, 1369 GB/s (0.322 of copy), 42778 GFLOP/s (0.727 of FMA)
 // END MEASURED
 #include <type_traits>
 

@@ -12,11 +12,11 @@
 // The variants tried before this one are in the README.
 // Predicted: the same bytes read in longer runs keep DRAM busier, and the box moves toward the
 // 0.88 of the copy ceiling that plain tiled copies reach.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit f85206e, 2026-11-21):
-//   11_wide_tiles  star7 512^3        0.3284 ms, 3270 GB/s (0.775 of copy), 5722 GFLOP/s (0.097 of FMA)
-//   11_wide_tiles  box27 512^3        0.3020 ms, 3556 GB/s (0.843 of copy), 24000 GFLOP/s (0.407 of FMA)
-//   11_wide_tiles  compound_r1 512^3  0.3020 ms, 3555 GB/s (0.843 of copy), 23997 GFLOP/s (0.407 of FMA)
-//   11_wide_tiles  compound_r2 512^3  0.7268 ms, 1477 GB/s (0.350 of copy), 46164 GFLOP/s (0.783 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
+//   11_wide_tiles  star7 512^3        0.3286 ms, 3268 GB/s (0.770 of copy), 5719 GFLOP/s (0.097 of FMA)
+//   11_wide_tiles  box27 512^3        0.3021 ms, 3555 GB/s (0.837 of copy), 23994 GFLOP/s (0.408 of FMA)
+//   11_wide_tiles  compound_r1 512^3  0.3014 ms, 3562 GB/s (0.839 of copy), 24044 GFLOP/s (0.408 of FMA)
+//   11_wide_tiles  compound_r2 512^3  0.7265 ms, 1478 GB/s (0.348 of copy), 46185 GFLOP/s (0.784 of FMA)
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>
