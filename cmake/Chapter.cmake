@@ -27,6 +27,8 @@ function(course_add_chapter)
     message(FATAL_ERROR "chapters/${dir} has no steps.hpp registering its steps (see cmake/Chapter.cmake)")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${registry})
+  # A row is a line that begins with STEP( ; the build reads the file as text, so a row inside a
+  # comment would count too.
   file(READ ${registry} text)
   string(REGEX MATCHALL "\n[ \t]*STEP\\([0-9][0-9]_[a-z0-9_]+," rows "${text}")
   set(registered "")

@@ -7,8 +7,10 @@ under the copy and FMA ceilings.
 
     profiling/plot.py BENCH.json --ceilings CEILINGS.json --out BENCH.png [--peers PEERS.json]...
 
-A peers JSON (e.g. a chapter's peer_*.py output) holds {"cases": [{"group", "name", "GBps"}]}: each
-peer is drawn on the groups whose name starts with its "group".
+Each group's panel shows the rate whose ceiling bounds its fastest step: bandwidth for most,
+reciprocal square roots per second for a chapter bound by the rsqrt rate. A peers JSON (a
+chapter's peer_*.py output, results.load_peers) is drawn on the groups whose name starts with
+each peer's "group".
 """
 import argparse
 import json
@@ -27,23 +29,35 @@ import results  # noqa: E402
 SWEEP = re.compile(r"^(?P<label>.+), (?P<n>\d+) (?P<unit>\w+)$")
 
 
-def bandwidth_panel(axis, group: str, cases: list, ceiling: float | None, extra_peers: list) -> None:
+def binding_unit(group: str, cases: list, ceilings: dict | None) -> str:
+    """The rate a group's panel shows: the one whose ceiling bounds the group's fastest step."""
     steps = [c for c in cases if c.group == group and c.is_step]
-    peers = [(c.name, c.gbps) for c in cases if c.group == group and not c.is_step]
-    peers += [(p["name"], p["GBps"]) for p in extra_peers if group.startswith(p["group"])]
+    if not ceilings or not steps:
+        return "GB"
+    return min(steps, key=lambda c: c.median_ms).roofline_ms(ceilings)[1]
+
+
+def rate_panel(axis, group: str, unit: str, cases: list, ceilings: dict | None, extra_peers: list) -> None:
+    steps = [c for c in cases if c.group == group and c.is_step and unit in c.amounts]
+    peers = [c for c in cases if c.group == group and not c.is_step and unit in c.amounts]
+    peers += [p for p in extra_peers if group.startswith(p.group) and unit in p.amounts]
+    label = {"GB": "effective bandwidth, GB/s (minimum bytes / median time)"}.get(unit, f"{unit}/s at the median time")
     names = [c.name for c in steps]
-    values = [c.gbps for c in steps]
+    values = [c.rate(unit) for c in steps]
     bars = axis.barh(names, values, color="#4C72B0")
     axis.invert_yaxis()
+    top = max(values + [p.rate(unit) for p in peers] + [0])
     for bar, value in zip(bars, values):
-        axis.text(value + 30, bar.get_y() + bar.get_height() / 2, f"{value:.0f}", va="center", fontsize=8)
+        axis.text(value + top * 0.007, bar.get_y() + bar.get_height() / 2, f"{value:.0f}", va="center", fontsize=8)
     styles = ["--", ":", "-."]
-    for (name, gbps), style in zip(peers, styles):
-        axis.axvline(gbps, color="#C44E52", linestyle=style, label=f"{name}: {gbps:.0f} GB/s")
+    for peer, style in zip(peers, styles):
+        axis.axvline(peer.rate(unit), color="#C44E52", linestyle=style, label=f"{peer.name}: {peer.rate(unit):.0f} {unit}/s")
+    ceiling = ceilings[results.CEILINGS[unit][0]] if ceilings and unit in results.CEILINGS else None
     if ceiling:
-        axis.axvline(ceiling, color="black", linewidth=1, label=f"measured copy ceiling: {ceiling:.0f} GB/s")
-    axis.set_xlim(0, max(values + [gbps for _, gbps in peers] + [ceiling or 0]) * 1.1)
-    axis.set_xlabel("effective bandwidth, GB/s (minimum bytes / median time)")
+        axis.axvline(ceiling, color="black", linewidth=1,
+                     label=f"measured {results.CEILINGS[unit][1][3:]} ceiling: {ceiling:.0f} {unit}/s")
+    axis.set_xlim(0, max(top, ceiling or 0) * 1.1)
+    axis.set_xlabel(label)
     axis.set_title(group)
     axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8, frameon=False)
 
@@ -98,7 +112,7 @@ def main() -> int:
     args = parser.parse_args()
     context, cases = results.load(args.bench_json)
     ceilings = json.loads(args.ceilings.read_text()) if args.ceilings else None
-    extra_peers = [peer for path in args.peers for peer in json.loads(path.read_text())["cases"]]
+    extra_peers = [peer for path in args.peers for peer in results.load_peers(path)[1]]
     bandwidth_groups = [g for g in dict.fromkeys(c.group for c in cases) if not SWEEP.match(g)]
     sweeps = list(dict.fromkeys(SWEEP.match(c.group)["label"] for c in cases if SWEEP.match(c.group)))
     flop_groups = [g for g in bandwidth_groups if any(c.group == g and "GFLOP" in c.amounts for c in cases)]
@@ -110,7 +124,7 @@ def main() -> int:
     figure, axes = plt.subplots(panels, 1, figsize=(9, height), squeeze=False, gridspec_kw={"height_ratios": heights})
     panel = iter(axes[:, 0])
     for group in bandwidth_groups:
-        bandwidth_panel(next(panel), group, cases, ceilings["copy_GBps"] if ceilings else None, extra_peers)
+        rate_panel(next(panel), group, binding_unit(group, cases, ceilings), cases, ceilings, extra_peers)
     for label in sweeps:
         sweep_panel(next(panel), label, cases)
     if roofline:

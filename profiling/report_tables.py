@@ -61,26 +61,51 @@ def group_table(res: results_module.ChapterResults, group: str) -> str:
     return "\n".join(lines)
 
 
+def step_numbers(cases: list) -> str:
+    """The steps' numbers, runs of consecutive ones joined: "00–11", "12", "03, 05–06"."""
+    numbers = sorted({int(c.name[:2]) for c in cases})
+    runs, start = [], numbers[0]
+    for previous, number in zip(numbers, numbers[1:] + [None]):
+        if number != previous + 1:
+            runs.append(f"{start:02d}" if start == previous else f"{start:02d}–{previous:02d}")
+            start = number
+    return ", ".join(runs)
+
+
 def roofline_table(res: results_module.ChapterResults) -> str:
-    """Per group and per amount of arithmetic (steps that compute the same result with different
-    flops, e.g. another formulation, get a row each): arithmetic intensity against the ridge
-    point, the roofline bound and which ceiling sets it, and how close the fastest such step comes."""
-    ridge = res.ceilings["fma_GFLOPs"] / res.ceilings["copy_GBps"]
-    lines = ["| group | FLOP / byte | bound by | roofline ms | best step | its ms | of roofline |",
-             "|---|---:|---|---:|---|---:|---:|"]
+    """Per group and per form of its work (steps that do different work for the same result,
+    e.g. another formulation, get a row each): the work per byte of the minimum traffic, which
+    ceiling binds (the roofline bound: the longest of bytes / copy bandwidth and each kind of
+    work / its ceiling), and how close the fastest such step comes to it."""
+    compute = [u for u in results_module.CEILINGS if u != "GB" and any(u in c.amounts for c in res.cases)]
+    lines = ["| group | steps | " + " | ".join(f"{u[1:] if u.startswith('G') else u} / byte" for u in compute) +
+             " | bound by | roofline ms | best step | its ms | of roofline |",
+             "|---|---|" + "---:|" * len(compute) + "---|---:|---|---:|---:|"]
     for group in res.groups():
-        steps = [c for c in res.cases if c.group == group and c.is_step and "GFLOP" in c.amounts]
-        forms = list(dict.fromkeys(round(c.amounts["GFLOP"], 3) for c in steps))
-        for form in forms:
-            best = min((c for c in steps if round(c.amounts["GFLOP"], 3) == form), key=lambda c: c.median_ms)
+        steps = [c for c in res.cases if c.group == group and c.is_step and any(u in c.amounts for u in compute)]
+        forms = []  # (work per byte, steps): within 1%, above the noise of amounts recovered from rates
+        for c in steps:
+            work = [c.amounts.get(u, 0.0) / c.amounts["GB"] for u in compute]
+            same = next((members for key, members in forms
+                         if all(abs(a - b) <= 0.01 * max(a, b) for a, b in zip(key, work))), None)
+            if same is None:
+                forms.append((work, [c]))
+            else:
+                same.append(c)
+        for _, members in forms:
+            best = min(members, key=lambda c: c.median_ms)
             bound_ms, unit = best.roofline_ms(res.ceilings)
-            intensity = best.amounts["GFLOP"] / best.amounts["GB"]
-            lines.append(f"| {group} | {intensity:.2f} | {'FMA' if unit == 'GFLOP' else 'copy'} | {bound_ms:.3f} | "
-                         f"`{best.name}` | {best.median_ms:.3f} | {bound_ms / best.median_ms:.3f} |")
+            intensity = [f"{best.amounts[u] / best.amounts['GB']:.2f}" if u in best.amounts else "" for u in compute]
+            lines.append(f"| {group} | {step_numbers(members)} | " + " | ".join(intensity) +
+                         f" | {results_module.CEILINGS[unit][1][3:]} | {bound_ms:.3f} | `{best.name}` | "
+                         f"{best.median_ms:.3f} | {bound_ms / best.median_ms:.3f} |")
     lines.append("")
-    lines.append(f"Ridge point: {ridge:.1f} FLOP per byte (FMA {res.ceilings['fma_GFLOPs'] / 1e3:.1f} TFLOP/s over copy "
-                 f"{res.ceilings['copy_GBps']:.0f} GB/s). Below it a kernel is bound by bytes, above it by FMAs; the "
-                 "roofline bound is the longer of bytes / copy bandwidth and flops / FMA rate.")
+    ridges = [f"{res.ceilings[results_module.CEILINGS[u][0]] / res.ceilings['copy_GBps']:.1f} "
+              f"{u[1:] if u.startswith('G') else u} per byte ({results_module.CEILINGS[u][1][3:]} "
+              f"{res.ceilings[results_module.CEILINGS[u][0]] / 1e3:.1f} T/s over copy {res.ceilings['copy_GBps']:.0f} GB/s)"
+              for u in compute]
+    lines.append("Ridge point: " + "; ".join(ridges) + ". Below it a step is bound by its bytes, above it by its "
+                 "arithmetic; the roofline bound is the longest of the times each ceiling allows for the step's work.")
     return "\n".join(lines)
 
 
@@ -88,7 +113,7 @@ def default_tables(res: results_module.ChapterResults) -> dict:
     """What a chapter without its own tables.py gets: a table per group, the roofline where there
     are flops, and the traffic profile when there is one."""
     tables = {"steps": "\n\n".join(f"**{group}**\n\n{group_table(res, group)}" for group in res.groups())}
-    if any("GFLOP" in c.amounts for c in res.cases):
+    if any(u in c.amounts for c in res.cases for u in results_module.CEILINGS if u != "GB"):
         tables["roofline"] = roofline_table(res)
     if (res.folder / "traffic.csv").exists():
         tables["traffic"] = traffic_table(res.folder / "traffic.csv", "problem's array")

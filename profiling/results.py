@@ -86,6 +86,16 @@ def load(path) -> tuple[dict, list]:
     return data["context"], cases
 
 
+def load_peers(path) -> tuple[dict, list]:
+    """(context, cases) of a peer measured apart (a chapter's peer_*.py): JSON with the peer's
+    context and "cases": [{"group", "name", "median_ms", "min_ms", "max_ms", "amounts": {unit: per run}}].
+    A case is drawn and tabled with the benchmark groups whose name starts with its "group"."""
+    data = json.loads(pathlib.Path(path).read_text())
+    cases = [Case(c["group"], c["name"], c["median_ms"], c["min_ms"], c["max_ms"], c.get("repetitions", 0), c["amounts"])
+             for c in data["cases"]]
+    return {k: v for k, v in data.items() if k != "cases"}, cases
+
+
 @dataclass
 class ChapterResults:
     """What a chapter commits in chapters/NN_name/results/: bench.json, ceilings.json, and

@@ -16,7 +16,10 @@ except ImportError:
     sys.exit("error: PyTorch is not installed; this peer needs python3 with torch and a CUDA GPU")
 
 
-def median_ms(run, flush, repetitions: int = 20) -> tuple[float, float, float]:
+REPETITIONS = 20
+
+
+def median_ms(run, flush, repetitions: int = REPETITIONS) -> tuple[float, float, float]:
     run()
     torch.cuda.synchronize()
     times = []
@@ -50,9 +53,10 @@ def main() -> int:
         weight = torch.rand(1, 1, edge, edge, edge, device="cuda")
         with torch.no_grad():
             median, low, high = median_ms(lambda: torch.nn.functional.conv3d(x, weight), flush)
+        gigabytes = 2 * 4 * n**3 / 1e9
         cases.append({"group": stencil, "name": f"torch conv3d {edge}x{edge}x{edge}", "median_ms": median,
-                      "min_ms": low, "max_ms": high, "GBps": 2 * 4 * n**3 / 1e9 / (median / 1e3)})
-        print(f"{cases[-1]['name']:24} {median:9.3f} ms {cases[-1]['GBps']:8.1f} GB/s")
+                      "min_ms": low, "max_ms": high, "repetitions": REPETITIONS, "amounts": {"GB": gigabytes}})
+        print(f"{cases[-1]['name']:24} {median:9.3f} ms {gigabytes / (median / 1e3):8.1f} GB/s")
     result = {"gpu": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "size": n,
               "cases": cases}
     if args.out:

@@ -1,8 +1,9 @@
 // Chapter 2's operators, each a compile-time table of weights over a (2rx+1)(2ry+1)(2rz+1) box:
 // out(x,y,z) = sum of weight(i,j,k) * in(x+i, y+j, z+k) (course/stencil.hpp). The float64
-// reference applies the table through course::apply; the steps from 05 on read each plane's
-// window once and write their own loops over the same weights.
-// An operator is added here, once: its type and a row of CH02_OPERATORS.
+// reference and steps 00-04 apply the table through course::apply; steps 05-11 read each plane's
+// window once and loop over the same weights themselves; step 12 applies the separable form.
+// An operator is added here, once: its type (weights, separable form, analytic image) and a row
+// of CH02_OPERATORS.
 #pragma once
 
 #include "course/polynomial.hpp"

@@ -151,8 +151,8 @@ int print_group(std::span<const Case> cases, const std::map<std::string, Summary
     }
   }
   if (roofline) header += " of roofline";
-  std::printf("\n%-34s %10s %10s %10s%s %8s\n", cases.front().group.c_str(), "median ms", "min ms", "max ms",
-              header.c_str(), "vs 00");
+  std::printf("\n%-34s %10s %10s %10s%s %9s\n", cases.front().group.c_str(), "median ms", "min ms", "max ms",
+              header.c_str(), "vs first");
   int failures = 0;
   for (const Case& c : cases) {
     const auto found = summaries.find(c.group + "/" + c.name);
@@ -183,7 +183,7 @@ int print_group(std::span<const Case> cases, const std::map<std::string, Summary
       row += cell;
     }
     const std::string speedup = baseline_ms > 0 ? fixed(baseline_ms / s.median_ms, 2) + "x" : "-";
-    std::printf("%-34s %10.4f %10.4f %10.4f%s %8s\n", ((c.is_peer ? "[peer] " : "") + c.name).c_str(), s.median_ms,
+    std::printf("%-34s %10.4f %10.4f %10.4f%s %9s\n", ((c.is_peer ? "[peer] " : "") + c.name).c_str(), s.median_ms,
                 s.min_ms, s.max_ms, row.c_str(), speedup.c_str());
   }
   return failures;
@@ -235,7 +235,7 @@ int Session::run() {
   if (status != gpuSuccess || devices == 0) {
     std::fprintf(stderr, "error: no %s device (%s); configure with the cpu preset to benchmark on the CPU backend\n",
                  COURSE_BACKEND_NAME, gpuGetErrorString(status));
-    return 2;
+    return kNoDevice;
   }
   gpuDeviceProp prop{};
   GPU_CHECK(gpuGetDeviceProperties(&prop, 0));

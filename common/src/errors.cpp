@@ -1,5 +1,7 @@
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "course/gpu.hpp"
 
@@ -15,6 +17,11 @@ void throw_gpu_error(gpuError_t status, const char* call, const char* file, int 
   }
 #endif
   throw std::runtime_error(message.str());
+}
+
+void require_aligned(const void* pointer, std::size_t bytes, const char* why) {
+  if (reinterpret_cast<std::uintptr_t>(pointer) % bytes != 0)
+    throw std::invalid_argument(std::string(why) + ": the pointer must be " + std::to_string(bytes) + "-byte aligned");
 }
 
 }  // namespace course

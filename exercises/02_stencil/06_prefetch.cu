@@ -2,8 +2,8 @@
 // Step 06 — keep loads in flight: the next plane is fetched into registers while this one is
 // used, and each thread computes several rows.
 //
-// Step 05 ran the 7-point star (7 flops a point) no faster than the 27-point box (27): the
-// arithmetic is not the limit, and neither is shared memory; the block waits for each plane's
+// Step 05 ran the 7-point star, a quarter of the box's arithmetic, hardly faster than the
+// 27-point box: the arithmetic is not the limit, and neither is shared memory; the block waits for each plane's
 // loads, then computes, then waits again. 1024 blocks of 256 threads fill the H200 exactly once
 // (8 per multiprocessor), so more blocks would not be resident: each thread must have more
 // bytes in flight instead.

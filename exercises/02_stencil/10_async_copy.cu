@@ -24,8 +24,6 @@
 //   10_async_copy  compound_r1 512^3  0.3171 ms, 3386 GB/s (0.797 of copy), 22854 GFLOP/s (0.388 of FMA)
 //   10_async_copy  compound_r2 512^3  0.7268 ms, 1477 GB/s (0.348 of copy), 46169 GFLOP/s (0.784 of FMA)
 // END MEASURED
-#include <cstdint>
-#include <stdexcept>
 #include <type_traits>
 
 #include "steps.hpp"
@@ -57,8 +55,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreads, kMinBlocks)
 template <class Stencil>
 void stencil_async_copy(const float* in, float* out, const Grid& grid) {
   require_halo<Stencil>(grid);
-  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0)
-    throw std::invalid_argument("step 10 copies 16 bytes at a time: the input must be 16-byte aligned");
+  course::require_aligned(in, 16, "step 10 copies 16 bytes at a time");
   course::launch(async_copy_kernel<Stencil>,
                  {dim3(course::blocks_for(grid.dx, kBlockX),
                        course::blocks_for(grid.dy, kBlockY * kRowsPerThread<Stencil>),

@@ -19,8 +19,6 @@
 //   11_wide_tiles  compound_r1 512^3  0.3014 ms, 3562 GB/s (0.839 of copy), 24044 GFLOP/s (0.408 of FMA)
 //   11_wide_tiles  compound_r2 512^3  0.7265 ms, 1478 GB/s (0.348 of copy), 46185 GFLOP/s (0.784 of FMA)
 // END MEASURED
-#include <cstdint>
-#include <stdexcept>
 #include <type_traits>
 
 #include "steps.hpp"
@@ -56,8 +54,7 @@ template <class Stencil>
 void stencil_wide_tiles(const float* in, float* out, const Grid& grid) {
   using S = Shape<Stencil>;
   require_halo<Stencil>(grid);
-  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0)
-    throw std::invalid_argument("step 11 copies 16 bytes at a time: the input must be 16-byte aligned");
+  course::require_aligned(in, 16, "step 11 copies 16 bytes at a time");
   course::launch(wide_tile_kernel<Stencil>,
                  {dim3(course::blocks_for(grid.dx, S::kBlockX), course::blocks_for(grid.dy, S::kBlockY * S::kRows),
                        course::blocks_for(grid.dz, S::kChunk)),

@@ -12,12 +12,15 @@
 //   3. along z: P[r] goes into the 2rz+1 running sums of row r with the term's z taps, as in
 //      step 05's register queue.
 // Terms that share a filter share its work (the compiler merges identical expressions), and
-// course::separable_fmas counts what is left: 42 FMAs a point for the radius-2 compound instead
-// of 125, 9 for the box mean (a 3 x 3 x 3 sum of sums) instead of 27; 24 instead of 27 for the
-// radius-1 compound; 11 instead of 7 for the star, whose centre tap now comes once per axis.
-// Same tiles, copies and ring as step 11; radius 2 now uses the wide tiles too, with 4 rows a
-// thread and 32-plane chunks (4 planes re-read in 32), and the register budget is 5 blocks per
-// multiprocessor (48 registers; at step 11's 6 the radius-1 compound spilled 168 bytes).
+// course::separable_fmas gives the form's nominal count: 42 FMAs a point for the radius-2
+// compound instead of 125, 9 for the box mean (a 3 x 3 x 3 sum of sums) instead of 27, 24
+// instead of 27 for the radius-1 compound, 11 instead of 7 for the star, whose centre tap now
+// comes once per axis (the kernel executes within about 10% of these: the x filter also runs on
+// the tile's halo rows, and taps of 1 cost nothing).
+// Step 11's copies and ring; radius 1 keeps its tiles, radius 2 now uses the wide ones too, with
+// 4 rows a thread and 32-plane chunks (4 planes re-read in 32), and the register budget is 5
+// blocks per multiprocessor (48 registers; at step 11's 6, ptxas -v spilled 168 bytes for the
+// radius-1 compound).
 // The sums are added in a different order from the weight table's (the tests' tolerance allows
 // for it): this is a different formulation of the same operator, not a different operator.
 // Predicted: the radius-2 compound leaves the FMA bound (31.25 flops per byte becomes 10.5, below
@@ -29,8 +32,6 @@
 //   12_factored  compound_r1 512^3  0.3104 ms, 3459 GB/s (0.815 of copy), 20753 GFLOP/s (0.353 of FMA)
 //   12_factored  compound_r2 512^3  0.3980 ms, 2698 GB/s (0.635 of copy), 28324 GFLOP/s (0.481 of FMA)
 // END MEASURED
-#include <cstdint>
-#include <stdexcept>
 #include <type_traits>
 
 #include "course/type_list.hpp"
@@ -175,8 +176,7 @@ template <class Stencil>
 void stencil_factored(const float* in, float* out, const Grid& grid) {
   using S = Shape<Stencil>;
   require_halo<Stencil>(grid);
-  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0)
-    throw std::invalid_argument("step 12 copies 16 bytes at a time: the input must be 16-byte aligned");
+  course::require_aligned(in, 16, "step 12 copies 16 bytes at a time");
   course::launch(factored_kernel<Stencil>,
                  {dim3(course::blocks_for(grid.dx, S::kBlockX), course::blocks_for(grid.dy, S::kBlockY * S::kRows),
                        course::blocks_for(grid.dz, S::kChunk)),

@@ -1,12 +1,13 @@
 // Step 09 — two planes in flight, and a register budget for occupancy.
 //
-// Step 08's profile: DRAM at two thirds of its peak and no unit saturated, with the 4-row
-// kernels taking up to 72 registers a thread (3 blocks per multiprocessor). Two changes:
+// Step 08's profile: DRAM at two thirds of its peak and no unit saturated, at 60% occupancy. Two
+// changes:
 //   - the loads of plane p+2 are issued while plane p is used, not only those of p+1: each
 //     thread keeps two planes of its share in registers (the loop is unrolled by two so that
 //     the two register sets are named at compile time, not indexed at run time);
-//   - COURSE_LAUNCH_BOUNDS(256, 5) asks the compiler for at most 51 registers, 5 blocks per
-//     multiprocessor (no spills: the resource report shows no local memory).
+//   - COURSE_LAUNCH_BOUNDS(256, 5) budgets registers for 5 blocks per multiprocessor: 65536 /
+//     (5 x 256) = 51, which the allocation granularity makes 48. Step 08's radius-2 kernel took
+//     64 (4 blocks); its box kernel already took 48, so for the box only the prefetch changes.
 // Predicted: +10% over step 08 for the box; the radius-2 compound unchanged (bound by its FMAs).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
 //   09_deeper_prefetch  star7 512^3        0.3228 ms, 3326 GB/s (0.783 of copy), 5821 GFLOP/s (0.099 of FMA)

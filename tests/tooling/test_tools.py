@@ -179,8 +179,9 @@ class Report(unittest.TestCase):
             self.assertEqual(set(tables), {"steps", "roofline", "traffic"})
             r2 = next(line for line in tables["steps"].splitlines() if line.startswith("| step") and "of roofline" in line)
             self.assertIn("GFLOP/s | of FMA", r2)
-            self.assertIn("| compound_r2 512^3 | 31.25 | FMA |", tables["roofline"])
-            self.assertIn("| box27 512^3 | 6.75 | copy |", tables["roofline"])
+            self.assertIn("| compound_r2 512^3 | 00–11 | 31.25 | FMA |", tables["roofline"])
+            self.assertIn("| compound_r2 512^3 | 12 | 10.50 | copy |", tables["roofline"])
+            self.assertIn("| box27 512^3 | 00–11 | 6.75 | copy |", tables["roofline"])
 
 
 class ValidateScript(unittest.TestCase):

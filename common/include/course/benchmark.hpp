@@ -66,8 +66,10 @@ class Session {
   long long integer(const std::string& name) const;
 
   void add(Case c);
-  // Runs everything, prints the summary; returns the process exit code (1 if a case failed).
+  // Runs everything, prints the summary; returns the process exit code: 0, 1 if a case failed,
+  // kNoDevice when there is no device to run on.
   int run();
+  static constexpr int kNoDevice = 77;  // what test drivers read as "skipped" (CTest's SKIP_RETURN_CODE)
 
  private:
   std::map<std::string, std::string> options_;

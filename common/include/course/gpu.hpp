@@ -84,7 +84,10 @@
 // blocks of at most `threads` threads; COURSE_LAUNCH_BOUNDS(threads, blocks) also asks the
 // compiler to budget registers so that `blocks` such blocks fit on one multiprocessor. CUDA reads
 // the second argument as blocks per multiprocessor; HIP reads it as waves per SIMD (execution
-// unit), and an AMD compute unit (GCN, CDNA) has 4 SIMDs, so it is converted here.
+// unit), so it is converted here for the GPUs the course targets, GCN and CDNA (wave64, 4 SIMDs
+// a compute unit; RDNA's compute units have 2 SIMD32s and would need another conversion).
+// Shared memory may still allow fewer blocks than asked (CDNA has 64 KB a compute unit): the
+// budget then only costs registers. The arguments must not contain commas.
 #if defined(COURSE_BACKEND_HIP)
 #if defined(__AMDGCN_WAVEFRONT_SIZE)
 #define COURSE_WAVE_SIZE __AMDGCN_WAVEFRONT_SIZE
@@ -109,6 +112,10 @@ namespace course {
 inline void check_gpu(gpuError_t status, const char* call, const char* file, int line) {
   if (status != gpuSuccess) throw_gpu_error(status, call, file, line);
 }
+
+// Steps that move 16 bytes at a time refuse a pointer that is not aligned to it, before any
+// launch: std::invalid_argument naming the step's reason.
+void require_aligned(const void* pointer, std::size_t bytes, const char* why);
 
 // Blocks of `per_block` threads needed to cover `n` items: the grid-size rounding, in one place.
 constexpr unsigned blocks_for(long long n, long long per_block) {

@@ -1,15 +1,18 @@
 // A chapter's step: the file a student edits, and which variant of it (a file may hold several,
 // e.g. 02_shared_tile.cu holds the unpadded and the padded tile).
 //
-// Every chapter registers its steps once, in chapters/NN_name/steps.hpp, as rows of an X-macro:
+// Every chapter registers its steps once, in chapters/NN_name/steps.hpp, as rows of an X-macro,
+// one line each, that begin with STEP( :
 //
-//   #define CH02_STEPS(STEP)                 \
-//     STEP(05_register_queue, register_queue) \
-//     STEP(06_prefetch, prefetch)             \
-//     STEP(06_prefetch, prefetch_4_rows)
+//   #define CH02_STEPS(STEP)                               \
+//     STEP(05_register_queue, register_queue, weights)     \
+//     STEP(06_prefetch, prefetch, weights)                 \
+//     STEP(06_prefetch, prefetch_4_rows, weights)          \
+//     /* one row per step, above this line */
 //
-// The first argument is the file (solutions/ or exercises/NN_name/<file>.cu); cmake/Chapter.cmake
-// reads the rows to build exactly those files, and refuses a step file that no row names.
+// The first argument is the file (solutions/ or exercises/NN_name/<file>.cu), the second the
+// variant; a chapter may add columns of its own. cmake/Chapter.cmake reads the rows to build
+// exactly those files, and refuses a step file that no row names.
 // The chapter's header turns each row into a declaration and a row of its step table, whose size
 // the compiler counts; a row whose function no step file defines does not link.
 #pragma once
