@@ -5,7 +5,9 @@ import pathlib
 
 import results as results_module
 
-UTILISATION = ("DRAM %", "shared %", "FMA pipe %", "occupancy %")
+UTILISATION = ("DRAM %", "shared %", "FMA pipe %", "XU pipe %", "issue %", "occupancy %")
+UNIT_NAMES = {"DRAM %": "DRAM throughput", "shared %": "shared-memory wavefronts", "FMA pipe %": "the FMA pipe",
+              "XU pipe %": "the multi-function unit (XU)", "issue %": "issue slots", "occupancy %": "achieved occupancy"}
 
 
 def traffic_table(traffic_csv: pathlib.Path, array: str) -> str:
@@ -22,7 +24,7 @@ def traffic_table(traffic_csv: pathlib.Path, array: str) -> str:
                      + " | ".join(f"{float(r[c]):.0f}" for c in utilisation) + " |")
     lines.append("")
     lines.append(f"Traffic as a ratio to the {array}: 1.00 is one pass over it. The last columns are % of each "
-                 "unit's peak: DRAM throughput, shared-memory wavefronts, the FMA pipe, achieved occupancy.")
+                 "unit's peak: " + ", ".join(UNIT_NAMES[c] for c in utilisation) + ".")
     return "\n".join(lines)
 
 

@@ -40,7 +40,15 @@ UTILISATION = {
     "DRAM %": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     "shared %": "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
     "FMA pipe %": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "XU pipe %": "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+    "issue %": "sm__inst_issued.avg.pct_of_peak_sustained_active",
     "occupancy %": "sm__warps_active.avg.pct_of_peak_sustained_active",
+}
+# Counts kept as they are (optional too): instructions, and the constant cache's requests and hits.
+COUNTS = {
+    "warp instructions": "smsp__inst_executed.sum",
+    "constant requests": "idc__requests.sum",
+    "constant hits": "idc__requests_lookup_hit.sum",
 }
 # AMD: one rocprofv3 run per group (counters that fit one hardware pass together).
 AMD_COUNTER_GROUPS = [
@@ -104,7 +112,8 @@ def parse_ncu(ncu_csv: str) -> dict:
         if len(row) != len(header) or not row[header.index("ID")].strip().isdigit():
             continue  # the units row, and anything the application printed
         v = {name: number(row[i]) for name, i in column.items()}
-        utilisation = {name: number(row[header.index(metric)]) for name, metric in UTILISATION.items() if metric in header}
+        utilisation = {name: number(row[header.index(metric)]) for name, metric in (UTILISATION | COUNTS).items()
+                       if metric in header}
         kernels[short_name(row[header.index("Kernel Name")])] = utilisation | {
             "l1": (v["l1_load_sectors"] + v["l1_store_sectors"]) * SECTOR,
             "l2_read": v["l2_read_sectors"] * SECTOR,
@@ -161,7 +170,7 @@ def report(kernels: dict, array_bytes: float) -> list:
             "L2 write ratio": l2_write / array_bytes, "HBM ratio": hbm / array_bytes,
             "time ms": seconds * 1e3, "achieved GB/s": hbm / seconds / 1e9 if seconds else 0.0,
             extra: v[extra],
-        } | {name: v[name] for name in UTILISATION if name in v})
+        } | {name: v[name] for name in UTILISATION | COUNTS if name in v})
     return table
 
 
@@ -176,10 +185,21 @@ def markdown(table: list, array_bytes: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+def available(metrics: list) -> list:
+    """The metrics this GPU's Nsight Compute knows (an optional one it does not know would stop
+    the whole run); all of them when it cannot say."""
+    listing = subprocess.run(["ncu", "--query-metrics"], capture_output=True, text=True)
+    known = {line.split()[0] for line in listing.stdout.splitlines() if line.strip()}
+    if listing.returncode != 0 or not known:
+        return metrics
+    return [m for m in metrics if m in METRICS.values() or m.split(".")[0] in known]
+
+
 def run_ncu(args, out: pathlib.Path) -> dict:
     log = out / "ncu.csv"
+    metrics = available(list(METRICS.values()) + list(UTILISATION.values()) + list(COUNTS.values()))
     result = subprocess.run(
-        ["ncu", "--clock-control", "none", "--metrics", ",".join(list(METRICS.values()) + list(UTILISATION.values())),
+        ["ncu", "--clock-control", "none", "--metrics", ",".join(metrics),
          "--kernel-name", f"regex:{args.kernels}", "--csv", "--page", "raw", "--print-units", "base",
          "--log-file", str(log)] + args.command, capture_output=True, text=True)
     if "ERR_NVGPUCTRPERM" in result.stdout + result.stderr + (log.read_text() if log.exists() else ""):

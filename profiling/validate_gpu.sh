@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The instructor's whole validation on a CUDA machine, in one command:
 #   profiling/validate_gpu.sh [--dry-run] RESULTS_DIR [CHAPTER...]
-# configure + build (cuda preset), ctest, the machine's ceilings, then for each chapter (every
-# chapters/NN_name/, or the numbers given: 1 2) what its folder holds, by name:
+# configure + build (cuda preset), ctest (every test, or the chosen chapters' and the course's
+# own), the machine's ceilings, then for each chapter (every chapters/NN_name/, or the numbers
+# given: 1 2) what its folder holds, by name:
 #   bench_*.cpp  its benchmark, with --benchmark_out=RESULTS_DIR/chNN-bench.json
 #   peer_*.py    each peer, with --out RESULTS_DIR/chNN-<peer>.json
 #   profile.sh   its traffic profile, into RESULTS_DIR/chNN-profile/
@@ -54,7 +55,12 @@ stage() {  # stage NAME LOG COMMAND...: run, log, remember failures
 $dry_run || nvidia-smi -q >"$results/gpu.txt" 2>&1
 stage configure configure.log cmake --preset cuda
 stage build build.log cmake --build --preset cuda --parallel
-stage ctest ctest.log ctest --preset cuda --parallel 16
+if (($#)); then  # the chosen chapters' tests, and the course's own
+  labels=$(printf '%s\n' "${selected[@]}" | sed -E 's/^0?([0-9]+)_.*/chapter\1/' | paste -sd'|')
+  stage ctest ctest.log ctest --preset cuda --parallel 16 -L "^($labels|tooling|backend)$"
+else
+  stage ctest ctest.log ctest --preset cuda --parallel 16
+fi
 stage ceilings ceilings.log "$build/common/course_ceilings" --out="$results/ceilings.json"
 for chapter in "${selected[@]}"; do
   n=ch${chapter:0:2}

@@ -7,31 +7,16 @@ median of 20), on the same interior, with the same effective-bandwidth count (2 
 """
 import argparse
 import json
-import statistics
+import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+from peer_timing import REPETITIONS, median_ms  # noqa: E402
 
 try:
     import torch
 except ImportError:
     sys.exit("error: PyTorch is not installed; this peer needs python3 with torch and a CUDA GPU")
-
-
-REPETITIONS = 20
-
-
-def median_ms(run, flush, repetitions: int = REPETITIONS) -> tuple[float, float, float]:
-    run()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repetitions):
-        flush()
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        run()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times), min(times), max(times)
 
 
 def main() -> int:
@@ -44,15 +29,13 @@ def main() -> int:
     torch.backends.cudnn.benchmark = True
     n = args.size
     props = torch.cuda.get_device_properties(0)
-    scratch = torch.empty(2 * props.L2_cache_size // 4 + 1, device="cuda")  # twice the L2, as the harness flushes
-    flush = lambda: scratch.zero_()  # noqa: E731
     cases = []
     for stencil, edge in (("box27", 3), ("compound_r2", 5)):
         radius = edge // 2
         x = torch.rand(1, 1, n + 2 * radius, n + 2 * radius, n + 2 * radius, device="cuda")
         weight = torch.rand(1, 1, edge, edge, edge, device="cuda")
         with torch.no_grad():
-            median, low, high = median_ms(lambda: torch.nn.functional.conv3d(x, weight), flush)
+            median, low, high = median_ms(torch, lambda: torch.nn.functional.conv3d(x, weight))
         gigabytes = 2 * 4 * n**3 / 1e9
         cases.append({"group": stencil, "name": f"torch conv3d {edge}x{edge}x{edge}", "median_ms": median,
                       "min_ms": low, "max_ms": high, "repetitions": REPETITIONS, "amounts": {"GB": gigabytes}})

@@ -229,6 +229,8 @@ long long Session::integer(const std::string& name) const {
 
 void Session::add(Case c) { cases_.push_back(std::move(c)); }
 
+void Session::add_context(const std::string& key, const std::string& value) { benchmark::AddCustomContext(key, value); }
+
 int Session::run() {
   int devices = 0;
   const gpuError_t status = gpuGetDeviceCount(&devices);

@@ -34,13 +34,23 @@ Comparison compare(std::span<const float> got, std::span<const double> expected,
   return result;
 }
 
-void Comparison::check(std::size_t index, double got, double expected) {
-  ++checked;
-  const double error = std::abs(got - expected);
-  if (!(error <= tolerance.atol + tolerance.rtol * std::abs(expected))) {  // NaN fails too
-    if (first.size() < kShownMismatches) first.push_back({index, got, expected});
-    ++mismatches;
+namespace {
+// `shown` is the bound the report prints beside a mismatch, or -1 for the common tolerance.
+void record(Comparison& c, std::size_t index, double got, double expected, double allowed, double shown) {
+  ++c.checked;
+  if (!(std::abs(got - expected) <= allowed)) {  // NaN fails too
+    if (c.first.size() < kShownMismatches) c.first.push_back({index, got, expected, shown});
+    ++c.mismatches;
   }
+}
+}  // namespace
+
+void Comparison::check(std::size_t index, double got, double expected) {
+  record(*this, index, got, expected, tolerance.atol + tolerance.rtol * std::abs(expected), -1);
+}
+
+void Comparison::check_within(std::size_t index, double got, double expected, double allowed) {
+  record(*this, index, got, expected, allowed, allowed);
 }
 
 std::string Comparison::report() const {
@@ -50,10 +60,14 @@ std::string Comparison::report() const {
     text << "output has " << checked << " elements, reference a different number";
     return text.str();
   }
-  text << mismatches << " of " << checked << " elements differ from the float64 reference by more than atol + rtol*|ref| (atol "
-       << tolerance.atol << ", rtol " << tolerance.rtol << ")";
+  text << mismatches << " of " << checked << " elements differ from the float64 reference by more than ";
+  if (per_element_bounds)
+    text << "their error bound";
+  else
+    text << "atol + rtol*|ref| (atol " << tolerance.atol << ", rtol " << tolerance.rtol << ")";
   for (const Mismatch& m : first) {
     text << "\n  at " << coordinates(m.index, extents) << ": got " << m.got << ", expected " << m.expected;
+    if (m.allowed >= 0) text << " (bound " << m.allowed << ")";
   }
   if (mismatches > first.size()) text << "\n  ... and " << mismatches - first.size() << " more";
   return text.str();

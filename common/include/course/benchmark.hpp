@@ -64,6 +64,9 @@ class Session {
   Session(int argc, char** argv, std::map<std::string, std::string> defaults);
 
   long long integer(const std::string& name) const;
+  const std::string& text(const std::string& name) const { return options_.at(name); }
+  // A line of the JSON's context (and of nothing else): a measurement made outside the cases.
+  void add_context(const std::string& key, const std::string& value);
 
   void add(Case c);
   // Runs everything, prints the summary; returns the process exit code: 0, 1 if a case failed,

@@ -18,6 +18,7 @@ struct Mismatch {
   std::size_t index;
   double got;
   double expected;
+  double allowed = -1;  // the element's own bound, when it has one (check_within)
 };
 
 struct Comparison {
@@ -30,6 +31,10 @@ struct Comparison {
   std::string report() const;         // count, tolerance, and the first mismatches by coordinate
   // Checks one element; `index` is its flat position in `extents` (for the report's coordinates).
   void check(std::size_t index, double got, double expected);
+  // Checks one element against its own bound, |got - expected| <= allowed, for errors that an
+  // error model gives per element.
+  void check_within(std::size_t index, double got, double expected, double allowed);
+  bool per_element_bounds = false;
 };
 
 // `extents` give the shape of `got`, slowest dimension first (e.g. {rows, cols}).

@@ -99,10 +99,16 @@ gpuError_t gpuEventDestroy(gpuEvent_t event);
 gpuError_t gpuEventRecord(gpuEvent_t event, void* stream = nullptr);
 gpuError_t gpuEventSynchronize(gpuEvent_t event);
 gpuError_t gpuEventElapsedTime(float* milliseconds, gpuEvent_t start, gpuEvent_t stop);
+// A __constant__ symbol (plain storage here) larger than the GPUs' 64 KB of constant memory does
+// not compile, as it would not link for CUDA. `kind` is accepted as CUDA's is: device memory is
+// host memory on this backend.
+inline constexpr std::size_t kConstantMemoryBytes = 64 * 1024;
 template <class T>
-gpuError_t gpuMemcpyToSymbol(T& symbol, const void* src, std::size_t bytes, std::size_t offset = 0) {
+gpuError_t gpuMemcpyToSymbol(T& symbol, const void* src, std::size_t bytes, std::size_t offset = 0,
+                             gpuMemcpyKind = gpuMemcpyHostToDevice) {
+  static_assert(sizeof(T) <= kConstantMemoryBytes, "a __constant__ symbol holds at most 64 KB");
   if (offset + bytes > sizeof(T)) return gpuErrorInvalidValue;
-  std::memcpy(reinterpret_cast<unsigned char*>(&symbol) + offset, src, bytes);
+  if (bytes > 0) std::memcpy(reinterpret_cast<unsigned char*>(&symbol) + offset, src, bytes);
   return gpuSuccess;
 }
 

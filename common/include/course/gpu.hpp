@@ -5,7 +5,9 @@
 // backend (common/cpu_backend). cmake/GpuBackend.cmake defines exactly one COURSE_BACKEND_*.
 #pragma once
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <source_location>
 #include <utility>
 
@@ -132,6 +134,23 @@ struct LaunchShape {
               std::source_location where_ = std::source_location::current())
       : grid(grid_), block(block_), shared_bytes(shared_bytes_), where(where_) {}
 };
+
+// A float's bits and back, in kernels and on the host alike (for bit tricks such as a first
+// guess of a reciprocal square root).
+__host__ __device__ inline std::uint32_t float_bits(float value) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __float_as_uint(value);
+#else
+  return std::bit_cast<std::uint32_t>(value);
+#endif
+}
+__host__ __device__ inline float float_from_bits(std::uint32_t bits) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __uint_as_float(bits);
+#else
+  return std::bit_cast<float>(bits);
+#endif
+}
 
 // Kernel code and launches need the kernel compiler; host-only files (tests, benchmarks) may
 // include this header for the runtime calls alone.

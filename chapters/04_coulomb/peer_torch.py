@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""What a PyTorch user would write for the Coulomb sum on the GPU, timed the way the course's
+benchmarks time (profiling/peer_timing.py), on the benchmark's problem: nx x ny grid points of
+spacing 0.5 at height 1.25, atoms spread over the slice with heights 0.25-2 from it.
+
+  - broadcast: for chunks of atoms, the squared distances of every point to every atom of the
+    chunk as one (points x chunk) tensor, torch.rsqrt, times the charges, summed over atoms;
+  - cdist + matmul: torch.cdist for the (points x chunk) distances, then 1/d times the charges
+    as a matrix-vector product.
+Both are checked against a float64 sum at a few points.
+
+    peer_torch.py [--sizes 512x512:10000] [--out torch.json]
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+from peer_timing import REPETITIONS, median_ms  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    sys.exit("error: PyTorch is not installed; this peer needs python3 with torch and a CUDA GPU")
+
+SPACING, HEIGHT = 0.5, 1.25
+ELEMENTS_PER_CHUNK = 1 << 27  # points x atoms per chunk: a 512 MB float tensor
+
+
+def problem(nx: int, ny: int, count: int):
+    generator = torch.Generator(device="cuda").manual_seed(20261122)
+    u = lambda: torch.rand(count, device="cuda", generator=generator)  # noqa: E731
+    ax, ay = u() * nx * SPACING, u() * ny * SPACING
+    dz = (0.5 + 3.5 * u()) * SPACING * torch.where(u() < 0.5, -1.0, 1.0)
+    q = 2 * u() - 1
+    j, i = torch.meshgrid(torch.arange(ny, device="cuda"), torch.arange(nx, device="cuda"), indexing="ij")
+    return (i.reshape(-1) * SPACING).float(), (j.reshape(-1) * SPACING).float(), ax, ay, dz, q
+
+
+def broadcast(x, y, ax, ay, dz, q, chunk: int):
+    potential = torch.zeros_like(x)
+    for first in range(0, ax.numel(), chunk):
+        s = slice(first, first + chunk)
+        r2 = (x[:, None] - ax[None, s]) ** 2 + (y[:, None] - ay[None, s]) ** 2 + dz[None, s] ** 2
+        potential += (torch.rsqrt(r2) * q[None, s]).sum(dim=1)
+    return potential
+
+
+def cdist_matmul(x, y, ax, ay, dz, q, chunk: int):
+    points = torch.stack([x, y, torch.full_like(x, HEIGHT)], dim=1)
+    atoms = torch.stack([ax, ay, HEIGHT - dz], dim=1)
+    potential = torch.zeros_like(x)
+    for first in range(0, ax.numel(), chunk):
+        s = slice(first, first + chunk)
+        potential += (1.0 / torch.cdist(points, atoms[s])) @ q[s]
+    return potential
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="512x512:10000")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("error: no CUDA device for PyTorch")
+    cases = []
+    for item in args.sizes.split(","):
+        try:
+            grid, count = item.split(":")
+            nx, ny = (int(v) for v in grid.split("x"))
+            count = int(count)
+        except ValueError:
+            sys.exit(f"error: --sizes needs NXxNY:ATOMS[,...], not '{item}'")
+        x, y, ax, ay, dz, q = problem(nx, ny, count)
+        chunk = max(1, ELEMENTS_PER_CHUNK // x.numel())
+        probes = torch.tensor([0, x.numel() // 2], device="cuda")
+        d = lambda v: v.double().cpu()  # noqa: E731
+        exact = ((d(x[probes])[:, None] - d(ax)) ** 2 + (d(y[probes])[:, None] - d(ay)) ** 2 + d(dz) ** 2).rsqrt() @ d(q)
+        group = f"{nx}x{ny}, {count} atoms"
+        for name, method in (("torch broadcast + rsqrt", broadcast), ("torch cdist + matmul", cdist_matmul)):
+            with torch.no_grad():
+                result = method(x, y, ax, ay, dz, q, chunk)
+                worst = float((d(result[probes]) - exact).abs().div(exact.abs().clamp_min(1e-30)).max())
+                median, low, high = median_ms(torch, lambda: method(x, y, ax, ay, dz, q, chunk))
+            evaluations = x.numel() * count
+            cases.append({"group": group, "name": name, "median_ms": median, "min_ms": low, "max_ms": high,
+                          "repetitions": REPETITIONS, "relative_error_at_two_points": worst,
+                          "amounts": {"Grsqrt": evaluations / 1e9, "GB": (4 * x.numel() + 16 * count) / 1e9}})
+            print(f"{group}, {name:24} {median:9.3f} ms {evaluations / 1e9 / (median / 1e3):8.1f} G evaluations/s "
+                  f"(relative error {worst:.1e} at two points)")
+    result = {"gpu": torch.cuda.get_device_properties(0).name, "torch": torch.__version__, "cases": cases}
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

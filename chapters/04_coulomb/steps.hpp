@@ -1,0 +1,51 @@
+// Chapter 4's steps: one row each, in order. A row names the step's file (solutions/04_coulomb/
+// or exercises/04_coulomb/, without .cu) and its variant; the file defines
+//   void potential_<variant>(const SliceAtom* atoms, int count, float* out, const Slice& slice);
+// which writes the potential of `count` atoms (device memory) at every point of the slice into
+// `out` (nx x ny floats, device memory) and returns once its kernels are launched (checked).
+#pragma once
+
+#include <array>
+#include <span>
+
+#include "coulomb.hpp"
+#include "course/step.hpp"
+
+#define CH04_STEPS(STEP)                                        \
+  STEP(00_naive, naive)                                         \
+  STEP(01_constant_memory, constant_memory)                     \
+  STEP(02_coarsening, coarsening)                               \
+  STEP(03_coalesced_coarsening, coalesced_coarsening)           \
+  STEP(04_unrolled, unrolled_8_points)                          \
+  STEP(04_unrolled, unrolled_16_points)                         \
+  STEP(05_shared_atoms, shared_atoms)                           \
+  STEP(06_split_pipes, split_1_of_8)                            \
+  STEP(06_split_pipes, split_2_of_8)                            \
+  STEP(06_split_pipes, split_3_of_8)                            \
+  /* one row per step, above this line */
+
+namespace ch04 {
+
+using PotentialFn = void (*)(const SliceAtom* atoms, int count, float* out, const Slice& slice);
+
+struct Step {
+  course::StepSource source;
+  PotentialFn run;
+};
+
+#define CH04_DECLARE(file, variant) void potential_##variant(const SliceAtom* atoms, int count, float* out, const Slice& slice);
+CH04_STEPS(CH04_DECLARE)
+#undef CH04_DECLARE
+
+inline std::span<const Step> steps() {
+#define CH04_ROW(file, variant) Step{COURSE_STEP_SOURCE(file, variant), potential_##variant},
+  static constexpr auto table = std::to_array<Step>({CH04_STEPS(CH04_ROW)});
+#undef CH04_ROW
+  return table;
+}
+
+// Step 06's reciprocal square root on the FMA pipe (a bit-trick guess and three Newton steps),
+// callable on the host so that the tests can measure its error.
+float rsqrt_on_fma_pipe(float x);
+
+}  // namespace ch04

@@ -1,0 +1,46 @@
+// Generated from solutions/04_coulomb/03_coalesced_coarsening.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Step 03 — coalesced coarsening: a thread's 8 points are 16 apart, so neighbouring threads
+// write neighbouring floats.
+//
+// In step 02 thread t writes points 8t .. 8t+7: the 16 threads of a block row write 16 runs of
+// 8 floats, and each of the 8 store instructions touches 16 places 32 bytes apart. Here a
+// block's 16 threads take the 128 points of their stretch of the row round-robin: thread t gets
+// t, t+16, ..., t+112, so each store instruction writes 16 consecutive floats. The arithmetic
+// is step 02's, with the offsets p h replaced by 16 p h.
+// Predicted: the stores are a few per thread at the end of a loop over thousands of atoms, so
+// their pattern is worth almost nothing here; the step matters for the shape it gives the
+// coarsening (the document coalesces for older GPUs, whose uncoalesced stores cost more), and
+// step 04 builds on it.
+// BEGIN MEASURED
+// END MEASURED
+#include "steps.hpp"
+
+namespace ch04 {
+namespace {
+
+constexpr int kBlock = 16;
+constexpr int kPoints = 8;  // per thread, kBlock apart along x
+
+__constant__ SliceAtom chunk[kConstantAtoms];
+
+__global__ void coalesced_coarsening_kernel(int count, float* __restrict__ out, Slice s, bool initialize) {
+  const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
+  const int j = blockIdx.y * kBlock + threadIdx.y;
+  if (i0 >= s.nx || j >= s.ny) return;
+  float* row = out + static_cast<long long>(j) * s.nx;
+  // TODO: step 02's loop with the thread's points at i0 + 16 p instead of i0 + p
+}
+
+}  // namespace
+
+void potential_coalesced_coarsening(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  for_each_constant_chunk(count, [&](int first, int n, bool initialize) {
+    if (n > 0) GPU_CHECK(gpuMemcpyToSymbol(chunk, atoms + first, n * sizeof(SliceAtom), 0, gpuMemcpyDeviceToDevice));
+    course::launch(coalesced_coarsening_kernel,
+                   {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock)),
+                    dim3(kBlock, kBlock)},
+                   n, out, slice, initialize);
+  });
+}
+
+}  // namespace ch04

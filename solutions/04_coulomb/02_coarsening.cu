@@ -1,0 +1,66 @@
+// Step 02 — thread coarsening: each thread computes 8 points of a row.
+//
+// The 8 points of a row share their y: for each atom, dy^2 + dz^2 is worked out once and used 8
+// times, and the atom is read once for 8 evaluations instead of once per evaluation. A thread
+// takes points 8t .. 8t+7 of its row (consecutive), so a 16 x 16 block covers 128 x 16 points;
+// x of point p is x0 + p h, with p h worked out once per thread.
+// Predicted: per evaluation, the atom's loads and dy fall from 1 each to 1/8 and the squared
+// distance from 2 operations to 1; only the subtraction for dx, one FMA for the distance, the
+// reciprocal square root and the FMA that adds the term remain: near the rsqrt ceiling. The
+// writes are another matter (step 03): a warp's 32 threads write 8 floats each, 32 bytes apart.
+// BEGIN MEASURED
+// END MEASURED
+#include "steps.hpp"
+
+namespace ch04 {
+namespace {
+
+constexpr int kBlock = 16;
+constexpr int kPoints = 8;  // per thread, consecutive along x
+
+__constant__ SliceAtom chunk[kConstantAtoms];
+
+__global__ void coarsening_kernel(int count, float* __restrict__ out, Slice s, bool initialize) {
+  const int i0 = (blockIdx.x * kBlock + threadIdx.x) * kPoints;
+  const int j = blockIdx.y * kBlock + threadIdx.y;
+  if (i0 >= s.nx || j >= s.ny) return;
+  float* row = out + static_cast<long long>(j) * s.nx;
+  // BEGIN SOLUTION: 8 running sums for points i0 .. i0+7 (skip those past nx); per atom, dy^2 + dz^2 once, then dx and the term for each point
+  const float x0 = i0 * s.spacing, y = j * s.spacing;
+  float offset[kPoints], potential[kPoints];
+#pragma unroll
+  for (int p = 0; p < kPoints; ++p) {
+    offset[p] = p * s.spacing;
+    potential[p] = initialize || i0 + p >= s.nx ? 0.0f : row[i0 + p];
+  }
+  for (int k = 0; k < count; ++k) {
+    const float dy = y - chunk[k].y;
+    const float dyz2 = dy * dy + chunk[k].dz2;
+    const float dx0 = x0 - chunk[k].x;
+    const float q = chunk[k].q;
+#pragma unroll
+    for (int p = 0; p < kPoints; ++p) {
+      const float dx = dx0 + offset[p];
+      potential[p] += q * rsqrtf(dx * dx + dyz2);
+    }
+  }
+#pragma unroll
+  for (int p = 0; p < kPoints; ++p) {
+    if (i0 + p < s.nx) row[i0 + p] = potential[p];
+  }
+  // END SOLUTION
+}
+
+}  // namespace
+
+void potential_coarsening(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  for_each_constant_chunk(count, [&](int first, int n, bool initialize) {
+    if (n > 0) GPU_CHECK(gpuMemcpyToSymbol(chunk, atoms + first, n * sizeof(SliceAtom), 0, gpuMemcpyDeviceToDevice));
+    course::launch(coarsening_kernel,
+                   {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock)),
+                    dim3(kBlock, kBlock)},
+                   n, out, slice, initialize);
+  });
+}
+
+}  // namespace ch04
