@@ -16,9 +16,9 @@
   STEP(01_constant_memory, constant_memory)                     \
   STEP(02_coarsening, coarsening)                               \
   STEP(03_coalesced_coarsening, coalesced_coarsening)           \
-  STEP(04_unrolled, unrolled_8_points)                          \
-  STEP(04_unrolled, unrolled_16_points)                         \
-  STEP(05_shared_atoms, shared_atoms)                           \
+  STEP(04_fast_rsqrt, fast_rsqrt)                               \
+  STEP(05_shared_atoms, shared_atoms_8_points)                  \
+  STEP(05_shared_atoms, shared_atoms_16_points)                 \
   STEP(06_split_pipes, split_1_of_8)                            \
   STEP(06_split_pipes, split_2_of_8)                            \
   STEP(06_split_pipes, split_3_of_8)                            \

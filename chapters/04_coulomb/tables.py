@@ -5,7 +5,7 @@ import csv
 import report_tables
 import results
 
-PROFILE_EVALUATIONS = 512 * 512 * 4096  # profile.sh's problem: one chunk of constant memory
+PROFILE_EVALUATIONS = 2048 * 2048 * 4096  # profile.sh's problem: one chunk of constant memory
 
 
 def size_table(res, group: str, peers: list, torch_version: str) -> str:
@@ -41,7 +41,7 @@ def profile_table(traffic_csv) -> str:
                      f"{float(r['FMA pipe %']):.0f} | {float(r['issue %']):.0f} | {float(r['occupancy %']):.0f} | "
                      f"{float(r['warp instructions']) * 32 / PROFILE_EVALUATIONS:.2f} | {hits} |")
     lines.append("")
-    lines.append("Nsight Compute, 512 x 512 points and 4096 atoms (one launch per step), clocks as found. Pipes and "
+    lines.append("Nsight Compute, 2048 x 2048 points and 4096 atoms (one launch per step), clocks as found. Pipes and "
                  "issue slots as % of their peak over the kernel's active cycles; instructions per evaluation count "
                  "every thread instruction; constant cache hits are the fraction of the indexed-constant requests "
                  "served by the cache.")

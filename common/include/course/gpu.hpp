@@ -189,6 +189,28 @@ template <class T> inline T load_readonly(const T* p) { return *p; }
 template <class T> inline void store_streaming(T* p, const T& v) { *p = v; }
 #endif
 
+// 1/sqrt(x) in one instruction of the multi-function unit, where rsqrtf() adds a few to scale
+// denormal inputs: the hardware's approximation (CUDA rsqrt.approx.ftz, the instruction rsqrtf
+// uses for normal inputs, within its 2 ulp; AMD v_rsq_f32), with denormal inputs flushed to
+// zero. On the CPU backend, 1/sqrt.
+#if defined(COURSE_BACKEND_CUDA)
+__device__ __forceinline__ float rsqrt_approx(float x) {
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+#elif defined(COURSE_BACKEND_HIP)
+__device__ __forceinline__ float rsqrt_approx(float x) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  return __builtin_amdgcn_rsqf(x);
+#else
+  return rsqrtf(x);
+#endif
+}
+#else
+inline float rsqrt_approx(float x) { return 1.0f / std::sqrt(x); }
+#endif
+
 // Asynchronous copies from global to shared memory: copy_async() starts a copy of one 4-, 8- or
 // 16-byte value (both addresses aligned to its size), commit_copies() closes the group of copies
 // this thread started since the last commit, and wait_copies<N>() waits until at most N of this
