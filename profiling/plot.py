@@ -66,7 +66,7 @@ def sweep_panel(axis, label: str, cases: list) -> None:
     series, unit = {}, ""
     for c in cases:
         match = SWEEP.match(c.group)
-        if match and match["label"] == label:
+        if match and match["label"] == label and c.is_step:
             series.setdefault(c.name, []).append((int(match["n"]), c.median_ms))
             unit = match["unit"]
     for name, points in series.items():
@@ -113,8 +113,12 @@ def main() -> int:
     context, cases = results.load(args.bench_json)
     ceilings = json.loads(args.ceilings.read_text()) if args.ceilings else None
     extra_peers = [peer for path in args.peers for peer in results.load_peers(path)[1]]
-    bandwidth_groups = [g for g in dict.fromkeys(c.group for c in cases) if not SWEEP.match(g)]
-    sweeps = list(dict.fromkeys(SWEEP.match(c.group)["label"] for c in cases if SWEEP.match(c.group)))
+    # A sweep is a label that comes with several numbers ("A^T x, 1 passes", "A^T x, 2 passes");
+    # "512x512, 10000 atoms" alone is a group like any other.
+    groups = list(dict.fromkeys(c.group for c in cases))
+    labels = [SWEEP.match(g)["label"] for g in groups if SWEEP.match(g)]
+    sweeps = list(dict.fromkeys(label for label in labels if labels.count(label) > 1))
+    bandwidth_groups = [g for g in groups if not (SWEEP.match(g) and SWEEP.match(g)["label"] in sweeps)]
     flop_groups = [g for g in bandwidth_groups if any(c.group == g and "GFLOP" in c.amounts for c in cases)]
     roofline = bool(flop_groups and ceilings)
     panels = len(bandwidth_groups) + len(sweeps) + roofline

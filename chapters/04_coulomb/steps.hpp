@@ -22,6 +22,8 @@
   STEP(06_split_pipes, split_1_of_8)                            \
   STEP(06_split_pipes, split_2_of_8)                            \
   STEP(06_split_pipes, split_3_of_8)                            \
+  STEP(06_split_pipes, split_2_of_16)                           \
+  STEP(06_split_pipes, split_3_of_16)                           \
   /* one row per step, above this line */
 
 namespace ch04 {

@@ -11,16 +11,18 @@
 // three FMA-pipe instructions. Three steps bring the error to 1.32e-7 at most (measured over
 // every float in [1, 4), which by the exponent's periodicity covers every normal float; the tests
 // check it again), within the 2 ulp (2.4e-7) documented for rsqrtf and the instruction under
-// it; two steps leave 4.7e-6. A thread computes k of its 8 points this way and the other
-// 8 - k on the XU, so the two work side by side. On step 05's 8-point kernel (shared tiles).
+// it; two steps leave 4.7e-6. A thread computes k of its points this way and the others on the
+// XU, so the two work side by side: on step 05's kernels, with 8 points (k = 1, 2, 3) and with
+// 16 (k = 2, 3), whose per-atom work weighs less per evaluation.
 // Cost model, per 8 cycles of one sub-partition: the XU's 32 evaluations take about 4.5 issue
-// slots; an evaluation on the FMA pipe about 15 (12 for the root, 2 of them integer). The 3.5
-// spare slots hold about 7 more evaluations: at best about 1.2x the rsqrt ceiling, with k around
-// 1-2 of 8 (f = k/8 near 18%), less whatever latency and the atoms' loads take.
+// slots (4.35 with 16 points); an evaluation on the FMA pipe about 15 (12 for the root, 2 of
+// them integer). The 3.5 spare slots hold about 7 more evaluations: at best about 1.2x the rsqrt
+// ceiling with every slot issued, with a share f near 18%; at the 85-90% of slots that a
+// scheduler issues in practice, 1.1x around f = 2/16.
 // An atom exactly on a grid point makes x = 0: the XU gives inf, the FMA-pipe path a large finite
 // number (about 2e19).
-// Predicted: k = 1 and 2 faster than step 05's 8 points (up to 1.2x the rsqrt ceiling where the
-// machine is full), k = 3 slower again (issue-bound).
+// Predicted: 1 of 8 and 2 of 16 faster than step 05 where the machine is full (up to 1.1x the
+// rsqrt ceiling), 3 of 8 slower again (issue-bound).
 // BEGIN MEASURED
 // END MEASURED
 #include "steps.hpp"
@@ -29,7 +31,6 @@ namespace ch04 {
 namespace {
 
 constexpr int kBlock = 16;
-constexpr int kPoints = 8;              // per thread, kBlock apart along x
 constexpr int kTile = kBlock * kBlock;  // atoms per shared tile
 
 // 1/sqrt(x) for a positive normal float, on the FMA pipe.
@@ -38,7 +39,8 @@ __host__ __device__ inline float rsqrt_newton(float x) {
   return 0.0f * x;
 }
 
-template <int kSoftware>
+// kPoints per thread, kBlock apart along x; the first kSoftware of them on the FMA pipe.
+template <int kPoints, int kSoftware>
 __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s) {
   __shared__ SliceAtom tile[kTile];
   const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
@@ -75,9 +77,9 @@ __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, flo
   }
 }
 
-template <int kSoftware>
+template <int kPoints, int kSoftware>
 void launch_split(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  course::launch(split_kernel<kSoftware>,
+  course::launch(split_kernel<kPoints, kSoftware>,
                  {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock)),
                   dim3(kBlock, kBlock)},
                  atoms, count, out, slice);
@@ -88,13 +90,19 @@ void launch_split(const SliceAtom* atoms, int count, float* out, const Slice& sl
 float rsqrt_on_fma_pipe(float x) { return rsqrt_newton(x); }
 
 void potential_split_1_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<1>(atoms, count, out, slice);
+  launch_split<8, 1>(atoms, count, out, slice);
 }
 void potential_split_2_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<2>(atoms, count, out, slice);
+  launch_split<8, 2>(atoms, count, out, slice);
 }
 void potential_split_3_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<3>(atoms, count, out, slice);
+  launch_split<8, 3>(atoms, count, out, slice);
+}
+void potential_split_2_of_16(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<16, 2>(atoms, count, out, slice);
+}
+void potential_split_3_of_16(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<16, 3>(atoms, count, out, slice);
 }
 
 }  // namespace ch04
