@@ -32,19 +32,16 @@ def size_table(res, group: str, peers: list, torch_version: str) -> str:
 def profile_table(traffic_csv) -> str:
     with traffic_csv.open() as f:
         rows = list(csv.DictReader(f))
-    lines = ["| kernel | ms | XU pipe % | FMA pipe % | issue % | occupancy % | instructions per evaluation | constant cache hits |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| kernel | ms | XU pipe % | FMA pipe % | issue % | occupancy % | instructions per evaluation |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        hits = (f"{float(r['constant hits']) / float(r['constant requests']):.3f}"
-                if float(r.get("constant requests") or 0) > 0 else "")
         lines.append(f"| `{r['kernel']}` | {float(r['time ms']):.3f} | {float(r['XU pipe %']):.0f} | "
                      f"{float(r['FMA pipe %']):.0f} | {float(r['issue %']):.0f} | {float(r['occupancy %']):.0f} | "
-                     f"{float(r['warp instructions']) * 32 / PROFILE_EVALUATIONS:.2f} | {hits} |")
+                     f"{float(r['warp instructions']) * 32 / PROFILE_EVALUATIONS:.2f} |")
     lines.append("")
     lines.append("Nsight Compute, 2048 x 2048 points and 4096 atoms (one launch per step), clocks as found. Pipes and "
                  "issue slots as % of their peak over the kernel's active cycles; instructions per evaluation count "
-                 "every thread instruction; constant cache hits are the fraction of the indexed-constant requests "
-                 "served by the cache.")
+                 "every thread instruction, the per-atom work and the loop included.")
     return "\n".join(lines)
 
 

@@ -22,7 +22,17 @@
 // number (about 2e19).
 // Predicted: 1 of 8 and 2 of 16 faster than step 05 where the machine is full (up to 1.1x the
 // rsqrt ceiling), 3 of 8 slower again (issue-bound).
-// BEGIN MEASURED
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 856dabb66c45, 2026-11-22):
+//   06_split_1_of_8   512x512, 10000 atoms     0.7119 ms, 2 GB/s (0.000 of copy), 18411 GFLOP/s (0.313 of FMA), 3682 Grsqrt/s (0.892 of rsqrt)
+//   06_split_2_of_8   512x512, 10000 atoms     0.7660 ms, 2 GB/s (0.000 of copy), 17111 GFLOP/s (0.290 of FMA), 3422 Grsqrt/s (0.829 of rsqrt)
+//   06_split_3_of_8   512x512, 10000 atoms     0.8891 ms, 1 GB/s (0.000 of copy), 14743 GFLOP/s (0.250 of FMA), 2949 Grsqrt/s (0.714 of rsqrt)
+//   06_split_2_of_16  512x512, 10000 atoms     1.5091 ms, 1 GB/s (0.000 of copy), 8685 GFLOP/s (0.147 of FMA), 1737 Grsqrt/s (0.421 of rsqrt)
+//   06_split_3_of_16  512x512, 10000 atoms     1.6690 ms, 1 GB/s (0.000 of copy), 7854 GFLOP/s (0.133 of FMA), 1571 Grsqrt/s (0.381 of rsqrt)
+//   06_split_1_of_8   2048x2048, 100000 atoms  101.6523 ms, 0 GB/s (0.000 of copy), 20631 GFLOP/s (0.350 of FMA), 4126 Grsqrt/s (1.000 of rsqrt)
+//   06_split_2_of_8   2048x2048, 100000 atoms  110.9744 ms, 0 GB/s (0.000 of copy), 18898 GFLOP/s (0.321 of FMA), 3780 Grsqrt/s (0.916 of rsqrt)
+//   06_split_3_of_8   2048x2048, 100000 atoms  131.0248 ms, 0 GB/s (0.000 of copy), 16006 GFLOP/s (0.272 of FMA), 3201 Grsqrt/s (0.776 of rsqrt)
+//   06_split_2_of_16  2048x2048, 100000 atoms  116.2630 ms, 0 GB/s (0.000 of copy), 18038 GFLOP/s (0.306 of FMA), 3608 Grsqrt/s (0.874 of rsqrt)
+//   06_split_3_of_16  2048x2048, 100000 atoms  125.3667 ms, 0 GB/s (0.000 of copy), 16728 GFLOP/s (0.284 of FMA), 3346 Grsqrt/s (0.811 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 
