@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds the solutions for the best backend present
-# (CUDA with an NVIDIA GPU and nvcc, HIP with an AMD GPU and hipcc, else the CPU backend),
-# measures this machine's ceilings and prints every chapter's benchmark table.
+# The main job: chooses the best backend present (CUDA with an NVIDIA GPU and nvcc, HIP with an
+# AMD GPU and hipcc, else the CPU backend), installs only what that backend still lacks
+# (cmake/install-deps.sh), builds the solutions, measures this machine's ceilings and prints every
+# chapter's benchmark table.
 #   profiling/benchmark_all.sh [extra benchmark options, e.g. --repetitions=5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash cmake/install-deps.sh cpu
 export PATH="$PATH:/usr/local/cuda/bin"
 if command -v nvcc >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   preset=cuda
@@ -15,6 +15,7 @@ else
   preset=cpu
   echo "No usable GPU: benchmarking on the CPU backend (its timings are not GPU timings)."
 fi
+bash cmake/install-deps.sh "$preset"
 export COURSE_GIT_COMMIT=${COURSE_GIT_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 cmake --preset "$preset"
 cmake --build --preset "$preset" --parallel

@@ -208,5 +208,83 @@ class ValidateScript(unittest.TestCase):
             self.assertIn("error:", run.stderr)
 
 
+class InstallDeps(unittest.TestCase):
+    """cmake/install-deps.sh against a fake tool set and a fake package manager: it installs only
+    what the chosen backend cannot use already, and fails in one line when it cannot install."""
+    SCRIPT = ROOT / "cmake" / "install-deps.sh"
+    UTILITIES = ("bash", "sed", "grep", "mktemp", "rm", "id", "ls", "cat", "tr", "dirname", "env")
+
+    def run_script(self, *arguments, cmake="3.25.1", usable=("GTest", "benchmark", "Boost"), ninja=True,
+                   nvcc=False, apt_fails=False, matplotlib=True):
+        with tempfile.TemporaryDirectory() as folder:
+            bin_dir = pathlib.Path(folder) / "bin"
+            bin_dir.mkdir()
+            for tool in self.UTILITIES:
+                (bin_dir / tool).symlink_to(shutil.which(tool))
+            def fake(name, body):
+                (bin_dir / name).write_text("#!/bin/bash\n" + body + "\n")
+                (bin_dir / name).chmod(0o755)
+            fake("c++", "exit 0")
+            fake("python3", f"exit {0 if matplotlib else 1}")
+            if ninja:
+                fake("ninja", "exit 0")
+            if nvcc:
+                fake("nvcc", "exit 0")
+            if cmake:
+                lines = "".join(f"echo '-- usable: {name}'; " for name in usable)
+                fake("cmake", f'if [[ $1 == --version ]]; then echo "cmake version {cmake}"; else {lines} fi')
+            log = pathlib.Path(folder) / "apt.log"
+            fake("apt-get", f'echo "$@" >> {log}; exit {1 if apt_fails else 0}')
+            run = subprocess.run(["bash", str(self.SCRIPT), *arguments], capture_output=True, text=True,
+                                 env={"PATH": str(bin_dir), "COURSE_APT_GET": str(bin_dir / "apt-get"),
+                                      "ROCM_PATH": folder, "CUDA_HOME": folder})
+            installed = log.read_text().splitlines() if log.exists() else []
+            packages = next((line.split()[4:] for line in installed if line.startswith("install")), [])
+            return run, packages
+
+    def test_nothing_is_installed_when_everything_is_usable(self):
+        run, packages = self.run_script("cpu")
+        self.assertEqual((run.returncode, packages), (0, []), run.stderr)
+
+    def test_a_cmake_from_pip_or_kitware_counts(self):
+        run, packages = self.run_script("cpu", cmake="4.4.0")
+        self.assertEqual((run.returncode, packages), (0, []), run.stderr)
+
+    def test_the_cuda_backend_does_not_need_boost(self):
+        run, packages = self.run_script("cuda", usable=("GTest", "benchmark"), nvcc=True)
+        self.assertEqual((run.returncode, packages), (0, []), run.stderr)
+
+    def test_only_what_is_missing_is_installed(self):
+        run, packages = self.run_script("cpu", usable=("GTest",), ninja=False)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(sorted(packages), ["libbenchmark-dev", "libboost-context-dev", "ninja-build"])
+
+    def test_a_cmake_too_old_is_replaced_and_the_libraries_cannot_be_probed(self):
+        run, packages = self.run_script("cpu", cmake="3.20.0")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(sorted(packages), ["cmake", "libbenchmark-dev", "libboost-context-dev", "libgtest-dev"])
+
+    def test_a_failed_install_is_one_line_and_an_error(self):
+        run, _ = self.run_script("cpu", ninja=False, apt_fails=True)
+        self.assertEqual(run.returncode, 1)
+        self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
+        self.assertIn("ninja-build", run.stderr)
+
+    def test_a_missing_cuda_toolkit_is_named_not_installed(self):
+        run, packages = self.run_script("cuda")
+        self.assertEqual((run.returncode, packages), (1, []))
+        self.assertIn("CUDA Toolkit", run.stderr)
+
+    def test_plots_need_matplotlib(self):
+        run, packages = self.run_script("cpu", "plots", matplotlib=False)
+        self.assertEqual(packages, ["python3-matplotlib"])
+        self.assertEqual(run.returncode, 1)  # the fake python3 still cannot import it afterwards
+        self.assertIn("pip install matplotlib", run.stderr)
+
+    def test_a_bad_argument_is_refused(self):
+        run, packages = self.run_script("gpu")
+        self.assertEqual((run.returncode, packages), (2, []))
+
+
 if __name__ == "__main__":
     unittest.main()
