@@ -32,7 +32,7 @@ def main() -> int:
     titles = {
         "00": "00 naive: a thread per point (16 threads cover 16 points, then the next block)",
         "02": "02 coarsening: thread t computes points 8t .. 8t+7; one store writes 16 places 32 B apart",
-        "03": "03-06 coalesced coarsening: thread t computes t, t+16, ..., t+112; one store writes 16 neighbours",
+        "03": "03 on, 8 points a thread: thread t computes t, t+16, ..., t+112; one store writes 16 neighbours",
     }
     colours = plt.get_cmap("tab20")
     figure, axes = plt.subplots(len(titles), 1, figsize=(12, 4.2))

@@ -6,8 +6,10 @@ spacing 0.5 at height 1.25, atoms spread over the slice with heights 0.25-2 from
   - broadcast: for chunks of atoms, the squared distances of every point to every atom of the
     chunk as one (points x chunk) tensor, torch.rsqrt, times the charges, summed over atoms;
   - cdist + matmul: torch.cdist for the (points x chunk) distances, then 1/d times the charges
-    as a matrix-vector product.
-Both are checked against a float64 sum at a few points.
+    as a matrix-vector product;
+  - compiled: the broadcast form's chunk through torch.compile, which fuses the distances, the
+    root and the sum into one reduction, with no (points x chunk) tensor in memory.
+Each is checked against a float64 sum at two points.
 
     peer_torch.py [--sizes 512x512:10000] [--out torch.json]
 """
@@ -47,6 +49,25 @@ def broadcast(x, y, ax, ay, dz, q, chunk: int):
     return potential
 
 
+def chunk_sum(x, y, ax, ay, dz, q):
+    return (torch.rsqrt((x[:, None] - ax[None, :]) ** 2 + (y[:, None] - ay[None, :]) ** 2 + dz[None, :] ** 2)
+            * q[None, :]).sum(dim=1)
+
+
+compiled_chunk_sum = None  # torch.compile(chunk_sum), made on first use
+
+
+def compiled(x, y, ax, ay, dz, q, chunk: int):
+    global compiled_chunk_sum
+    if compiled_chunk_sum is None:
+        compiled_chunk_sum = torch.compile(chunk_sum, dynamic=False)
+    potential = torch.zeros_like(x)
+    for first in range(0, ax.numel(), chunk):
+        s = slice(first, first + chunk)
+        potential += compiled_chunk_sum(x, y, ax[s], ay[s], dz[s], q[s])
+    return potential
+
+
 def cdist_matmul(x, y, ax, ay, dz, q, chunk: int):
     points = torch.stack([x, y, torch.full_like(x, HEIGHT)], dim=1)
     atoms = torch.stack([ax, ay, HEIGHT - dz], dim=1)
@@ -78,9 +99,15 @@ def main() -> int:
         d = lambda v: v.double().cpu()  # noqa: E731
         exact = ((d(x[probes])[:, None] - d(ax)) ** 2 + (d(y[probes])[:, None] - d(ay)) ** 2 + d(dz) ** 2).rsqrt() @ d(q)
         group = f"{nx}x{ny}, {count} atoms"
-        for name, method in (("torch broadcast + rsqrt", broadcast), ("torch cdist + matmul", cdist_matmul)):
+        methods = (("torch broadcast + rsqrt", broadcast, chunk), ("torch cdist + matmul", cdist_matmul, chunk),
+                   ("torch.compile broadcast", compiled, count))  # one chunk of all atoms: no tensor is made
+        for name, method, chunk in methods:
             with torch.no_grad():
-                result = method(x, y, ax, ay, dz, q, chunk)
+                try:
+                    result = method(x, y, ax, ay, dz, q, chunk)
+                except Exception as error:  # torch.compile needs a working Triton and C compiler
+                    print(f"{group}, {name}: skipped, {type(error).__name__}: {str(error).splitlines()[0][:200]}")
+                    continue
                 worst = float((d(result[probes]) - exact).abs().div(exact.abs().clamp_min(1e-30)).max())
                 median, low, high = median_ms(torch, lambda: method(x, y, ax, ay, dz, q, chunk))
             evaluations = x.numel() * count

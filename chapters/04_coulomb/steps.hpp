@@ -19,11 +19,12 @@
   STEP(04_fast_rsqrt, fast_rsqrt)                               \
   STEP(05_shared_atoms, shared_atoms_8_points)                  \
   STEP(05_shared_atoms, shared_atoms_16_points)                 \
+  STEP(05_shared_atoms, shared_atoms_8x4_points)                \
   STEP(06_split_pipes, split_1_of_8)                            \
   STEP(06_split_pipes, split_2_of_8)                            \
-  STEP(06_split_pipes, split_3_of_8)                            \
-  STEP(06_split_pipes, split_2_of_16)                           \
-  STEP(06_split_pipes, split_3_of_16)                           \
+  STEP(06_split_pipes, split_4_of_32)                           \
+  STEP(06_split_pipes, split_6_of_32)                           \
+  STEP(06_split_pipes, split_8_of_32)                           \
   /* one row per step, above this line */
 
 namespace ch04 {
@@ -46,8 +47,8 @@ inline std::span<const Step> steps() {
   return table;
 }
 
-// Step 06's reciprocal square root on the FMA pipe (a bit-trick guess and three Newton steps),
-// callable on the host so that the tests can measure its error.
+// Step 06's reciprocal square root on the FMA pipe (a bit-trick guess and a polynomial
+// correction), callable on the host so that the tests can measure its error.
 float rsqrt_on_fma_pipe(float x);
 
 }  // namespace ch04

@@ -1,5 +1,5 @@
-// Step 05 — the atoms through shared memory instead of constant memory: one launch for all,
-// and the coarsening factor.
+// Step 05 — the atoms through shared memory instead of constant memory, one launch for all; and
+// the coarsening factor, along a row and across rows.
 //
 // The constant-memory steps copy the atoms in 4096-atom chunks and launch once per chunk, and on
 // this GPU the constant cache serves their loads slowly when many warps walk the atoms at
@@ -8,12 +8,16 @@
 // read), waits at a barrier, and runs step 04's loop over the tile; every thread of a warp reads
 // the same entry, which shared memory broadcasts (one 16-byte load for the atom's 4 floats).
 // The atom loop is unrolled by 4. One launch covers any number of atoms.
-// Two variants: 8 points a thread, and 16, which halves the per-atom work per evaluation but
-// also the threads: at 512 x 512 points, 8 a thread make 128 blocks of 256 threads, about one
-// per multiprocessor (the H200 has 132), and 16 make 64, for half the machine; at 2048 x 2048
-// both fill it many times over.
-// Predicted: 8 points about step 04 or a little better at 512 x 512 (the same arithmetic, loads
-// that cannot miss); 16 points half as fast there and the best at 2048 x 2048.
+// Three coarsening shapes. Per atom, a thread works out dx once per column it covers and
+// dy^2 + dz^2 once per row; per point, the squared distance is then one FMA, fmaf(dx, dx, dyz2),
+// and with the root and the term, 3 instructions. The per-atom work is spread over the points:
+//   8 points along a row (8 x 1): about 4.5 instructions an evaluation;
+//   16 along a row: about 4.3, but half the threads: at 512 x 512 points, 8 a thread make 128
+//     blocks of 256 threads, about one per multiprocessor (the H200 has 132), and 16 make 64;
+//   8 columns x 4 rows (8 x 4): about 3.8, and a quarter of the threads (32 blocks at 512 x 512).
+// Predicted: 8 x 1 about step 04 or better at 512 x 512 (the same arithmetic, loads that cannot
+// miss); the wider shapes too few blocks there, and at 2048 x 2048, where every shape fills the
+// machine, all near the rsqrt ceiling, since the XU, not the issue slots, is then the limit.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 856dabb66c45, 2026-11-22):
 //   05_shared_atoms_8_points   512x512, 10000 atoms     0.7431 ms, 2 GB/s (0.000 of copy), 17639 GFLOP/s (0.299 of FMA), 3528 Grsqrt/s (0.855 of rsqrt)
 //   05_shared_atoms_16_points  512x512, 10000 atoms     1.4018 ms, 1 GB/s (0.000 of copy), 9350 GFLOP/s (0.159 of FMA), 1870 Grsqrt/s (0.453 of rsqrt)
@@ -28,15 +32,17 @@ namespace {
 constexpr int kBlock = 16;
 constexpr int kTile = kBlock * kBlock;  // atoms per shared tile: one per thread
 
-template <int kPoints>  // per thread, kBlock apart along x
+// A thread computes kPoints x kRows points: columns i0 + 16 p and rows j0 + 16 r of its block's
+// stretch of the slice.
+template <int kPoints, int kRows>
 __global__ void shared_atoms_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s) {
   __shared__ SliceAtom tile[kTile];
   const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
-  const int j = blockIdx.y * kBlock + threadIdx.y;
+  const int j0 = blockIdx.y * kBlock * kRows + threadIdx.y;
   const int t = threadIdx.y * kBlock + threadIdx.x;
-  // BEGIN SOLUTION: per tile of 256 atoms: barrier, thread t loads atom base + t, barrier, step 04's loop over the tile (unrolled by 4); threads outside the grid load but do not write
-  const float x0 = i0 * s.spacing, y = j * s.spacing;
-  float potential[kPoints] = {};
+  // BEGIN SOLUTION: per tile of 256 atoms: barrier, thread t loads atom base + t, barrier; per atom, dx once per column and dy^2 + dz^2 once per row, then fmaf(dx, dx, dyz2) and the term for every point (the atom loop unrolled by 4); threads outside the grid load but do not write
+  const float x0 = i0 * s.spacing, y0 = j0 * s.spacing;
+  float potential[kRows][kPoints] = {};
   for (int base = 0; base < count; base += kTile) {
     __syncthreads();  // the previous tile is no longer read
     if (base + t < count) tile[t] = atoms[base + t];
@@ -44,31 +50,40 @@ __global__ void shared_atoms_kernel(const SliceAtom* __restrict__ atoms, int cou
     const int n = min(kTile, count - base);
 #pragma unroll 4
     for (int k = 0; k < n; ++k) {
-      const float dy = y - tile[k].y;
-      const float dyz2 = fmaf(dy, dy, tile[k].dz2);
-      const float dx0 = x0 - tile[k].x;
-      const float q = tile[k].q;
+      const SliceAtom a = tile[k];
+      float dyz2[kRows], dx[kPoints];
 #pragma unroll
-      for (int p = 0; p < kPoints; ++p) {
-        const float dx = fmaf(static_cast<float>(p * kBlock), s.spacing, dx0);
-        potential[p] = fmaf(q, course::rsqrt_approx(fmaf(dx, dx, dyz2)), potential[p]);
+      for (int r = 0; r < kRows; ++r) {
+        const float dy = fmaf(static_cast<float>(r * kBlock), s.spacing, y0 - a.y);
+        dyz2[r] = fmaf(dy, dy, a.dz2);
+      }
+#pragma unroll
+      for (int p = 0; p < kPoints; ++p) dx[p] = fmaf(static_cast<float>(p * kBlock), s.spacing, x0 - a.x);
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+        for (int p = 0; p < kPoints; ++p)
+          potential[r][p] = fmaf(a.q, course::rsqrt_approx(fmaf(dx[p], dx[p], dyz2[r])), potential[r][p]);
       }
     }
   }
-  if (j < s.ny) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    const int j = j0 + r * kBlock;
+    if (j >= s.ny) continue;
     float* row = out + static_cast<long long>(j) * s.nx;
 #pragma unroll
     for (int p = 0; p < kPoints; ++p) {
-      if (i0 + p * kBlock < s.nx) row[i0 + p * kBlock] = potential[p];
+      if (i0 + p * kBlock < s.nx) row[i0 + p * kBlock] = potential[r][p];
     }
   }
   // END SOLUTION
 }
 
-template <int kPoints>
+template <int kPoints, int kRows>
 void launch_shared_atoms(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  course::launch(shared_atoms_kernel<kPoints>,
-                 {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock)),
+  course::launch(shared_atoms_kernel<kPoints, kRows>,
+                 {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock * kRows)),
                   dim3(kBlock, kBlock)},
                  atoms, count, out, slice);
 }
@@ -76,11 +91,15 @@ void launch_shared_atoms(const SliceAtom* atoms, int count, float* out, const Sl
 }  // namespace
 
 void potential_shared_atoms_8_points(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_shared_atoms<8>(atoms, count, out, slice);
+  launch_shared_atoms<8, 1>(atoms, count, out, slice);
 }
 
 void potential_shared_atoms_16_points(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_shared_atoms<16>(atoms, count, out, slice);
+  launch_shared_atoms<16, 1>(atoms, count, out, slice);
+}
+
+void potential_shared_atoms_8x4_points(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_shared_atoms<8, 4>(atoms, count, out, slice);
 }
 
 }  // namespace ch04

@@ -1,27 +1,28 @@
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
-// finishes one warp instruction every 8 cycles per sub-partition, a quarter of the rate at which
-// the FMA pipe adds and multiplies. An evaluation issues about 4.5 instructions, 3.5 of them not
-// on the XU, so in those 8 cycles the 32 evaluations take about 4.5 of the 8 issue slots: the
-// FMA pipe and the issue slots have room left. A reciprocal square root can also be computed on
-// the FMA pipe alone: a first guess from the float's bits (halve the exponent with an integer
-// shift and subtract from a magic constant), refined by Newton steps y <- y (1.5 - x/2 y^2), each
-// three FMA-pipe instructions. Three steps bring the error to 1.32e-7 at most (measured over
-// every float in [1, 4), which by the exponent's periodicity covers every normal float; the tests
-// check it again), within the 2 ulp (2.4e-7) documented for rsqrtf and the instruction under
-// it; two steps leave 4.7e-6. A thread computes k of its points this way and the others on the
-// XU, so the two work side by side: on step 05's kernels, with 8 points (k = 1, 2, 3) and with
-// 16 (k = 2, 3), whose per-atom work weighs less per evaluation.
-// Cost model, per 8 cycles of one sub-partition: the XU's 32 evaluations take about 4.5 issue
-// slots (4.35 with 16 points); an evaluation on the FMA pipe about 15 (12 for the root, 2 of
-// them integer). The 3.5 spare slots hold about 7 more evaluations: at best about 1.2x the rsqrt
-// ceiling with every slot issued, with a share f near 18%; at the 85-90% of slots that a
-// scheduler issues in practice, 1.1x around f = 2/16.
-// An atom exactly on a grid point makes x = 0: the XU gives inf, the FMA-pipe path a large finite
-// number (about 2e19).
-// Predicted: 1 of 8 and 2 of 16 faster than step 05 where the machine is full (up to 1.1x the
-// rsqrt ceiling), 3 of 8 slower again (issue-bound).
+// finishes one warp instruction every 8 cycles per sub-partition, an eighth of the rate at which
+// the FMA pipe adds and multiplies. In those 8 cycles a warp's 32 evaluations in step 05 take
+// about 4.5 (8 x 1) or 3.8 (8 x 4) of the 8 issue slots, and the FMA pipe is 40% busy: both have
+// room left. A reciprocal square root can also be computed on the
+// FMA pipe alone: a first guess y0 from the float's bits (halve the exponent with an integer
+// shift, subtract from the magic constant 0x5f3759df, relative error up to 3.4%), then a
+// correction for its error e = 1 - x y0^2: 1/sqrt(x) = y0 (1 - e)^(-1/2) = y0 + y0 e p(e), with p
+// the Taylor polynomial of ((1 - e)^(-1/2) - 1) / e to degree 4 (coefficients 1/2, 3/8, 5/16,
+// 35/128, 63/256). Ten instructions (two of them integer), at most 9.9e-8 relative error, over
+// every float in [1, 4) and so, as the trick halves the exponent, every normal float (the tests
+// measure it again); within the 2 ulp (2.4e-7) documented for rsqrtf and the instruction under it.
+// A thread computes k of its points this way and the others on the XU, so the two work side by
+// side: on step 05's 8 x 1 kernel (k = 1, 2 of 8) and its 8 x 4 one (k = 4, 6, 8 of 32).
+// Cost model, per 8 cycles of one sub-partition: the XU's 32 evaluations take about 4.5 (8 x 1)
+// or 3.8 (8 x 4) issue slots; an evaluation on the FMA pipe about 9 more. With every slot issued,
+// moving 15-20% of the roots lets the two finish together at 1.15x (8 x 1) to 1.25x (8 x 4) the
+// rsqrt ceiling; at the 85-90% of slots that schedulers issue, about 1.1-1.2x.
+// An atom exactly on a grid point makes x = 0: the XU gives inf, this root a large finite number
+// (y0 = 1.3e19 corrected to about 2.4e19).
+// Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
+// the most, about 1.2x the rsqrt ceiling at 6 of 32; at 512 x 512, 1 of 8 a little faster than
+// step 05's 8 x 1, the 8 x 4 ones too few blocks.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 856dabb66c45, 2026-11-22):
 //   06_split_1_of_8   512x512, 10000 atoms     0.7119 ms, 2 GB/s (0.000 of copy), 18411 GFLOP/s (0.313 of FMA), 3682 Grsqrt/s (0.892 of rsqrt)
 //   06_split_2_of_8   512x512, 10000 atoms     0.7660 ms, 2 GB/s (0.000 of copy), 17111 GFLOP/s (0.290 of FMA), 3422 Grsqrt/s (0.829 of rsqrt)
@@ -42,27 +43,29 @@ namespace {
 constexpr int kBlock = 16;
 constexpr int kTile = kBlock * kBlock;  // atoms per shared tile
 
-// 1/sqrt(x) for a positive normal float, on the FMA pipe.
-__host__ __device__ inline float rsqrt_newton(float x) {
-  // BEGIN SOLUTION: y = float_from_bits(0x5f3759df - (float_bits(x) >> 1)); then three times y = y * (1.5 - (x/2) y^2), the bracket as one fmaf
-  const float half = 0.5f * x;
-  float y = course::float_from_bits(0x5f3759dfu - (course::float_bits(x) >> 1));
-#pragma unroll
-  for (int step = 0; step < 3; ++step) y = y * fmaf(-(half * y), y, 1.5f);
-  return y;
+// 1/sqrt(x) for a positive normal float, on the FMA pipe: a first guess y0 from the bits, its
+// relative error e = 1 - x y0^2, and the correction y0 (1 - e)^(-1/2) = y0 + y0 e p(e), with p the
+// Taylor polynomial of ((1 - e)^(-1/2) - 1) / e to degree 4, by Horner's rule.
+__host__ __device__ inline float rsqrt_fma_pipe(float x) {
+  // BEGIN SOLUTION: y0 = float_from_bits(0x5f3759df - (float_bits(x) >> 1)); e = fmaf(-(x * y0), y0, 1); p = 1/2 + e (3/8 + e (5/16 + e (35/128 + e 63/256))) by fmaf; return fmaf(y0 * e, p, y0)
+  const float y0 = course::float_from_bits(0x5f3759dfu - (course::float_bits(x) >> 1));
+  const float e = fmaf(-(x * y0), y0, 1.0f);
+  const float p = fmaf(fmaf(fmaf(fmaf(63.0f / 256, e, 35.0f / 128), e, 5.0f / 16), e, 3.0f / 8), e, 0.5f);
+  return fmaf(y0 * e, p, y0);
   // STUB: return 0.0f * x;
   // END SOLUTION
 }
 
-// kPoints per thread, kBlock apart along x; the first kSoftware of them on the FMA pipe.
-template <int kPoints, int kSoftware>
+// Step 05's kernel, kPoints x kRows points a thread; the first kSoftware of them (row by row)
+// take their roots from the FMA pipe, the others from the multi-function unit.
+template <int kPoints, int kRows, int kSoftware>
 __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s) {
   __shared__ SliceAtom tile[kTile];
   const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
-  const int j = blockIdx.y * kBlock + threadIdx.y;
+  const int j0 = blockIdx.y * kBlock * kRows + threadIdx.y;
   const int t = threadIdx.y * kBlock + threadIdx.x;
-  const float x0 = i0 * s.spacing, y = j * s.spacing;
-  float potential[kPoints] = {};
+  const float x0 = i0 * s.spacing, y0 = j0 * s.spacing;
+  float potential[kRows][kPoints] = {};
   for (int base = 0; base < count; base += kTile) {
     __syncthreads();  // the previous tile is no longer read
     if (base + t < count) tile[t] = atoms[base + t];
@@ -70,54 +73,64 @@ __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, flo
     const int n = min(kTile, count - base);
 #pragma unroll 4
     for (int k = 0; k < n; ++k) {
-      const float dy = y - tile[k].y;
-      const float dyz2 = fmaf(dy, dy, tile[k].dz2);
-      const float dx0 = x0 - tile[k].x;
-      const float q = tile[k].q;
+      const SliceAtom a = tile[k];
+      float dyz2[kRows], dx[kPoints];
 #pragma unroll
-      for (int p = 0; p < kPoints; ++p) {
-        const float dx = fmaf(static_cast<float>(p * kBlock), s.spacing, dx0);
-        const float r2 = fmaf(dx, dx, dyz2);
-        // The first kSoftware points on the FMA pipe, the others on the multi-function unit.
-        potential[p] = fmaf(q, p < kSoftware ? rsqrt_newton(r2) : course::rsqrt_approx(r2), potential[p]);
+      for (int r = 0; r < kRows; ++r) {
+        const float dy = fmaf(static_cast<float>(r * kBlock), s.spacing, y0 - a.y);
+        dyz2[r] = fmaf(dy, dy, a.dz2);
+      }
+#pragma unroll
+      for (int p = 0; p < kPoints; ++p) dx[p] = fmaf(static_cast<float>(p * kBlock), s.spacing, x0 - a.x);
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+        for (int p = 0; p < kPoints; ++p) {
+          const float r2 = fmaf(dx[p], dx[p], dyz2[r]);
+          const float root = r * kPoints + p < kSoftware ? rsqrt_fma_pipe(r2) : course::rsqrt_approx(r2);
+          potential[r][p] = fmaf(a.q, root, potential[r][p]);
+        }
       }
     }
   }
-  if (j < s.ny) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    const int j = j0 + r * kBlock;
+    if (j >= s.ny) continue;
     float* row = out + static_cast<long long>(j) * s.nx;
 #pragma unroll
     for (int p = 0; p < kPoints; ++p) {
-      if (i0 + p * kBlock < s.nx) row[i0 + p * kBlock] = potential[p];
+      if (i0 + p * kBlock < s.nx) row[i0 + p * kBlock] = potential[r][p];
     }
   }
 }
 
-template <int kPoints, int kSoftware>
+template <int kPoints, int kRows, int kSoftware>
 void launch_split(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  course::launch(split_kernel<kPoints, kSoftware>,
-                 {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock)),
+  course::launch(split_kernel<kPoints, kRows, kSoftware>,
+                 {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock * kRows)),
                   dim3(kBlock, kBlock)},
                  atoms, count, out, slice);
 }
 
 }  // namespace
 
-float rsqrt_on_fma_pipe(float x) { return rsqrt_newton(x); }
+float rsqrt_on_fma_pipe(float x) { return rsqrt_fma_pipe(x); }
 
 void potential_split_1_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<8, 1>(atoms, count, out, slice);
+  launch_split<8, 1, 1>(atoms, count, out, slice);
 }
 void potential_split_2_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<8, 2>(atoms, count, out, slice);
+  launch_split<8, 1, 2>(atoms, count, out, slice);
 }
-void potential_split_3_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<8, 3>(atoms, count, out, slice);
+void potential_split_4_of_32(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<8, 4, 4>(atoms, count, out, slice);
 }
-void potential_split_2_of_16(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<16, 2>(atoms, count, out, slice);
+void potential_split_6_of_32(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<8, 4, 6>(atoms, count, out, slice);
 }
-void potential_split_3_of_16(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<16, 3>(atoms, count, out, slice);
+void potential_split_8_of_32(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<8, 4, 8>(atoms, count, out, slice);
 }
 
 }  // namespace ch04
