@@ -19,12 +19,17 @@
   STEP(04_fast_rsqrt, fast_rsqrt)                               \
   STEP(05_shared_atoms, shared_atoms_8_points)                  \
   STEP(05_shared_atoms, shared_atoms_16_points)                 \
+  STEP(05_shared_atoms, shared_atoms_8x2_points)                \
   STEP(05_shared_atoms, shared_atoms_8x4_points)                \
   STEP(06_split_pipes, split_1_of_8)                            \
   STEP(06_split_pipes, split_2_of_8)                            \
+  STEP(06_split_pipes, split_1_of_8_newton)                     \
+  STEP(06_split_pipes, split_2_of_16)                           \
+  STEP(06_split_pipes, split_3_of_16)                           \
   STEP(06_split_pipes, split_4_of_32)                           \
   STEP(06_split_pipes, split_6_of_32)                           \
   STEP(06_split_pipes, split_8_of_32)                           \
+  STEP(06_split_pipes, split_4_of_32_newton)                    \
   /* one row per step, above this line */
 
 namespace ch04 {

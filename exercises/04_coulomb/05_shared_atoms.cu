@@ -15,6 +15,7 @@
 //   8 points along a row (8 x 1): about 4.5 instructions an evaluation;
 //   16 along a row: about 4.3, but half the threads: at 512 x 512 points, 8 a thread make 128
 //     blocks of 256 threads, about one per multiprocessor (the H200 has 132), and 16 make 64;
+//   8 columns x 2 rows (8 x 2): about 4.0, half the threads;
 //   8 columns x 4 rows (8 x 4): about 3.8, and a quarter of the threads (32 blocks at 512 x 512).
 // Predicted: 8 x 1 about step 04 or better at 512 x 512 (the same arithmetic, loads that cannot
 // miss); the wider shapes too few blocks there, and at 2048 x 2048, where every shape fills the
@@ -60,6 +61,10 @@ void potential_shared_atoms_8_points(const SliceAtom* atoms, int count, float* o
 
 void potential_shared_atoms_16_points(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_shared_atoms<16, 1>(atoms, count, out, slice);
+}
+
+void potential_shared_atoms_8x2_points(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_shared_atoms<8, 2>(atoms, count, out, slice);
 }
 
 void potential_shared_atoms_8x4_points(const SliceAtom* atoms, int count, float* out, const Slice& slice) {

@@ -14,7 +14,9 @@
 // every float in [1, 4) and so, as the trick halves the exponent, every normal float (the tests
 // measure it again); within the 2 ulp (2.4e-7) documented for rsqrtf and the instruction under it.
 // A thread computes k of its points this way and the others on the XU, so the two work side by
-// side: on step 05's 8 x 1 kernel (k = 1, 2 of 8) and its 8 x 4 one (k = 4, 6, 8 of 32).
+// side: on step 05's 8 x 1 kernel (k = 1, 2 of 8), its 8 x 2 one (k = 2, 3 of 16) and its 8 x 4
+// one (k = 4, 6, 8 of 32); and, to compare the two roots, three Newton steps instead (12
+// instructions, 1.32e-7) on 1 of 8 and 4 of 32.
 // Cost model, per 8 cycles of one sub-partition: the XU's 32 evaluations take about 4.5 (8 x 1)
 // or 3.8 (8 x 4) issue slots; an evaluation on the FMA pipe about 9 more. With every slot issued,
 // moving 15-20% of the roots lets the two finish together at 1.15x (8 x 1) to 1.25x (8 x 4) the
@@ -52,9 +54,21 @@ __host__ __device__ inline float rsqrt_fma_pipe(float x) {
   return 0.0f * x;
 }
 
+// The classic alternative, measured beside it: three Newton steps y <- y (1.5 - (x/2) y^2) from
+// the same guess, 12 instructions, at most 1.32e-7.
+__host__ __device__ inline float rsqrt_newton(float x) {
+  const float half = 0.5f * x;
+  float y = course::float_from_bits(0x5f3759dfu - (course::float_bits(x) >> 1));
+#pragma unroll
+  for (int step = 0; step < 3; ++step) y = y * fmaf(-(half * y), y, 1.5f);
+  return y;
+}
+
+enum class Root { polynomial, newton };
+
 // Step 05's kernel, kPoints x kRows points a thread; the first kSoftware of them (row by row)
 // take their roots from the FMA pipe, the others from the multi-function unit.
-template <int kPoints, int kRows, int kSoftware>
+template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial>
 __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s) {
   __shared__ SliceAtom tile[kTile];
   const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
@@ -73,17 +87,20 @@ __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, flo
       float dyz2[kRows], dx[kPoints];
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
-        const float dy = fmaf(static_cast<float>(r * kBlock), s.spacing, y0 - a.y);
+        // (Row 0 and column 0 need no FMA: fmaf(0, h, v) is not folded to v, since h could be inf.)
+        const float dy = r == 0 ? y0 - a.y : fmaf(static_cast<float>(r * kBlock), s.spacing, y0 - a.y);
         dyz2[r] = fmaf(dy, dy, a.dz2);
       }
 #pragma unroll
-      for (int p = 0; p < kPoints; ++p) dx[p] = fmaf(static_cast<float>(p * kBlock), s.spacing, x0 - a.x);
+      for (int p = 0; p < kPoints; ++p) dx[p] = p == 0 ? x0 - a.x : fmaf(static_cast<float>(p * kBlock), s.spacing, x0 - a.x);
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
 #pragma unroll
         for (int p = 0; p < kPoints; ++p) {
           const float r2 = fmaf(dx[p], dx[p], dyz2[r]);
-          const float root = r * kPoints + p < kSoftware ? rsqrt_fma_pipe(r2) : course::rsqrt_approx(r2);
+          const float root = r * kPoints + p >= kSoftware        ? course::rsqrt_approx(r2)
+                             : kRoot == Root::polynomial ? rsqrt_fma_pipe(r2)
+                                                         : rsqrt_newton(r2);
           potential[r][p] = fmaf(a.q, root, potential[r][p]);
         }
       }
@@ -101,9 +118,9 @@ __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, flo
   }
 }
 
-template <int kPoints, int kRows, int kSoftware>
+template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial>
 void launch_split(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  course::launch(split_kernel<kPoints, kRows, kSoftware>,
+  course::launch(split_kernel<kPoints, kRows, kSoftware, kRoot>,
                  {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock * kRows)),
                   dim3(kBlock, kBlock)},
                  atoms, count, out, slice);
@@ -119,6 +136,15 @@ void potential_split_1_of_8(const SliceAtom* atoms, int count, float* out, const
 void potential_split_2_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split<8, 1, 2>(atoms, count, out, slice);
 }
+void potential_split_1_of_8_newton(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<8, 1, 1, Root::newton>(atoms, count, out, slice);
+}
+void potential_split_2_of_16(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<8, 2, 2>(atoms, count, out, slice);
+}
+void potential_split_3_of_16(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<8, 2, 3>(atoms, count, out, slice);
+}
 void potential_split_4_of_32(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split<8, 4, 4>(atoms, count, out, slice);
 }
@@ -127,6 +153,9 @@ void potential_split_6_of_32(const SliceAtom* atoms, int count, float* out, cons
 }
 void potential_split_8_of_32(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split<8, 4, 8>(atoms, count, out, slice);
+}
+void potential_split_4_of_32_newton(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<8, 4, 4, Root::newton>(atoms, count, out, slice);
 }
 
 }  // namespace ch04
