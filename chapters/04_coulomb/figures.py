@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Draws chapter 4's pictures: which thread computes which grid point in steps 00, 02 and 03
-(and 04-06, which keep step 03's mapping), over one 16-thread row of a block and 64 points.
+"""Draws chapter 4's pictures into figures/: mapping.png, which thread computes which grid point
+in steps 00, 02 and 03 (04 keeps step 03's mapping) over one 16-thread row of a block and 64
+points; blocking.png, the 8 x 4 points of a thread in steps 05 and 06 over a block's stretch of
+the slice.
 
-    chapters/04_coulomb/figures.py [--out chapters/04_coulomb/figures/mapping.png]
+    chapters/04_coulomb/figures.py [--out-dir chapters/04_coulomb/figures]
 """
 import argparse
 import pathlib
@@ -14,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 BLOCK, POINTS, SHOWN = 16, 8, 64  # threads in a block row, points per thread, points drawn
+ROWS = 4  # rows a thread covers in steps 05-06's 8 x 4 shape
 
 
 def owner(step: str, i: int) -> tuple[int, int]:
@@ -25,14 +28,11 @@ def owner(step: str, i: int) -> tuple[int, int]:
     return i % BLOCK, i // BLOCK  # 03 on: point p of thread t is t + 16 p
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(__file__).parent / "figures" / "mapping.png")
-    args = parser.parse_args()
+def draw_mapping(out: pathlib.Path) -> None:
     titles = {
         "00": "00 naive: a thread per point (16 threads cover 16 points, then the next block)",
         "02": "02 coarsening: thread t computes points 8t .. 8t+7; one store writes 16 places 32 B apart",
-        "03": "03 on, 8 points a thread: thread t computes t, t+16, ..., t+112; one store writes 16 neighbours",
+        "03": "03 on, 8 points along a row: thread t computes t, t+16, ..., t+112; one store writes 16 neighbours",
     }
     colours = plt.get_cmap("tab20")
     figure, axes = plt.subplots(len(titles), 1, figsize=(12, 4.2))
@@ -54,9 +54,47 @@ def main() -> int:
         axis.set_title(title, fontsize=8, loc="left")
     axes[-1].set_xlabel("grid point i along a row (x); colour and label: the thread of the block row that computes it")
     figure.tight_layout()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(args.out, dpi=130)
-    print(f"wrote {args.out}")
+    figure.savefig(out, dpi=130)
+    print(f"wrote {out}")
+
+
+def draw_blocking(out: pathlib.Path) -> None:
+    """A 16 x 16 block's 128 x 64 points in the 8 x 4 shape; three threads' points coloured."""
+    width, height = BLOCK * POINTS, BLOCK * ROWS
+    shown = {(0, 0): "tab:blue", (5, 0): "tab:orange", (3, 2): "tab:green"}
+    figure, axis = plt.subplots(figsize=(12, 6.4))
+    for (tx, ty), colour in shown.items():
+        for r in range(ROWS):
+            for p in range(POINTS):
+                axis.add_patch(plt.Rectangle((tx + BLOCK * p, ty + BLOCK * r), 1, 1, facecolor=colour))
+        axis.plot([], [], "s", color=colour, label=f"thread ({tx}, {ty}): columns {tx} + 16 p, rows {ty} + 16 r")
+    for x in range(0, width + 1, BLOCK):
+        axis.axvline(x, color="#999999", linewidth=0.6)
+    for y in range(0, height + 1, BLOCK):
+        axis.axhline(y, color="#999999", linewidth=0.6)
+    axis.set_xlim(0, width)
+    axis.set_ylim(height, 0)
+    axis.set_aspect("equal")
+    axis.set_xticks(range(0, width + 1, BLOCK))
+    axis.set_yticks(range(0, height + 1, BLOCK))
+    axis.set_xlabel("i (x) within the block's stretch of the slice")
+    axis.set_ylabel("j (y)")
+    axis.set_title("05-06, 8 x 4 points a thread: per atom, dx once for each of its 8 columns, dy\u00b2 + dz\u00b2 once for each\n"
+                   "of its 4 rows, then 32 squared distances and roots; the grey squares are the 16 x 16 block's threads once over",
+                   fontsize=9, loc="left")
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, fontsize=8, frameon=False)
+    figure.tight_layout()
+    figure.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out-dir", type=pathlib.Path, default=pathlib.Path(__file__).parent / "figures")
+    args = parser.parse_args()
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    draw_mapping(args.out_dir / "mapping.png")
+    draw_blocking(args.out_dir / "blocking.png")
     return 0
 
 

@@ -3,12 +3,15 @@
 //
 // Error model of a float kernel, per point: the coordinates are floats (i h rounds, and
 // x_k - i h then carries an error up to about 3 u L, u = 2^-24, L the largest coordinate), so a
-// term q/r is off by u (6 L / r + 4) |q| / r at most (the squared distance's rounding, the
-// hardware reciprocal square root's 2 ulp, the product); and adding K terms in float in any order
-// adds rounding errors that behave like a random walk, about u sqrt(K) times the terms' sizes
-// (the worst case, u K, is far from seen and would hide a missing atom). The bound used:
-//   |V - V_ref| <= u (8 sqrt(K + 1) S1 + 8 S1 + 6 L S2),  S1 = sum |q|/r,  S2 = sum |q|/r^2,
-// a dozen or more standard deviations of the sum's error for the sizes the tests use.
+// term q/r is off by at most about u (6 L / r + 6) |q| / r: the coordinates, then the
+// reciprocal square root's 2 ulp (4 u; step 06's roots on the FMA pipe stay below that), the
+// squared distance's and the product's roundings. Adding K terms in float in any order adds
+// rounding errors that behave like a random walk, about u sqrt(K) times the terms' sizes (the
+// worst case, u K, is far from seen and would hide a missing atom). The bound used, with room on
+// both parts:
+//   |V - V_ref| <= u (8 sqrt(K + 1) S1 + 8 S1 + 6 L S2),  S1 = sum |q|/r,  S2 = sum |q|/r^2.
+// The tests plant atoms whose own term is far above this bound, so that a step which drops or
+// repeats one fails (test_coulomb.cpp).
 #pragma once
 
 #include <span>

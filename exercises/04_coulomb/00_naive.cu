@@ -3,15 +3,16 @@
 //
 // Thread (i, j) of a 16 x 16 block computes V(i, j): for every atom it reads the atom's four
 // floats (x, y, dz^2, q) from global memory, and adds q * rsqrt(dx^2 + dy^2 + dz^2). All 32
-// threads of a warp read the same atom at the same time, so each read is one 16-byte line for
-// the whole warp, served by L1 after its first trip; every evaluation costs the four floats'
-// load, two subtractions, the squared distance, the reciprocal square root and one FMA.
-// Predicted: the reciprocal square roots (one per evaluation, on the multi-function unit, a
-// quarter of the rate of the FMA pipes' adds) set the pace, and the load and the address
+// threads of a warp read the same atom at the same time, so each load instruction asks for the
+// same address in all 32 threads: one piece of one 32-byte sector, served by L1 after its first
+// trip. Every evaluation costs the atom's loads, two subtractions, the squared distance, the
+// reciprocal square root and one FMA.
+// Predicted: the reciprocal square roots (one per evaluation, on the multi-function unit, an
+// eighth of the rate of the FMA pipe's adds and multiplies) set the pace, and the loads and the address
 // arithmetic beside them take issue slots: well under the rsqrt ceiling, perhaps half of it.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 856dabb66c45, 2026-11-22):
-//   00_naive  512x512, 10000 atoms     1.3911 ms, 1 GB/s (0.000 of copy), 9422 GFLOP/s (0.160 of FMA), 1884 Grsqrt/s (0.457 of rsqrt)
-//   00_naive  2048x2048, 100000 atoms  215.2614 ms, 0 GB/s (0.000 of copy), 9742 GFLOP/s (0.165 of FMA), 1948 Grsqrt/s (0.472 of rsqrt)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
+//   00_naive  512x512, 10000 atoms     1.3871 ms, 1 GB/s (0.000 of copy), 9450 GFLOP/s (0.161 of FMA), 1890 Grsqrt/s (0.458 of rsqrt)
+//   00_naive  2048x2048, 100000 atoms  215.2471 ms, 0 GB/s (0.000 of copy), 9743 GFLOP/s (0.165 of FMA), 1949 Grsqrt/s (0.472 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

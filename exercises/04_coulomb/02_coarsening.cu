@@ -9,9 +9,9 @@
 // distance from 2 operations to 1; only the subtraction for dx, one FMA for the distance, the
 // reciprocal square root and the FMA that adds the term remain: near the rsqrt ceiling. The
 // writes are another matter (step 03): a warp's 32 threads write 8 floats each, 32 bytes apart.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 856dabb66c45, 2026-11-22):
-//   02_coarsening  512x512, 10000 atoms     1.0510 ms, 1 GB/s (0.000 of copy), 12471 GFLOP/s (0.212 of FMA), 2494 Grsqrt/s (0.604 of rsqrt)
-//   02_coarsening  2048x2048, 100000 atoms  192.6995 ms, 0 GB/s (0.000 of copy), 10883 GFLOP/s (0.185 of FMA), 2177 Grsqrt/s (0.527 of rsqrt)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
+//   02_coarsening  512x512, 10000 atoms     1.0541 ms, 1 GB/s (0.000 of copy), 12435 GFLOP/s (0.211 of FMA), 2487 Grsqrt/s (0.603 of rsqrt)
+//   02_coarsening  2048x2048, 100000 atoms  193.8625 ms, 0 GB/s (0.000 of copy), 10818 GFLOP/s (0.184 of FMA), 2164 Grsqrt/s (0.524 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

@@ -14,9 +14,9 @@
 // instruction every 8 cycles per sub-partition, is the limit with issue slots to spare: near the
 // rsqrt ceiling where the grid fills the machine (2048 x 2048), less at 512 x 512, where 128
 // blocks of 8 warps leave 2 warps per sub-partition to hide the latencies.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 856dabb66c45, 2026-11-22):
-//   04_fast_rsqrt  512x512, 10000 atoms     0.8767 ms, 1 GB/s (0.000 of copy), 14951 GFLOP/s (0.254 of FMA), 2990 Grsqrt/s (0.725 of rsqrt)
-//   04_fast_rsqrt  2048x2048, 100000 atoms  217.5732 ms, 0 GB/s (0.000 of copy), 9639 GFLOP/s (0.164 of FMA), 1928 Grsqrt/s (0.467 of rsqrt)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
+//   04_fast_rsqrt  512x512, 10000 atoms     0.8705 ms, 1 GB/s (0.000 of copy), 15056 GFLOP/s (0.256 of FMA), 3011 Grsqrt/s (0.730 of rsqrt)
+//   04_fast_rsqrt  2048x2048, 100000 atoms  219.0282 ms, 0 GB/s (0.000 of copy), 9575 GFLOP/s (0.163 of FMA), 1915 Grsqrt/s (0.464 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

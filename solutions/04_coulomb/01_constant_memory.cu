@@ -10,9 +10,9 @@
 // registers or separate load instructions for the uniform index; some of step 00's issue slots
 // come back, perhaps 10-20%. A few more launches and copies per run (3 for 10,000 atoms) cost
 // microseconds.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 856dabb66c45, 2026-11-22):
-//   01_constant_memory  512x512, 10000 atoms     9.3916 ms, 0 GB/s (0.000 of copy), 1396 GFLOP/s (0.024 of FMA), 279 Grsqrt/s (0.068 of rsqrt)
-//   01_constant_memory  2048x2048, 100000 atoms  1762.1428 ms, 0 GB/s (0.000 of copy), 1190 GFLOP/s (0.020 of FMA), 238 Grsqrt/s (0.058 of rsqrt)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
+//   01_constant_memory  512x512, 10000 atoms     9.3704 ms, 0 GB/s (0.000 of copy), 1399 GFLOP/s (0.024 of FMA), 280 Grsqrt/s (0.068 of rsqrt)
+//   01_constant_memory  2048x2048, 100000 atoms  1760.5281 ms, 0 GB/s (0.000 of copy), 1191 GFLOP/s (0.020 of FMA), 238 Grsqrt/s (0.058 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

@@ -10,9 +10,9 @@
 // their pattern is worth almost nothing here; the step matters for the shape it gives the
 // coarsening (the document coalesces for older GPUs, whose uncoalesced stores cost more), and
 // step 04 builds on it.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 856dabb66c45, 2026-11-22):
-//   03_coalesced_coarsening  512x512, 10000 atoms     1.0007 ms, 1 GB/s (0.000 of copy), 13099 GFLOP/s (0.222 of FMA), 2620 Grsqrt/s (0.635 of rsqrt)
-//   03_coalesced_coarsening  2048x2048, 100000 atoms  185.9659 ms, 0 GB/s (0.000 of copy), 11277 GFLOP/s (0.191 of FMA), 2255 Grsqrt/s (0.546 of rsqrt)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
+//   03_coalesced_coarsening  512x512, 10000 atoms     0.9944 ms, 1 GB/s (0.000 of copy), 13182 GFLOP/s (0.224 of FMA), 2636 Grsqrt/s (0.639 of rsqrt)
+//   03_coalesced_coarsening  2048x2048, 100000 atoms  186.1633 ms, 0 GB/s (0.000 of copy), 11265 GFLOP/s (0.191 of FMA), 2253 Grsqrt/s (0.546 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

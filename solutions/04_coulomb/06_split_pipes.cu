@@ -21,21 +21,29 @@
 // moving 15-20% of the roots lets the two finish together at 1.15x (8 x 1) to 1.25x (8 x 4) the
 // rsqrt ceiling; at the 85-90% of slots that schedulers issue, about 1.1-1.2x.
 // An atom exactly on a grid point makes x = 0: the XU gives inf, this root a large finite number
-// (y0 = 1.3e19 corrected to about 2.4e19).
+// (y0 = 1.3e19, corrected to 3.6e19; three Newton steps give 4.5e19).
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
 // the most, about 1.2x the rsqrt ceiling at 6 of 32; at 512 x 512, 1 of 8 a little faster than
 // step 05's 8 x 1, the 8 x 4 ones too few blocks.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 856dabb66c45, 2026-11-22):
-//   06_split_1_of_8   512x512, 10000 atoms     0.7119 ms, 2 GB/s (0.000 of copy), 18411 GFLOP/s (0.313 of FMA), 3682 Grsqrt/s (0.892 of rsqrt)
-//   06_split_2_of_8   512x512, 10000 atoms     0.7660 ms, 2 GB/s (0.000 of copy), 17111 GFLOP/s (0.290 of FMA), 3422 Grsqrt/s (0.829 of rsqrt)
-//   06_split_3_of_8   512x512, 10000 atoms     0.8891 ms, 1 GB/s (0.000 of copy), 14743 GFLOP/s (0.250 of FMA), 2949 Grsqrt/s (0.714 of rsqrt)
-//   06_split_2_of_16  512x512, 10000 atoms     1.5091 ms, 1 GB/s (0.000 of copy), 8685 GFLOP/s (0.147 of FMA), 1737 Grsqrt/s (0.421 of rsqrt)
-//   06_split_3_of_16  512x512, 10000 atoms     1.6690 ms, 1 GB/s (0.000 of copy), 7854 GFLOP/s (0.133 of FMA), 1571 Grsqrt/s (0.381 of rsqrt)
-//   06_split_1_of_8   2048x2048, 100000 atoms  101.6523 ms, 0 GB/s (0.000 of copy), 20631 GFLOP/s (0.350 of FMA), 4126 Grsqrt/s (1.000 of rsqrt)
-//   06_split_2_of_8   2048x2048, 100000 atoms  110.9744 ms, 0 GB/s (0.000 of copy), 18898 GFLOP/s (0.321 of FMA), 3780 Grsqrt/s (0.916 of rsqrt)
-//   06_split_3_of_8   2048x2048, 100000 atoms  131.0248 ms, 0 GB/s (0.000 of copy), 16006 GFLOP/s (0.272 of FMA), 3201 Grsqrt/s (0.776 of rsqrt)
-//   06_split_2_of_16  2048x2048, 100000 atoms  116.2630 ms, 0 GB/s (0.000 of copy), 18038 GFLOP/s (0.306 of FMA), 3608 Grsqrt/s (0.874 of rsqrt)
-//   06_split_3_of_16  2048x2048, 100000 atoms  125.3667 ms, 0 GB/s (0.000 of copy), 16728 GFLOP/s (0.284 of FMA), 3346 Grsqrt/s (0.811 of rsqrt)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
+//   06_split_1_of_8          512x512, 10000 atoms     0.7480 ms, 2 GB/s (0.000 of copy), 17523 GFLOP/s (0.298 of FMA), 3505 Grsqrt/s (0.849 of rsqrt)
+//   06_split_2_of_8          512x512, 10000 atoms     0.7999 ms, 2 GB/s (0.000 of copy), 16386 GFLOP/s (0.278 of FMA), 3277 Grsqrt/s (0.794 of rsqrt)
+//   06_split_1_of_8_newton   512x512, 10000 atoms     0.7793 ms, 2 GB/s (0.000 of copy), 16819 GFLOP/s (0.286 of FMA), 3364 Grsqrt/s (0.815 of rsqrt)
+//   06_split_2_of_16         512x512, 10000 atoms     1.4657 ms, 1 GB/s (0.000 of copy), 8943 GFLOP/s (0.152 of FMA), 1789 Grsqrt/s (0.433 of rsqrt)
+//   06_split_3_of_16         512x512, 10000 atoms     1.5536 ms, 1 GB/s (0.000 of copy), 8437 GFLOP/s (0.143 of FMA), 1687 Grsqrt/s (0.409 of rsqrt)
+//   06_split_4_of_32         512x512, 10000 atoms     2.6548 ms, 0 GB/s (0.000 of copy), 4937 GFLOP/s (0.084 of FMA), 987 Grsqrt/s (0.239 of rsqrt)
+//   06_split_6_of_32         512x512, 10000 atoms     2.7001 ms, 0 GB/s (0.000 of copy), 4854 GFLOP/s (0.082 of FMA), 971 Grsqrt/s (0.235 of rsqrt)
+//   06_split_8_of_32         512x512, 10000 atoms     2.8065 ms, 0 GB/s (0.000 of copy), 4670 GFLOP/s (0.079 of FMA), 934 Grsqrt/s (0.226 of rsqrt)
+//   06_split_4_of_32_newton  512x512, 10000 atoms     2.6606 ms, 0 GB/s (0.000 of copy), 4926 GFLOP/s (0.084 of FMA), 985 Grsqrt/s (0.239 of rsqrt)
+//   06_split_1_of_8          2048x2048, 100000 atoms  104.4606 ms, 0 GB/s (0.000 of copy), 20076 GFLOP/s (0.341 of FMA), 4015 Grsqrt/s (0.973 of rsqrt)
+//   06_split_2_of_8          2048x2048, 100000 atoms  113.8105 ms, 0 GB/s (0.000 of copy), 18427 GFLOP/s (0.313 of FMA), 3685 Grsqrt/s (0.893 of rsqrt)
+//   06_split_1_of_8_newton   2048x2048, 100000 atoms  112.1943 ms, 0 GB/s (0.000 of copy), 18692 GFLOP/s (0.317 of FMA), 3738 Grsqrt/s (0.906 of rsqrt)
+//   06_split_2_of_16         2048x2048, 100000 atoms  107.4533 ms, 0 GB/s (0.000 of copy), 19517 GFLOP/s (0.332 of FMA), 3903 Grsqrt/s (0.946 of rsqrt)
+//   06_split_3_of_16         2048x2048, 100000 atoms  108.8092 ms, 0 GB/s (0.000 of copy), 19274 GFLOP/s (0.327 of FMA), 3855 Grsqrt/s (0.934 of rsqrt)
+//   06_split_4_of_32         2048x2048, 100000 atoms  101.8750 ms, 0 GB/s (0.000 of copy), 20586 GFLOP/s (0.350 of FMA), 4117 Grsqrt/s (0.997 of rsqrt)
+//   06_split_6_of_32         2048x2048, 100000 atoms  100.0314 ms, 0 GB/s (0.000 of copy), 20965 GFLOP/s (0.356 of FMA), 4193 Grsqrt/s (1.016 of rsqrt)
+//   06_split_8_of_32         2048x2048, 100000 atoms  103.9577 ms, 0 GB/s (0.000 of copy), 20173 GFLOP/s (0.343 of FMA), 4035 Grsqrt/s (0.977 of rsqrt)
+//   06_split_4_of_32_newton  2048x2048, 100000 atoms  104.1464 ms, 0 GB/s (0.000 of copy), 20137 GFLOP/s (0.342 of FMA), 4027 Grsqrt/s (0.976 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 
