@@ -7,7 +7,11 @@
 // the squared height worked out once per atom on the host (atoms_on_slice). The output is nx x ny
 // floats, row-major (row j, column i), on the device; every element is written.
 // An atom exactly on a grid point puts 1/0 into that point's sum: the point gets +inf or -inf
-// (NaN if charges of both signs sit there), as the physics says; nothing else is affected.
+// (NaN if charges of both signs sit there), as the physics says; nothing else is affected. The
+// exception is step 06, where some points take their roots from the FMA pipe: there the term is
+// a large finite number instead, about 3.6e19 q (4.5e19 q with the Newton root).
+// From step 04 on, on NVIDIA GPUs, an atom within about 1e-19 of a grid point (a squared distance
+// below 2^-126, which the one-instruction root flushes to zero) counts as on it.
 #pragma once
 
 #include <span>

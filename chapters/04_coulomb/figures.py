@@ -59,32 +59,36 @@ def draw_mapping(out: pathlib.Path) -> None:
 
 
 def draw_blocking(out: pathlib.Path) -> None:
-    """A 16 x 16 block's 128 x 64 points in the 8 x 4 shape; three threads' points coloured."""
+    """A 16 x 16 block's 128 x 64 points in the 8 x 4 shape; three threads' points coloured, and
+    which of one thread's points take the FMA pipe's root in step 06's 6 of 32."""
     width, height = BLOCK * POINTS, BLOCK * ROWS
     shown = {(0, 0): "tab:blue", (5, 0): "tab:orange", (3, 2): "tab:green"}
-    figure, axis = plt.subplots(figsize=(12, 6.4))
+    software = 6  # step 06's best split: points r * 8 + p < 6 of each thread on the FMA pipe
+    figure, axis = plt.subplots(figsize=(12, 6.8))
     for (tx, ty), colour in shown.items():
         for r in range(ROWS):
             for p in range(POINTS):
-                axis.add_patch(plt.Rectangle((tx + BLOCK * p, ty + BLOCK * r), 1, 1, facecolor=colour))
+                on_fma_pipe = (tx, ty) == (0, 0) and r * POINTS + p < software
+                axis.add_patch(plt.Rectangle((tx + BLOCK * p - 0.5, ty + BLOCK * r - 0.5), 2, 2, facecolor=colour,
+                                             edgecolor="black" if on_fma_pipe else colour, hatch="////" if on_fma_pipe else None))
         axis.plot([], [], "s", color=colour, label=f"thread ({tx}, {ty}): columns {tx} + 16 p, rows {ty} + 16 r")
+    axis.add_patch(plt.Rectangle((0, 0), 0, 0, facecolor="white", edgecolor="black", hatch="////",
+                                 label="06, 6 of 32: every thread's first 6 points (marked for thread (0, 0)) take the FMA pipe's root"))
     for x in range(0, width + 1, BLOCK):
         axis.axvline(x, color="#999999", linewidth=0.6)
     for y in range(0, height + 1, BLOCK):
         axis.axhline(y, color="#999999", linewidth=0.6)
-    axis.set_xlim(0, width)
-    axis.set_ylim(height, 0)
+    axis.set_xlim(-1, width)
+    axis.set_ylim(height, -1)
     axis.set_aspect("equal")
     axis.set_xticks(range(0, width + 1, BLOCK))
     axis.set_yticks(range(0, height + 1, BLOCK))
-    axis.set_xlabel("i (x) within the block's stretch of the slice")
+    axis.set_xlabel("i (x) within the block's 128 x 64 points; each grey square is one pass of the block's 16 x 16 threads")
     axis.set_ylabel("j (y)")
-    axis.set_title("05-06, 8 x 4 points a thread: per atom, dx once for each of its 8 columns, dy\u00b2 + dz\u00b2 once for each\n"
-                   "of its 4 rows, then 32 squared distances and roots; the grey squares are the 16 x 16 block's threads once over",
-                   fontsize=9, loc="left")
-    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, fontsize=8, frameon=False)
-    figure.tight_layout()
-    figure.savefig(out, dpi=110)
+    axis.set_title("05-06, 8 x 4 points a thread: per atom, dx once for each of its 8 columns and dy\u00b2 + dz\u00b2 once for each of\n"
+                   "its 4 rows, then 32 squared distances, roots and terms (points drawn enlarged)", fontsize=9, loc="left")
+    axis.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2, fontsize=8, frameon=False)
+    figure.savefig(out, dpi=110, bbox_inches="tight")
     print(f"wrote {out}")
 
 

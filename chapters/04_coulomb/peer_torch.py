@@ -8,7 +8,8 @@ spacing 0.5 at height 1.25, atoms spread over the slice with heights 0.25-2 from
   - cdist + matmul: torch.cdist for the (points x chunk) distances, then 1/d times the charges
     as a matrix-vector product;
   - compiled: the broadcast form's chunk through torch.compile, which fuses the distances, the
-    root and the sum into one reduction, with no (points x chunk) tensor in memory.
+    root and the sum (at its measured rate, the (points x chunk) tensor cannot be going through
+    memory).
 Each is checked against a float64 sum at two points.
 
     peer_torch.py [--sizes 512x512:10000] [--out torch.json]

@@ -52,8 +52,10 @@ inline std::span<const Step> steps() {
   return table;
 }
 
-// Step 06's reciprocal square root on the FMA pipe (a bit-trick guess and a polynomial
-// correction), callable on the host so that the tests can measure its error.
+// Step 06's reciprocal square roots on the FMA pipe, callable on the host so that the tests can
+// measure their errors: a bit-trick guess and a polynomial correction (the one the split kernels
+// use), and the same guess and three Newton steps (the one measured beside it).
 float rsqrt_on_fma_pipe(float x);
+float rsqrt_newton_on_fma_pipe(float x);
 
 }  // namespace ch04

@@ -4,9 +4,11 @@
 // Step 03's loop needs, per evaluation, an add for dx, an FMA for the squared distance, the
 // reciprocal square root and the FMA that adds the term, and per atom a few more shared by its
 // 8 points: about 4.5 instructions an evaluation. Nsight Compute counts 7.9 (the README's
-// profile). The difference is rsqrtf() itself: to be right for denormal inputs (below 2^-126)
-// it scales them before and after the multi-function unit's MUFU.RSQ, three instructions more
-// around every one. A squared distance here is at least (h/2)^2; the hardware instruction alone
+// profile). Three of the 3.4 missing are rsqrtf() itself: to be right for denormal inputs
+// (below 2^-126) it scales them before and after the multi-function unit's MUFU.RSQ, three
+// instructions more around every one. A squared distance that small means an atom within 1e-19
+// of a grid point, whose term (1e19 q) already swamps the sum; flushing it to zero turns that
+// point's value into inf, as an atom exactly on the point does. So the hardware instruction alone
 // (course::rsqrt_approx: rsqrt.approx.ftz on CUDA, as accurate as rsqrtf for normal inputs)
 // does. dx is now one FMA, 16 p h + dx0, with 16 p a constant, instead of an add of an offset
 // held in a register.

@@ -3,27 +3,30 @@
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
 // finishes one warp instruction every 8 cycles per sub-partition, an eighth of the rate at which
 // the FMA pipe adds and multiplies. In those 8 cycles a warp's 32 evaluations in step 05 take
-// about 4.5 (8 x 1) or 3.8 (8 x 4) of the 8 issue slots, and the FMA pipe is 40% busy: both have
-// room left. A reciprocal square root can also be computed on the
-// FMA pipe alone: a first guess y0 from the float's bits (halve the exponent with an integer
+// about 4.6 (8 x 1) or 3.6 (8 x 4) of the 8 issue slots, and the FMA pipe is 30-38% busy: both
+// have room left. A reciprocal square root can also be computed on the FMA pipe alone: a first guess y0 from the float's bits (halve the exponent with an integer
 // shift, subtract from the magic constant 0x5f3759df, relative error up to 3.4%), then a
 // correction for its error e = 1 - x y0^2: 1/sqrt(x) = y0 (1 - e)^(-1/2) = y0 + y0 e p(e), with p
 // the Taylor polynomial of ((1 - e)^(-1/2) - 1) / e to degree 4 (coefficients 1/2, 3/8, 5/16,
 // 35/128, 63/256). Ten instructions (two of them integer), at most 9.9e-8 relative error, over
 // every float in [1, 4) and so, as the trick halves the exponent, every normal float (the tests
-// measure it again); within the 2 ulp (2.4e-7) documented for rsqrtf and the instruction under it.
+// measure it again); within the 2^-22.9 (1.3e-7) that the PTX ISA documents for the instruction
+// it stands in for, rsqrt.approx.f32 (rsqrtf is documented at 2 ulp, 2^-22 or 2.4e-7).
 // A thread computes k of its points this way and the others on the XU, so the two work side by
 // side: on step 05's 8 x 1 kernel (k = 1, 2 of 8), its 8 x 2 one (k = 2, 3 of 16) and its 8 x 4
 // one (k = 4, 6, 8 of 32); and, to compare the two roots, three Newton steps instead (12
-// instructions, 1.32e-7) on 1 of 8 and 4 of 32.
-// Cost model, per 8 cycles of one sub-partition: the XU's 32 evaluations take about 4.5 (8 x 1)
-// or 3.8 (8 x 4) issue slots; an evaluation on the FMA pipe about 9 more. With every slot issued,
-// moving 15-20% of the roots lets the two finish together at 1.15x (8 x 1) to 1.25x (8 x 4) the
-// rsqrt ceiling; at the 85-90% of slots that schedulers issue, about 1.1-1.2x.
+// instructions, 1.32e-7: within rsqrtf's 2 ulp, not the instruction's 2^-22.9) on 1 of 8 and 4
+// of 32.
+// Cost model, per 8 cycles of one sub-partition: the XU takes one warp's roots (32 evaluations);
+// the evaluations' other instructions, i per evaluation with the root's (step 05: 4.6 for 8 x 1,
+// 3.6 for 8 x 4), plus 9 for each root moved to the FMA pipe, share the 8 u issue slots that the
+// scheduler fills (u = 1 at best). Moving a fraction f of the roots, the two finish together
+// when i + 9 f = 8 u (1 - f), at 1 / (1 - f) times the rsqrt ceiling: with every slot issued,
+// f = 20% and 1.25x (8 x 1), 26% and 1.35x (8 x 4); at u = 0.875, 15% and 1.18x, 21% and 1.27x.
 // An atom exactly on a grid point makes x = 0: the XU gives inf, this root a large finite number
 // (y0 = 1.3e19, corrected to 3.6e19; three Newton steps give 4.5e19).
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
-// the most, about 1.2x the rsqrt ceiling at 6 of 32; at 512 x 512, 1 of 8 a little faster than
+// the most, about 1.25x the rsqrt ceiling at 6 of 32; at 512 x 512, 1 of 8 a little faster than
 // step 05's 8 x 1, the 8 x 4 ones too few blocks.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
 //   06_split_1_of_8          512x512, 10000 atoms     0.7480 ms, 2 GB/s (0.000 of copy), 17523 GFLOP/s (0.298 of FMA), 3505 Grsqrt/s (0.849 of rsqrt)
@@ -67,7 +70,7 @@ __host__ __device__ inline float rsqrt_fma_pipe(float x) {
 }
 
 // The classic alternative, measured beside it: three Newton steps y <- y (1.5 - (x/2) y^2) from
-// the same guess, 12 instructions, at most 1.32e-7.
+// the same guess, 12 instructions, at most 1.32e-7 (within rsqrtf's 2 ulp).
 __host__ __device__ inline float rsqrt_newton(float x) {
   const float half = 0.5f * x;
   float y = course::float_from_bits(0x5f3759dfu - (course::float_bits(x) >> 1));
@@ -110,9 +113,12 @@ __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, flo
 #pragma unroll
         for (int p = 0; p < kPoints; ++p) {
           const float r2 = fmaf(dx[p], dx[p], dyz2[r]);
+          // BEGIN SOLUTION: point number r * kPoints + p below kSoftware: the root on the FMA pipe (rsqrt_fma_pipe, or rsqrt_newton when kRoot is Root::newton); the others: course::rsqrt_approx, on the multi-function unit
           const float root = r * kPoints + p >= kSoftware        ? course::rsqrt_approx(r2)
                              : kRoot == Root::polynomial ? rsqrt_fma_pipe(r2)
                                                          : rsqrt_newton(r2);
+          // STUB: const float root = 0.0f * r2;
+          // END SOLUTION
           potential[r][p] = fmaf(a.q, root, potential[r][p]);
         }
       }
@@ -141,6 +147,7 @@ void launch_split(const SliceAtom* atoms, int count, float* out, const Slice& sl
 }  // namespace
 
 float rsqrt_on_fma_pipe(float x) { return rsqrt_fma_pipe(x); }
+float rsqrt_newton_on_fma_pipe(float x) { return rsqrt_newton(x); }
 
 void potential_split_1_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split<8, 1, 1>(atoms, count, out, slice);
