@@ -27,8 +27,8 @@
 // An atom exactly on a grid point makes x = 0: the XU gives inf, this root a large finite number
 // (y0 = 1.3e19, corrected to 3.6e19; three Newton steps give 4.5e19).
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
-// the most, about 1.25x the rsqrt ceiling at 6 of 32; at 512 x 512, 1 of 8 a little faster than
-// step 05's 8 x 1, the 8 x 4 ones too few blocks.
+// the most, about 1.23x the rsqrt ceiling at 6 of 32 (still XU-bound there); at 512 x 512, 1 of
+// 8 a little faster than step 05's 8 x 1, the 8 x 4 ones too few blocks.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
 //   06_split_1_of_8          512x512, 10000 atoms     0.7480 ms, 2 GB/s (0.000 of copy), 17523 GFLOP/s (0.298 of FMA), 3505 Grsqrt/s (0.849 of rsqrt)
 //   06_split_2_of_8          512x512, 10000 atoms     0.7999 ms, 2 GB/s (0.000 of copy), 16386 GFLOP/s (0.278 of FMA), 3277 Grsqrt/s (0.794 of rsqrt)
