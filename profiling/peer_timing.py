@@ -1,6 +1,9 @@
 """Times a PyTorch peer the way the course's benchmark harness times a step (common/src/
 benchmark.cpp): one untimed warm-up, then CUDA events around each run with the L2 flushed
-before it, and the median, min and max of the runs. For the chapters' peer_*.py scripts."""
+before it, and the median, min and max of the runs; and writes the peer's cases in the form
+profiling/results.py's load_peers reads. For the chapters' peer_*.py scripts."""
+import json
+import pathlib
 import statistics
 
 REPETITIONS = 20
@@ -21,3 +24,16 @@ def median_ms(torch, run, repetitions: int = REPETITIONS) -> tuple[float, float,
         stop.synchronize()
         times.append(start.elapsed_time(stop))
     return statistics.median(times), min(times), max(times)
+
+
+def peer_case(group: str, name: str, timing: tuple[float, float, float], amounts: dict, **extra) -> dict:
+    """One case for load_peers: `timing` is median_ms's (median, min, max), `amounts` the work of
+    one run by unit ({"GB": ..., "Grsqrt": ...}), `extra` anything else worth keeping."""
+    median, low, high = timing
+    return {"group": group, "name": name, "median_ms": median, "min_ms": low, "max_ms": high,
+            "repetitions": REPETITIONS, "amounts": amounts, **extra}
+
+
+def write_results(path, cases: list, **context) -> None:
+    """The peer's JSON file: its context (the GPU, library versions, sizes) and its cases."""
+    pathlib.Path(path).write_text(json.dumps({**context, "cases": cases}, indent=2))

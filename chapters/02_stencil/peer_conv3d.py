@@ -6,12 +6,11 @@ median of 20), on the same interior, with the same effective-bandwidth count (2 
     peer_conv3d.py [--size 512] [--out conv3d.json]
 """
 import argparse
-import json
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
-from peer_timing import REPETITIONS, median_ms  # noqa: E402
+from peer_timing import median_ms, peer_case, write_results  # noqa: E402
 
 try:
     import torch
@@ -35,16 +34,13 @@ def main() -> int:
         x = torch.rand(1, 1, n + 2 * radius, n + 2 * radius, n + 2 * radius, device="cuda")
         weight = torch.rand(1, 1, edge, edge, edge, device="cuda")
         with torch.no_grad():
-            median, low, high = median_ms(torch, lambda: torch.nn.functional.conv3d(x, weight))
+            timing = median_ms(torch, lambda: torch.nn.functional.conv3d(x, weight))
         gigabytes = 2 * 4 * n**3 / 1e9
-        cases.append({"group": stencil, "name": f"torch conv3d {edge}x{edge}x{edge}", "median_ms": median,
-                      "min_ms": low, "max_ms": high, "repetitions": REPETITIONS, "amounts": {"GB": gigabytes}})
-        print(f"{cases[-1]['name']:24} {median:9.3f} ms {gigabytes / (median / 1e3):8.1f} GB/s")
-    result = {"gpu": props.name, "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "size": n,
-              "cases": cases}
+        cases.append(peer_case(stencil, f"torch conv3d {edge}x{edge}x{edge}", timing, {"GB": gigabytes}))
+        print(f"{cases[-1]['name']:24} {timing[0]:9.3f} ms {gigabytes / (timing[0] / 1e3):8.1f} GB/s")
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(result, f, indent=2)
+        write_results(args.out, cases, gpu=props.name, torch=torch.__version__, cudnn=torch.backends.cudnn.version(),
+                      size=n)
     return 0
 
 

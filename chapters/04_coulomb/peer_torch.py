@@ -15,12 +15,11 @@ Each is checked against a float64 sum at two points.
     peer_torch.py [--sizes 512x512:10000] [--out torch.json]
 """
 import argparse
-import json
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
-from peer_timing import REPETITIONS, median_ms  # noqa: E402
+from peer_timing import median_ms, peer_case, write_results  # noqa: E402
 
 try:
     import torch
@@ -112,15 +111,13 @@ def main() -> int:
                 worst = float((d(result[probes]) - exact).abs().div(exact.abs().clamp_min(1e-30)).max())
                 median, low, high = median_ms(torch, lambda: method(x, y, ax, ay, dz, q, chunk))
             evaluations = x.numel() * count
-            cases.append({"group": group, "name": name, "median_ms": median, "min_ms": low, "max_ms": high,
-                          "repetitions": REPETITIONS, "relative_error_at_two_points": worst,
-                          "amounts": {"Grsqrt": evaluations / 1e9, "GB": (4 * x.numel() + 16 * count) / 1e9}})
+            cases.append(peer_case(group, name, (median, low, high),
+                                   {"Grsqrt": evaluations / 1e9, "GB": (4 * x.numel() + 16 * count) / 1e9},
+                                   relative_error_at_two_points=worst))
             print(f"{group}, {name:24} {median:9.3f} ms {evaluations / 1e9 / (median / 1e3):8.1f} G evaluations/s "
                   f"(relative error {worst:.1e} at two points)")
-    result = {"gpu": torch.cuda.get_device_properties(0).name, "torch": torch.__version__, "cases": cases}
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(result, f, indent=2)
+        write_results(args.out, cases, gpu=torch.cuda.get_device_properties(0).name, torch=torch.__version__)
     return 0
 
 

@@ -28,6 +28,7 @@ generate = load("generate", ROOT / "exercises" / "generate.py")
 traffic = load("traffic", ROOT / "profiling" / "traffic.py")
 report = load("report", ROOT / "profiling" / "report.py")
 results = load("results", ROOT / "profiling" / "results.py")
+peer_timing = load("peer_timing", ROOT / "profiling" / "peer_timing.py")
 
 
 class ExerciseGenerator(unittest.TestCase):
@@ -127,6 +128,18 @@ class BenchmarkResults(unittest.TestCase):
             self.assertGreater(case.median_ms, 0)
             self.assertLessEqual(case.min_ms, case.median_ms)
             self.assertLessEqual(case.median_ms, case.max_ms)
+
+    def test_a_peers_file_reads_back_as_its_cases(self):
+        case = peer_timing.peer_case("box27", "torch conv3d 3x3x3", (2.0, 1.5, 2.5), {"GB": 1.0}, note="kept")
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder) / "peer.json"
+            peer_timing.write_results(path, [case], gpu="NVIDIA H200", torch="2.11")
+            context, cases = results.load_peers(path)
+        self.assertEqual(context, {"gpu": "NVIDIA H200", "torch": "2.11"})
+        [read] = cases
+        self.assertEqual((read.group, read.name, read.median_ms, read.min_ms, read.max_ms),
+                         ("box27", "torch conv3d 3x3x3", 2.0, 1.5, 2.5))
+        self.assertEqual((read.repetitions, read.amounts), (peer_timing.REPETITIONS, {"GB": 1.0}))
 
     def test_tables_go_between_their_markers_only(self):
         readme = "intro\n<!-- BEGIN GENERATED: t -->\nold\n<!-- END GENERATED: t -->\noutro\n"
