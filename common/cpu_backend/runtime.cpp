@@ -13,14 +13,8 @@
 #include <vector>
 
 #include "course/cpu_backend.hpp"
+#include "course/numbers.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define COURSE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define COURSE_ASAN 1
-#endif
-#endif
 #if defined(COURSE_ASAN)
 #include <sanitizer/common_interface_defs.h>
 #endif
@@ -36,6 +30,7 @@ namespace {
 
 constexpr unsigned kMaxThreadsPerBlock = 1024;
 constexpr std::size_t kMaxSharedBytes = 48 * 1024;
+constexpr unsigned kMaxWorkers = 1024;  // COURSE_CPU_THREADS beyond this would only exhaust the machine
 #if defined(COURSE_ASAN)
 constexpr std::size_t kFiberStackBytes = 256 * 1024;  // ASan's redzones make frames larger
 #else
@@ -196,8 +191,9 @@ void run_block(const uint3& block_idx, const dim3& grid, const dim3& block, std:
 class WorkerPool {
  public:
   WorkerPool() {
-    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-    if (const char* env = std::getenv("COURSE_CPU_THREADS")) workers = std::max(1, std::atoi(env));
+    const unsigned workers = static_cast<unsigned>(
+        environment_number("COURSE_CPU_THREADS", 1, kMaxWorkers, "OS threads that run blocks")
+            .value_or(std::max(1u, std::thread::hardware_concurrency())));
     resize(workers);
   }
   ~WorkerPool() { resize(1); }
@@ -270,8 +266,9 @@ WorkerPool& pool() {
 }
 
 std::uint64_t initial_shuffle_seed() {
-  const char* env = std::getenv("COURSE_CPU_SHUFFLE");
-  return env ? std::strtoull(env, nullptr, 10) : 0;
+  return environment_number("COURSE_CPU_SHUFFLE", 0, UINT64_MAX,
+                            "the seed of the shuffled thread order; 0 runs threads in order")
+      .value_or(0);
 }
 std::atomic<std::uint64_t> shuffle_seed_value{initial_shuffle_seed()};
 
@@ -377,8 +374,12 @@ gpuError_t gpuMalloc(void** pointer, std::size_t bytes) {
   constexpr std::size_t alignment = 256;  // as cudaMalloc guarantees
   *pointer = nullptr;
   if (bytes == 0) return gpuSuccess;
-  *pointer = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
-  return *pointer ? gpuSuccess : record(gpuErrorMemoryAllocation);
+  // Exactly `bytes`, not rounded up: AddressSanitizer then catches a read one element past the end.
+  if (posix_memalign(pointer, alignment, bytes) != 0) {
+    *pointer = nullptr;
+    return record(gpuErrorMemoryAllocation);
+  }
+  return gpuSuccess;
 }
 
 gpuError_t gpuFree(void* pointer) {

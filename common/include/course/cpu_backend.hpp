@@ -15,6 +15,15 @@
 #include <cstring>
 #include <functional>
 
+// COURSE_ASAN: built with AddressSanitizer (the fibers' stacks and the allocations adapt).
+#if defined(__SANITIZE_ADDRESS__)
+#define COURSE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COURSE_ASAN 1
+#endif
+#endif
+
 #define __global__
 #define __device__
 #define __host__
@@ -132,9 +141,10 @@ void sync_threads();
 const char* last_launch_failure();
 
 // Test and debugging knobs (also read from the environment at start-up):
-//   COURSE_CPU_THREADS=n   OS threads that run blocks (default: hardware threads)
+//   COURSE_CPU_THREADS=n   OS threads that run blocks, 1 to 1024 (default: hardware threads)
 //   COURSE_CPU_SHUFFLE=s   run the fibers of a block in an order shuffled with seed s, anew
 //                          between barriers, so a missing __syncthreads() shows as a wrong result
+//                          (0: in order). Any other value stops the program naming the variable.
 void set_worker_count(unsigned workers);
 void set_shuffle_seed(std::uint64_t seed);  // 0 turns shuffling off
 std::uint64_t shuffle_seed();

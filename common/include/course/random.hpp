@@ -10,8 +10,12 @@ namespace course {
 
 struct Seed {
   std::uint64_t value;
-  std::string describe() const;  // "seed 123 (replay with COURSE_SEED=123)"
+  std::string describe() const;  // "seed 123 (replay with COURSE_SEED=123 COURSE_CPU_SHUFFLE=7)"
 };
+
+// The environment that replays a run with this seed: "COURSE_SEED=123", and on the CPU backend
+// with shuffled threads also "COURSE_CPU_SHUFFLE=7".
+std::string replay_environment(const Seed& seed);
 
 Seed fresh_seed();
 
