@@ -3,7 +3,7 @@
 #   steps.hpp       registers the steps: every row STEP(NN_file, ...) names a file of the track
 #                   (solutions/NN_name/NN_file.cu or exercises/...; COURSE_TRACK). A row whose file
 #                   is missing, or a step file that no row names, stops the configure.
-#   test_*.cpp      the chapter's tests (one file), labelled chapterN
+#   test_*.cpp      the chapter's tests (one file)
 #   bench_*.cpp     the chapter's benchmark (one file)
 #   *.cpp, *.cu     everything else: the chapter's own sources (references, helpers)
 #
@@ -11,6 +11,13 @@
 # files, and, when the chapter has committed results/, a test that the README's generated
 # tables and the step headers' measured figures match them (profiling/report.py --check).
 # The chapter's code sees COURSE_CHAPTER="NN_name".
+#
+# CTest gets one test per step file, named after it ("01_transpose/02_shared_tile") and labelled
+# chapterN and chapterN-stepNN, so `ctest -L chapter1-step02` grades one step; on the CPU
+# backend a second one, ".../shuffled", runs it again with the threads of each block shuffled
+# between barriers, so a missing __syncthreads() fails by default. The chapter's tests outside
+# any step (plain TEST()s) are "NN_name/other". Every test needs the fixture course_build, which
+# rebuilds first: a test never runs a stale binary.
 function(course_add_chapter)
   get_filename_component(dir ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   if(NOT dir MATCHES "^([0-9][0-9])_[a-z0-9_]+$")
@@ -68,7 +75,26 @@ function(course_add_chapter)
   target_link_libraries(${steps} PUBLIC course::harness)
 
   get_filename_component(test_name ${test} NAME_WE)
-  course_add_gpu_test(${test_name} LABEL ${label} SOURCES ${test} LIBRARIES ${steps})
+  course_add_gpu_executable(${test_name} ${test})
+  target_link_libraries(${test_name} PRIVATE ${steps} course::testing)
+  set(step_files ${registered})
+  list(TRANSFORM step_files REPLACE ".*/([0-9][0-9]_[a-z0-9_]+)\\.cu$" "\\1")
+  list(SORT step_files)
+  file(STRINGS ${here}/${test} plain_tests REGEX "^TEST(_F)?\\(")
+  if(plain_tests)
+    list(APPEND step_files other)
+  endif()
+  foreach(file IN LISTS step_files)
+    set(labels ${label})
+    if(file MATCHES "^([0-9][0-9])_")
+      list(APPEND labels ${label}-step${CMAKE_MATCH_1})
+    endif()
+    set(selector ${dir}/${file})
+    if(file STREQUAL "other")
+      set(selector ${dir}/none)
+    endif()
+    course_add_step_test(${dir}/${file} ${test_name} ${selector} "${labels}")
+  endforeach()
 
   get_filename_component(bench_name ${bench} NAME_WE)
   course_add_gpu_executable(${bench_name} ${bench})
@@ -78,5 +104,19 @@ function(course_add_chapter)
     add_test(NAME readme_tables_match_results_${dir}
              COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/profiling/report.py --check ${here})
     set_tests_properties(readme_tables_match_results_${dir} PROPERTIES LABELS tooling)
+  endif()
+endfunction()
+
+# One CTest test that runs the tests of one step (`selector`: CHAPTER/FILE, or CHAPTER/none for
+# the chapter's other tests), and on the CPU backend the same with shuffled threads.
+set(COURSE_SHUFFLE_SEED 20261122 CACHE STRING "The seed of the .../shuffled tests' thread order (CPU backend)")
+function(course_add_step_test name executable selector labels)
+  add_test(NAME ${name} COMMAND ${executable} --course_step=${selector} --gtest_brief=1)
+  set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 900 SKIP_RETURN_CODE 77
+                                          FIXTURES_REQUIRED course_build)
+  if(GPU_BACKEND STREQUAL "CPU")
+    add_test(NAME ${name}/shuffled COMMAND ${executable} --course_step=${selector} --gtest_brief=1)
+    set_tests_properties(${name}/shuffled PROPERTIES LABELS "${labels}" TIMEOUT 900 SKIP_RETURN_CODE 77
+                         FIXTURES_REQUIRED course_build ENVIRONMENT COURSE_CPU_SHUFFLE=${COURSE_SHUFFLE_SEED})
   endif()
 endfunction()

@@ -162,5 +162,5 @@ function(course_add_gpu_test name)
   course_add_gpu_executable(${name} ${arg_SOURCES})
   target_link_libraries(${name} PRIVATE ${arg_LIBRARIES} course::testing)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
-                       PROPERTIES LABELS "${arg_LABEL}" TIMEOUT 300)
+                       PROPERTIES LABELS "${arg_LABEL}" TIMEOUT 300 FIXTURES_REQUIRED course_build)
 endfunction()

@@ -9,6 +9,13 @@ namespace {
 constexpr std::size_t kShownMismatches = 8;
 }
 
+// The name of each axis, fastest last: x, y, z, then w for a fourth.
+std::string axis_name(std::size_t axis, std::size_t rank) {
+  constexpr const char* names[] = {"x", "y", "z", "w"};
+  const std::size_t from_fastest = rank - 1 - axis;
+  return from_fastest < 4 ? names[from_fastest] : "d" + std::to_string(axis);
+}
+
 std::string coordinates(std::size_t index, std::span<const std::size_t> extents) {
   std::vector<std::size_t> coordinate(extents.size());
   for (std::size_t d = extents.size(); d-- > 0;) {
@@ -16,8 +23,17 @@ std::string coordinates(std::size_t index, std::span<const std::size_t> extents)
     index /= extents[d];
   }
   std::string text = "[";
-  for (std::size_t d = 0; d < coordinate.size(); ++d) text += (d ? ", " : "") + std::to_string(coordinate[d]);
+  for (std::size_t d = 0; d < coordinate.size(); ++d)
+    text += (d ? ", " : "") + axis_name(d, extents.size()) + "=" + std::to_string(coordinate[d]);
   return text + "]";
+}
+
+std::string shape(std::span<const std::size_t> extents) {
+  std::string text;
+  for (std::size_t d = 0; d < extents.size(); ++d) text += (d ? " x " : "") + std::to_string(extents[d]);
+  text += " (";
+  for (std::size_t d = 0; d < extents.size(); ++d) text += (d ? ", " : "") + axis_name(d, extents.size());
+  return text + ")";
 }
 
 Comparison compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,
@@ -60,13 +76,15 @@ std::string Comparison::report() const {
     text << "output has " << checked << " elements, reference a different number";
     return text.str();
   }
-  text << mismatches << " of " << checked << " elements differ from the float64 reference by more than ";
+  text << mismatches << " of " << checked << " elements";
+  if (!extents.empty()) text << " of the " << shape(extents) << " output";
+  text << " differ from the float64 reference by more than ";
   if (per_element_bounds)
     text << "their error bound";
   else
     text << "atol + rtol*|ref| (atol " << tolerance.atol << ", rtol " << tolerance.rtol << ")";
   for (const Mismatch& m : first) {
-    text << "\n  at " << coordinates(m.index, extents) << ": got " << m.got << ", expected " << m.expected;
+    text << "\n  " << (&m == &first.front() ? "first wrong element " : "at ") << coordinates(m.index, extents) << ": got " << m.got << ", expected " << m.expected;
     if (m.allowed >= 0) text << " (bound " << m.allowed << ")";
   }
   if (mismatches > first.size()) text << "\n  ... and " << mismatches - first.size() << " more";

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 
 #include "course/gpu.hpp"
 
@@ -40,8 +41,26 @@ std::string step_path(const StepSource& step) {
 
 std::string edit_hint(const StepSource& step) { return "step source: " + step_path(step); }
 
+std::map<std::string, std::string>& step_of_test() {
+  static std::map<std::string, std::string> files;
+  return files;
+}
+
+bool suite_tests_step(const std::string& suite, const StepSource& step) {
+  step_of_test()[suite + ".*"] = step.file;
+  return true;
+}
+
+std::string step_file_of(const std::string& suite, const std::string& name) {
+  const auto& files = step_of_test();
+  if (const auto found = files.find(suite + "." + name); found != files.end()) return found->second;
+  if (const auto found = files.find(suite + ".*"); found != files.end()) return found->second;
+  return "";
+}
+
 void register_step_test(const StepSource& step, const std::string& suite, const std::string& name,
                         std::function<void(const Seed&)> body, std::source_location where) {
+  step_of_test()[suite + "." + name] = step.file;
   register_device_test(
       suite, name,
       [hint = edit_hint(step), body = std::move(body)](const Seed& seed) {
@@ -82,7 +101,7 @@ void register_device_test(const std::string& suite, const std::string& name,
   if (touched == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << touched << " elements outside the interior were written, the first at array index "
                                        << first << " " << coordinates(first, g.array_extents())
-                                       << " (z, y, x in the array, halo included)";
+                                       << " of the " << shape(g.array_extents()) << " array, halo included";
 }
 
 }  // namespace course

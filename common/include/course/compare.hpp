@@ -41,7 +41,9 @@ struct Comparison {
 Comparison compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,
                    std::vector<std::size_t> extents);
 
-// Coordinates of a flat row-major index, e.g. "[3, 17]".
+// Coordinates of a flat row-major index with the axes named, fastest last: "[y=3, x=17]".
 std::string coordinates(std::size_t index, std::span<const std::size_t> extents);
+// "64 x 31 (y, x)": the extents with the axes' names.
+std::string shape(std::span<const std::size_t> extents);
 
 }  // namespace course

@@ -43,6 +43,14 @@ void register_step_test(const StepSource& step, const std::string& suite, const 
 // What a test of a step that is not in a table adds first: SCOPED_TRACE(edit_hint(step)).
 std::string edit_hint(const StepSource& step);
 
+// Counts every test of `suite` (TEST or TEST_F) as a test of `step`, so that grading the step
+// runs them: `const bool counted = course::suite_tests_step("FlaggedMatrix", kFlaggedStep);`.
+bool suite_tests_step(const std::string& suite, const StepSource& step);
+
+// The step file ("06_prefetch") whose tests include suite.name, or "" for the chapter's other
+// tests. The tests' main grades one step at a time by it (--course_step=FILE, cmake/Chapter.cmake).
+std::string step_file_of(const std::string& suite, const std::string& name);
+
 ::testing::AssertionResult matches_reference(std::span<const float> got, std::span<const double> expected,
                                              Tolerance tolerance, std::vector<std::size_t> extents);
 ::testing::AssertionResult matches_reference(const Comparison& comparison);
