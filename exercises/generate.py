@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates the student stubs in exercises/ from the solutions in solutions/.
+"""Generates the student stubs in exercises/ from the solutions in solutions/ (for whoever edits
+solutions/; students never need to run it).
 
 In a solution file, a region
 
@@ -9,15 +10,21 @@ In a solution file, a region
     // END SOLUTION
 
 becomes, in the exercise file, a TODO comment carrying the hint followed by the STUB lines
-(uncommented). Files without markers (each chapter's naive step) are copied unchanged.
+(uncommented). Files without markers (each chapter's naive step) are copied unchanged. Every
+generated file starts with a line that names its source and a fingerprint of the rest, so an
+exercise someone has edited is recognised: it is never overwritten or removed without --force,
+and --force first keeps a copy of it beside it (NAME.cu.edited-YYYYMMDD-HHMMSS).
 
-    exercises/generate.py          rewrite exercises/ from solutions/
+    exercises/generate.py          write exercises/ from solutions/ (refuses if that would overwrite an edit)
+    exercises/generate.py --force  the same, keeping a copy of every edited exercise it replaces
     exercises/generate.py --check  exit 1 if exercises/ differs from what would be generated
 """
 import argparse
+import hashlib
 import pathlib
 import re
 import sys
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -27,7 +34,9 @@ SOURCE_SUFFIXES = {".cu", ".cuh", ".hpp", ".cpp"}
 BEGIN = re.compile(r"^(?P<indent>\s*)// BEGIN SOLUTION(?::\s*(?P<hint>.*))?$")
 STUB = re.compile(r"^\s*// STUB: ?(?P<code>.*)$")
 END = re.compile(r"^\s*// END SOLUTION\s*$")
-HEADER = "// Generated from {source} by exercises/generate.py: edit the TODOs, not the solution.\n"
+STUB_HEADER = "// Generated from {source} by exercises/generate.py (fingerprint {fingerprint}): edit the TODOs.\n"
+GIVEN_HEADER = "// Copied from {source} by exercises/generate.py (fingerprint {fingerprint}): given complete.\n"
+FINGERPRINT = re.compile(r"^// (?:Generated|Copied) from \S+ by exercises/generate\.py \(fingerprint (?P<value>[0-9a-f]{12})\)")
 
 
 class MarkerError(Exception):
@@ -60,9 +69,20 @@ def make_stub(text: str, source: str) -> str:
             region = None
     if region is not None:
         raise MarkerError(f"{source}:{region[3]}: BEGIN SOLUTION without END SOLUTION")
-    if out == text.splitlines(keepends=True):
-        return text  # a given file (the naive step): the same in both tracks
-    return HEADER.format(source=source) + "".join(out)
+    body = "".join(out)
+    header = GIVEN_HEADER if body == text else STUB_HEADER
+    return header.format(source=source, fingerprint=fingerprint(body)) + body
+
+
+def fingerprint(body: str) -> str:
+    return hashlib.sha256(body.encode()).hexdigest()[:12]
+
+
+def is_edited(text: str) -> bool:
+    """Whether an exercise file differs from what generate.py last wrote there."""
+    first, _, body = text.partition("\n")
+    match = FINGERPRINT.match(first)
+    return match is None or match["value"] != fingerprint(body)
 
 
 def expected_exercises() -> dict:
@@ -76,7 +96,9 @@ def expected_exercises() -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="only check that exercises/ is up to date")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="only check that exercises/ is up to date")
+    mode.add_argument("--force", action="store_true", help="replace edited exercises too, keeping a copy of each")
     args = parser.parse_args()
     try:
         expected = expected_exercises()
@@ -85,28 +107,40 @@ def main() -> int:
         return 2
     existing = {p.relative_to(EXERCISES) for p in EXERCISES.rglob("*")
                 if p.is_file() and p.suffix in SOURCE_SUFFIXES}
-    stale = sorted(str(r) for r, text in expected.items()
+    stale = sorted(r for r, text in expected.items()
                    if not (EXERCISES / r).exists() or (EXERCISES / r).read_text() != text)
-    orphans = sorted(str(r) for r in existing - expected.keys())
+    orphans = sorted(existing - expected.keys())
     if args.check:
         for name in stale:
             print(f"stale: exercises/{name} differs from what solutions/{name} generates")
         for name in orphans:
             print(f"orphan: exercises/{name} has no solution")
         if stale or orphans:
-            print("run: python3 exercises/generate.py")
+            print("run: python3 exercises/generate.py (it refuses to overwrite an edited exercise)")
             return 1
         print(f"exercises/ is up to date ({len(expected)} files)")
         return 0
-    for relative, text in expected.items():
+    edited = [r for r in stale + orphans if (EXERCISES / r).exists() and is_edited((EXERCISES / r).read_text())]
+    if edited and not args.force:
+        for name in edited:
+            print(f"error: exercises/{name} has been edited; it is left as it is", file=sys.stderr)
+        print("nothing was written. If those edits may go, run exercises/generate.py --force: it keeps a copy "
+              "of each edited file beside it first", file=sys.stderr)
+        return 1
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for relative in edited:
+        target = EXERCISES / relative
+        backup = target.with_name(f"{target.name}.edited-{stamp}")
+        backup.write_text(target.read_text())
+        print(f"kept a copy of the edited exercises/{relative} as exercises/{backup.relative_to(EXERCISES)}")
+    for relative in stale:
         target = EXERCISES / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists() or target.read_text() != text:
-            target.write_text(text)
-            print(f"wrote exercises/{relative}")
-    for name in orphans:
-        (EXERCISES / name).unlink()
-        print(f"removed exercises/{name}")
+        target.write_text(expected[relative])
+        print(f"wrote exercises/{relative}")
+    for relative in orphans:
+        (EXERCISES / relative).unlink()
+        print(f"removed exercises/{relative}")
     return 0
 
 

@@ -1,3 +1,4 @@
+// Copied from solutions/01_transpose/00_naive.cu by exercises/generate.py (fingerprint 8e00460566fc): given complete.
 // Step 00 — naive. The reference point every later step is measured against.
 //
 // Transpose: one thread per element, threadIdx.x along a row of the input. A warp reads 32

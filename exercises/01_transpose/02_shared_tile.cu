@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/02_shared_tile.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/01_transpose/02_shared_tile.cu by exercises/generate.py (fingerprint 61ce9ff4eed4): edit the TODOs.
 // Step 02 — shared memory: both sides coalesced.
 //
 // A 32x32 block of threads reads a 32x32 tile along its rows (coalesced), stores it in shared

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/04_rows_per_thread.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/01_transpose/04_rows_per_thread.cu by exercises/generate.py (fingerprint c524f2008a58): edit the TODOs.
 // Step 04 — several rows per thread.
 //
 // Step 02's padded tile with a 32x8 block instead of 32x32: each thread moves 4 elements, rows

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint 832b3741d737): edit the TODOs.
 // Step 05 — 16-byte accesses and a wider tile.
 //
 // A 64x64 tile moved by a 16x16 block: each thread loads four float4s (16 bytes each, one per

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py (fingerprint 3273085f3da0): edit the TODOs.
 // Step 06 — the order in which blocks walk the matrix, and more bytes in flight per thread.
 //
 // Step 05 numbers its blocks along the rows of the input: blocks that run at the same time read

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/01_coalesced.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/02_stencil/01_coalesced.cu by exercises/generate.py (fingerprint 571329148ea0): edit the TODOs.
 // Step 01 — coalescing: a warp along x.
 //
 // The same thread per point, in 32x8 blocks, one z-plane per block row of the grid: a warp is

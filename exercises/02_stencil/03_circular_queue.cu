@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/03_circular_queue.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/02_stencil/03_circular_queue.cu by exercises/generate.py (fingerprint 34b3df416110): edit the TODOs.
 // Step 03 — the circular queue of planes (the USTB patent's method).
 //
 // A 32x8 block now owns a 32x8 column of the grid and walks it from z = 0 to dz-1. It keeps the

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/04_plane_load.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/02_stencil/04_plane_load.cu by exercises/generate.py (fingerprint d5c35f0af9bf): edit the TODOs.
 // Step 04 — the coalesced plane load (the patent's reshaped thread block).
 //
 // Step 03's queue, with the haloed tile loaded the patent's way: the block's linear thread

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/05_register_queue.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/02_stencil/05_register_queue.cu by exercises/generate.py (fingerprint b7702374b39a): edit the TODOs.
 // Step 05 — the queue moves into registers: one plane in shared memory, partial sums in registers.
 //
 // In step 04 every output reads its whole box, (2rx+1)(2ry+1)(2rz+1) values, from shared memory:

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/06_prefetch.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/02_stencil/06_prefetch.cu by exercises/generate.py (fingerprint 088727a6526e): edit the TODOs.
 // Step 06 — keep loads in flight: the next plane is fetched into registers while this one is
 // used, and each thread computes several rows.
 //

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/07_z_chunks.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/02_stencil/07_z_chunks.cu by exercises/generate.py (fingerprint edccaae722a7): edit the TODOs.
 // Step 07 — z-chunks: more blocks, so that every multiprocessor is full.
 //
 // Step 06 gives each block a 32 x 16 column of the grid: at 512^3 that is 16 x 32 = 512 blocks

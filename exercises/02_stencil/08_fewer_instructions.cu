@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py (fingerprint fd9302a50a1d): edit the TODOs.
 // Step 08 — fewer instructions per point: double-buffered tile, unguarded interior blocks,
 // pointers that step instead of indices that are recomputed.
 //

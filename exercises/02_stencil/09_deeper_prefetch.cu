@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/09_deeper_prefetch.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/02_stencil/09_deeper_prefetch.cu by exercises/generate.py (fingerprint c4c1d8ac832d): edit the TODOs.
 // Step 09 — two planes in flight, and a register budget for occupancy.
 //
 // Step 08's profile: DRAM at two thirds of its peak and no unit saturated, at 60% occupancy. Two

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py (fingerprint d51eb151e98e): edit the TODOs.
 // Step 12 — the operator one axis at a time: each term of its separable form is filtered along
 // x, then y, then z, so a window is no longer multiplied weight by weight.
 //

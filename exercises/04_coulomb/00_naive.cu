@@ -1,3 +1,4 @@
+// Copied from solutions/04_coulomb/00_naive.cu by exercises/generate.py (fingerprint bc0578e12889): given complete.
 // Step 00 — naive: a thread per grid point, the atoms read from global memory. The reference
 // point every later step is measured against.
 //

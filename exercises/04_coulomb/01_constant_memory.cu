@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/01_constant_memory.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/04_coulomb/01_constant_memory.cu by exercises/generate.py (fingerprint bd5a4e6500e3): edit the TODOs.
 // Step 01 — constant memory: the atoms are read through the constant cache.
 //
 // Every thread of a warp reads the same atom at the same moment: the access that the constant

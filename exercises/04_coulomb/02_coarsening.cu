@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/02_coarsening.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/04_coulomb/02_coarsening.cu by exercises/generate.py (fingerprint 04f91817ec4f): edit the TODOs.
 // Step 02 — thread coarsening: each thread computes 8 points of a row.
 //
 // The 8 points of a row share their y: for each atom, dy^2 + dz^2 is worked out once and used 8

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/03_coalesced_coarsening.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/04_coulomb/03_coalesced_coarsening.cu by exercises/generate.py (fingerprint 5c70a4924a7f): edit the TODOs.
 // Step 03 — coalesced coarsening: a thread's 8 points are 16 apart, so neighbouring threads
 // write neighbouring floats.
 //

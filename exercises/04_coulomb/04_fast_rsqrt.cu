@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/04_fast_rsqrt.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/04_coulomb/04_fast_rsqrt.cu by exercises/generate.py (fingerprint b799c62b5d08): edit the TODOs.
 // Step 04 — the reciprocal square root in one instruction.
 //
 // Step 03's loop needs, per evaluation, an add for dx, an FMA for the squared distance, the

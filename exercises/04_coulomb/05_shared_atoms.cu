@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/05_shared_atoms.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/04_coulomb/05_shared_atoms.cu by exercises/generate.py (fingerprint 529d71875240): edit the TODOs.
 // Step 05 — the atoms through shared memory instead of constant memory, one launch for all; and
 // the coarsening factor, along a row and across rows.
 //

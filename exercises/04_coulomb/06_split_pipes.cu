@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 5522baead935): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it

@@ -1,6 +1,7 @@
 """Tests of the course's Python tools: the exercise generator, the Nsight Compute parser, the
 benchmark JSON reader, the README table and step-header writer, and the GPU validation script's
 discovery of chapters."""
+import contextlib
 import csv
 import importlib.util
 import io
@@ -40,9 +41,51 @@ class ExerciseGenerator(unittest.TestCase):
         self.assertNotIn("x += 1", stub)
         self.assertTrue(stub.startswith("// Generated from solutions/f.cu"))
 
-    def test_a_file_without_markers_is_copied_unchanged(self):
+    def test_a_file_without_markers_is_copied_below_its_header(self):
         text = "__global__ void k() {}\n"
-        self.assertEqual(generate.make_stub(text, "solutions/k.cu"), text)
+        copy = generate.make_stub(text, "solutions/k.cu")
+        self.assertTrue(copy.startswith("// Copied from solutions/k.cu"))
+        self.assertEqual(copy.partition("\n")[2], text)
+
+    def test_an_edit_anywhere_is_recognised(self):
+        stub = generate.make_stub("int f() {\n  // BEGIN SOLUTION: one\n  return 1;\n  // STUB: return 0;\n"
+                                  "  // END SOLUTION\n}\n", "solutions/f.cu")
+        self.assertFalse(generate.is_edited(stub))
+        self.assertTrue(generate.is_edited(stub.replace("return 0;", "return 1;")))
+        self.assertTrue(generate.is_edited(stub.partition("\n")[2]))  # header removed
+
+    def run_generator(self, *arguments):
+        """Runs generate.py's main on a solution and its exercise in a temporary tree."""
+        old = generate.SOLUTIONS, generate.EXERCISES, sys.argv
+        try:
+            generate.SOLUTIONS, generate.EXERCISES = self.tree / "solutions", self.tree / "exercises"
+            sys.argv = ["generate.py", *arguments]
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as errors:
+                return generate.main(), errors.getvalue()
+        finally:
+            generate.SOLUTIONS, generate.EXERCISES, sys.argv = old
+
+    def test_an_edited_exercise_is_never_overwritten_without_force_and_kept_with_it(self):
+        with tempfile.TemporaryDirectory() as folder:
+            self.tree = pathlib.Path(folder)
+            solution = self.tree / "solutions" / "01_a" / "01_step.cu"
+            solution.parent.mkdir(parents=True)
+            solution.write_text("int f() {\n  // BEGIN SOLUTION: one\n  return 1;\n  // STUB: return 0;\n  // END SOLUTION\n}\n")
+            self.assertEqual(self.run_generator()[0], 0)
+            exercise = self.tree / "exercises" / "01_a" / "01_step.cu"
+            student_work = exercise.read_text().replace("return 0;", "return 1;  // mine")
+            exercise.write_text(student_work)
+            solution.write_text(solution.read_text().replace("one", "one, as an int"))  # the solution changes
+            status, errors = self.run_generator()
+            self.assertEqual(status, 1)
+            self.assertIn("exercises/01_a/01_step.cu has been edited", errors)
+            self.assertEqual(exercise.read_text(), student_work)
+            self.assertEqual(self.run_generator("--check")[0], 1)
+            self.assertEqual(self.run_generator("--force")[0], 0)
+            self.assertIn("one, as an int", exercise.read_text())
+            backups = list(exercise.parent.glob("01_step.cu.edited-*"))
+            self.assertEqual([b.read_text() for b in backups], [student_work])
+            self.assertEqual(self.run_generator("--check")[0], 0)
 
     def test_broken_markers_are_errors(self):
         for text in ("// BEGIN SOLUTION\nx\n", "// END SOLUTION\n", "// BEGIN SOLUTION\n// BEGIN SOLUTION\n// END SOLUTION\n"):
