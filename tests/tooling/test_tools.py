@@ -15,6 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHAPTER1 = ROOT / "chapters" / "01_transpose"
 CHAPTER2 = ROOT / "chapters" / "02_stencil"
 sys.path.insert(0, str(ROOT / "profiling"))
+import cli  # noqa: E402
 
 
 def load(name: str, path: pathlib.Path):
@@ -107,7 +108,7 @@ class RocprofParser(unittest.TestCase):
         self.assertEqual(kernels["transpose_tile_kernel<1>"]["l2_write"], 1024 * 64)
 
     def test_a_missing_counter_is_an_error(self):
-        with self.assertRaises(SystemExit):
+        with self.assertRaises(cli.ToolError):
             traffic.parse_rocprof(self.texts[:2], traffic.amd_request_bytes("gfx90a"))
 
     def test_the_report_names_the_amd_column(self):
@@ -145,7 +146,7 @@ class BenchmarkResults(unittest.TestCase):
         readme = "intro\n<!-- BEGIN GENERATED: t -->\nold\n<!-- END GENERATED: t -->\noutro\n"
         self.assertEqual(report.fill(readme, {"t": "new"}),
                          "intro\n<!-- BEGIN GENERATED: t -->\nnew\n<!-- END GENERATED: t -->\noutro\n")
-        with self.assertRaises(SystemExit):
+        with self.assertRaises(cli.ToolError):
             report.fill(readme, {"missing": "x"})
 
 
