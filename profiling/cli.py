@@ -73,13 +73,10 @@ def read_text(path, what: str) -> str:
     return text
 
 
-def check_output_file(path, suffixes=None) -> None:
-    """Fails unless `path` can be written: its folder exists and is writable, it is no folder
-    itself, and, given `suffixes`, its name ends in one of them. Call it before the work."""
+def check_output_file(path) -> None:
+    """Fails unless `path` can be written: its folder exists and is writable, and it is no folder
+    itself. Call it before the work."""
     path = pathlib.Path(path)
-    if suffixes is not None and path.suffix.lower().lstrip(".") not in suffixes:
-        raise ToolError(f"unknown output type '{path.suffix}': give a name ending in "
-                        + ", ".join(f".{s}" for s in sorted(suffixes)), path)
     if path.is_dir():
         raise ToolError("is a folder: give a file name", path)
     folder = path.parent

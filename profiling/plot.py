@@ -37,6 +37,12 @@ def pyplot():
     return matplotlib.pyplot
 
 
+def image_types() -> dict:
+    """The image formats matplotlib writes, by file extension."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    return FigureCanvasBase.get_supported_filetypes()
+
+
 def binding_unit(group: str, cases: list, ceilings: dict | None) -> str:
     """The rate a group's panel shows: the one whose ceiling bounds the group's fastest step."""
     steps = [c for c in cases if c.group == group and c.is_step]
@@ -121,9 +127,11 @@ def main() -> int:
     context, cases = results.load(args.bench_json)
     ceilings = results.load_ceilings(args.ceilings, cases) if args.ceilings else None
     extra_peers = [peer for path in args.peers for peer in results.load_peers(path)[1]]
+    cli.check_output_file(args.out)
     plt = pyplot()
-    from matplotlib.backend_bases import FigureCanvasBase
-    cli.check_output_file(args.out, FigureCanvasBase.get_supported_filetypes())
+    if args.out.suffix[1:].lower() not in image_types():
+        raise cli.ToolError((f"unknown image type '{args.out.suffix}'" if args.out.suffix else "no image type") +
+                            ": give a name ending in " + ", ".join(f".{t}" for t in sorted(image_types())), args.out)
     # A sweep is a label that comes with several numbers ("A^T x, 1 passes", "A^T x, 2 passes");
     # "512x512, 10000 atoms" alone is a group like any other.
     groups = list(dict.fromkeys(c.group for c in cases))

@@ -7,6 +7,12 @@ effective bandwidth's), and each of the case's other units ("GFLOP", "Grsqrt", "
 "passes", ...). Some units are measured against one of this machine's ceilings, by the same
 convention as the C++ harness (common/include/course/benchmark.hpp): GB against the copy
 bandwidth, GFLOP against the FMA rate, Grsqrt against the reciprocal-square-root rate.
+
+What it reads is checked as it is read: a file missing, empty, not JSON or not of its kind, or a
+time, rate or ceiling that is not a finite number above zero, is a cli.ToolError that names the
+file and the entry. Run as a script, it prints what a run recorded:
+
+    profiling/results.py chapters/NN_name | BENCH.json | PEERS.json
 """
 import json
 import math
