@@ -25,11 +25,11 @@ for argument in "$@"; do
   case "$argument" in
     cpu | cuda | hip)
       [[ -z $backend || $backend == "$argument" ]] \
-        || { echo "install-deps.sh: one backend at a time, not both $backend and $argument (usage: $usage)" >&2; exit 2; }
+        || { echo "error: install-deps.sh: one backend at a time, not both $backend and $argument (usage: $usage)" >&2; exit 2; }
       backend=$argument ;;
     plots) plots=true ;;
     -h | --help) echo "usage: $usage"; exit 0 ;;
-    *) echo "install-deps.sh: unknown argument '$argument' (usage: $usage)" >&2; exit 2 ;;
+    *) echo "error: install-deps.sh: unknown argument '$argument' (usage: $usage)" >&2; exit 2 ;;
   esac
 done
 backend=${backend:-cpu}
