@@ -198,6 +198,30 @@ class Report(unittest.TestCase):
             self.assertIn("| box27 512^3 | 00–11 | 6.75 | copy |", tables["roofline"])
 
 
+class AtomicOutput(unittest.TestCase):
+    """cli.atomic_output: a file is replaced whole, or left as it was."""
+
+    def test_a_failed_write_leaves_the_old_file_and_no_temporary(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder) / "table.csv"
+            path.write_text("old\n")
+            with self.assertRaises(RuntimeError):
+                with cli.atomic_output(path) as f:
+                    f.write("half")
+                    raise RuntimeError("the writer failed")
+            self.assertEqual(path.read_text(), "old\n")
+            self.assertEqual([p.name for p in pathlib.Path(folder).iterdir()], ["table.csv"])
+
+    def test_a_replaced_file_keeps_its_mode(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder) / "README.md"
+            path.write_text("old\n")
+            path.chmod(0o644)
+            with cli.atomic_output(path) as f:
+                f.write("new\n")
+            self.assertEqual((path.read_text(), path.stat().st_mode & 0o777), ("new\n", 0o644))
+
+
 class ValidateScript(unittest.TestCase):
     SCRIPT = ROOT / "profiling" / "validate_gpu.sh"
 
