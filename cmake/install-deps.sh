@@ -18,15 +18,21 @@
 # For the tests: COURSE_APT_GET replaces apt-get (a fake package manager).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-backend=cpu
+usage="cmake/install-deps.sh [cpu|cuda|hip] [plots]"
+backend=""
 plots=false
 for argument in "$@"; do
   case "$argument" in
-    cpu | cuda | hip) backend=$argument ;;
+    cpu | cuda | hip)
+      [[ -z $backend || $backend == "$argument" ]] \
+        || { echo "error: install-deps.sh: one backend at a time, not both $backend and $argument (usage: $usage)" >&2; exit 2; }
+      backend=$argument ;;
     plots) plots=true ;;
-    *) echo "install-deps.sh: unknown argument '$argument' (cpu, cuda, hip, plots)" >&2; exit 2 ;;
+    -h | --help) echo "usage: $usage"; exit 0 ;;
+    *) echo "error: install-deps.sh: unknown argument '$argument' (usage: $usage)" >&2; exit 2 ;;
   esac
 done
+backend=${backend:-cpu}
 
 missing=()     # Debian packages to install
 unavailable=() # what no package here provides: "what: how to get it"

@@ -3,8 +3,9 @@ benchmark.cpp): one untimed warm-up, then CUDA events around each run with the L
 before it, and the median, min and max of the runs; and writes the peer's cases in the form
 profiling/results.py's load_peers reads. For the chapters' peer_*.py scripts."""
 import json
-import pathlib
 import statistics
+
+import cli
 
 REPETITIONS = 20
 
@@ -35,5 +36,7 @@ def peer_case(group: str, name: str, timing: tuple[float, float, float], amounts
 
 
 def write_results(path, cases: list, **context) -> None:
-    """The peer's JSON file: its context (the GPU, library versions, sizes) and its cases."""
-    pathlib.Path(path).write_text(json.dumps({**context, "cases": cases}, indent=2))
+    """The peer's JSON file, written whole or not at all: its context (the GPU, library versions,
+    sizes) and its cases. A peer script checks its --out with cli.check_output_file before it measures."""
+    with cli.atomic_output(path) as f:
+        f.write(json.dumps({**context, "cases": cases}, indent=2))

@@ -13,20 +13,34 @@ chapter's peer_*.py output, results.load_peers) is drawn on the groups whose nam
 each peer's "group".
 """
 import argparse
-import json
 import pathlib
 import re
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import cli  # noqa: E402
 import results  # noqa: E402
 
 SWEEP = re.compile(r"^(?P<label>.+), (?P<n>\d+) (?P<unit>\w+)$")
+
+
+def pyplot():
+    """matplotlib's pyplot, drawing into files only; a ToolError that says how to install it."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise cli.ToolError(f"matplotlib is missing for {sys.executable}: `bash cmake/install-deps.sh plots` installs "
+                            f"it for the system python (/usr/bin/python3); for another python, run "
+                            f"`{sys.executable} -m pip install matplotlib`") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+    return matplotlib.pyplot
+
+
+def image_types() -> dict:
+    """The image formats matplotlib writes, by file extension."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    return FigureCanvasBase.get_supported_filetypes()
 
 
 def binding_unit(group: str, cases: list, ceilings: dict | None) -> str:
@@ -103,7 +117,7 @@ def roofline_panel(axis, groups: list, cases: list, ceilings: dict) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("bench_json", type=pathlib.Path)
     parser.add_argument("--ceilings", type=pathlib.Path)
     parser.add_argument("--out", type=pathlib.Path, required=True)
@@ -111,8 +125,13 @@ def main() -> int:
                         help="JSON of peers measured apart (e.g. conv3d.json); may be repeated")
     args = parser.parse_args()
     context, cases = results.load(args.bench_json)
-    ceilings = json.loads(args.ceilings.read_text()) if args.ceilings else None
+    ceilings = results.load_ceilings(args.ceilings, cases) if args.ceilings else None
     extra_peers = [peer for path in args.peers for peer in results.load_peers(path)[1]]
+    cli.check_output_file(args.out)
+    plt = pyplot()
+    if args.out.suffix[1:].lower() not in image_types():
+        raise cli.ToolError((f"unknown image type '{args.out.suffix}'" if args.out.suffix else "no image type") +
+                            ": give a name ending in " + ", ".join(f".{t}" for t in sorted(image_types())), args.out)
     # A sweep is a label that comes with several numbers ("A^T x, 1 passes", "A^T x, 2 passes");
     # "512x512, 10000 atoms" alone is a group like any other.
     groups = list(dict.fromkeys(c.group for c in cases))
@@ -122,7 +141,7 @@ def main() -> int:
     flop_groups = [g for g in bandwidth_groups if any(c.group == g and "GFLOP" in c.amounts for c in cases)]
     roofline = bool(flop_groups and ceilings)
     panels = len(bandwidth_groups) + len(sweeps) + roofline
-    rows = max(len([c for c in cases if c.group == g]) for g in bandwidth_groups)
+    rows = max((len([c for c in cases if c.group == g]) for g in bandwidth_groups), default=0)
     heights = [1.8 + 0.3 * rows] * len(bandwidth_groups) + [4.0] * (len(sweeps) + roofline)
     height = 0.6 + sum(heights)
     figure, axes = plt.subplots(panels, 1, figsize=(9, height), squeeze=False, gridspec_kw={"height_ratios": heights})
@@ -135,10 +154,11 @@ def main() -> int:
         roofline_panel(next(panel), flop_groups, cases, ceilings)
     figure.suptitle(f"{context['gpu']} ({context['backend']}), commit {context['commit']}, {context['date'][:10]}", fontsize=10)
     figure.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))  # room for the title
-    figure.savefig(args.out, dpi=110)
+    with cli.atomic_output(args.out, binary=True) as f:
+        figure.savefig(f, format=args.out.suffix[1:].lower(), dpi=110)
     print(f"wrote {args.out}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -19,6 +19,7 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import cli  # noqa: E402
 import report_tables  # noqa: E402
 import results  # noqa: E402
 
@@ -32,8 +33,14 @@ def chapter_tables(chapter: pathlib.Path, res: results.ChapterResults) -> dict:
         return report_tables.default_tables(res)
     spec = importlib.util.spec_from_file_location(f"tables_{chapter.resolve().name}", module_path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.tables(res)
+    try:
+        spec.loader.exec_module(module)
+        return module.tables(res)
+    except (cli.ToolError, OSError):
+        raise
+    except Exception as error:  # results that lack what the chapter's tables read (another run's sizes)
+        raise cli.ToolError(f"cannot make its tables from {res.folder}: {type(error).__name__}: {error}",
+                            module_path) from error
 
 
 def source_line(res: results.ChapterResults) -> str:
@@ -45,11 +52,12 @@ def generated(chapter: pathlib.Path, res: results.ChapterResults) -> dict:
     return {name: f"{source}\n{table}" for name, table in chapter_tables(chapter, res).items()}
 
 
-def fill(readme: str, tables: dict) -> str:
+def fill(readme: str, tables: dict, readme_path="README.md") -> str:
     for name, table in tables.items():
         pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.S)
         if not pattern.search(readme):
-            raise SystemExit(f"error: the README has no markers for the '{name}' table")
+            raise cli.ToolError(f"has no markers for the '{name}' table (<!-- BEGIN GENERATED: {name} --> ... "
+                                f"<!-- END GENERATED: {name} -->)", readme_path)
         readme = pattern.sub(lambda m: m.group(1) + table + "\n" + m.group(2), readme)
     return readme
 
@@ -79,8 +87,8 @@ def updated_step_files(chapter: pathlib.Path, res: results.ChapterResults) -> di
     for path in sorted((ROOT / "solutions" / chapter.resolve().name).glob("[0-9][0-9]_*.cu")):
         text = path.read_text()
         if not MEASURED.search(text):
-            raise SystemExit(f"error: {path.relative_to(ROOT)} has no '// BEGIN MEASURED' ... '// END MEASURED' block "
-                             "in its header")
+            raise cli.ToolError("has no '// BEGIN MEASURED' ... '// END MEASURED' block in its header",
+                                path.relative_to(ROOT))
         new = MEASURED.sub(lambda _: measured_block(res, path.name[:2]), text, count=1)
         if new != text:
             changed[path] = new
@@ -88,15 +96,15 @@ def updated_step_files(chapter: pathlib.Path, res: results.ChapterResults) -> di
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("chapter", type=pathlib.Path)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     res = results.load_chapter(args.chapter)
     readme_path = args.chapter / "README.md"
-    readme = readme_path.read_text()
+    readme = cli.read_text(readme_path, "the chapter's lesson")
     updated = {}
-    new_readme = fill(readme, generated(args.chapter, res))
+    new_readme = fill(readme, generated(args.chapter, res), readme_path)
     if new_readme != readme:
         updated[readme_path] = new_readme
     updated |= updated_step_files(args.chapter, res)
@@ -108,7 +116,8 @@ def main() -> int:
         print(f"{args.chapter}: README tables and step headers match results/")
         return 0
     for path, text in updated.items():
-        path.write_text(text)
+        with cli.atomic_output(path) as f:
+            f.write(text)
         print(f"updated {path}")
     if any(path.suffix == ".cu" for path in updated):
         print("step files changed: run python3 exercises/generate.py to carry the figures into the stubs")
@@ -116,4 +125,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

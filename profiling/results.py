@@ -7,10 +7,19 @@ effective bandwidth's), and each of the case's other units ("GFLOP", "Grsqrt", "
 "passes", ...). Some units are measured against one of this machine's ceilings, by the same
 convention as the C++ harness (common/include/course/benchmark.hpp): GB against the copy
 bandwidth, GFLOP against the FMA rate, Grsqrt against the reciprocal-square-root rate.
+
+What it reads is checked as it is read: a file missing, empty, not JSON or not of its kind, or a
+time, rate or ceiling that is not a finite number above zero, is a cli.ToolError that names the
+file and the entry. Run as a script, it prints what a run recorded:
+
+    profiling/results.py chapters/NN_name | BENCH.json | PEERS.json
 """
 import json
+import math
 import pathlib
 from dataclasses import dataclass, field
+
+import cli
 
 # unit -> (key in ceilings.json, how tables name the fraction)
 CEILINGS = {
@@ -65,34 +74,105 @@ class Case:
         return max(bounds)
 
 
+def read_json(path, what: str):
+    """The JSON in `path`, or a ToolError saying why there is none; `what` names what it should hold."""
+    text = cli.read_text(path, what)
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise cli.ToolError(f"not valid JSON ({error})", path) from None
+
+
+def number(value, path, where: str, positive: bool = True) -> float:
+    """A finite number (above zero, unless `positive` is False) read from a JSON file."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or (value <= 0 if positive else value < 0):
+        wanted = "a finite number above zero" if positive else "a finite number, zero or more"
+        raise cli.ToolError(f"{where} needs {wanted}, not {json.dumps(value)}", path)
+    return float(value)
+
+
+CONTEXT = ("gpu", "backend", "commit", "date")  # what the tables and plots say a run came from
+
+
 def load(path) -> tuple[dict, list]:
     """(context, cases in the order they ran) from a --benchmark_out JSON file."""
-    data = json.loads(pathlib.Path(path).read_text())
+    data = read_json(path, "a benchmark's --benchmark_out JSON")
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        raise cli.ToolError("has no \"benchmarks\" list: not a benchmark's --benchmark_out JSON", path)
+    context = data.get("context")
+    missing = [key for key in CONTEXT if not isinstance(context, dict) or not isinstance(context.get(key), str)]
+    if missing:
+        raise cli.ToolError(f"its \"context\" lacks {', '.join(missing)}: not written by the course's benchmark", path)
     cases, seen = [], {}
-    for run in data["benchmarks"]:
-        if run.get("run_type") != "aggregate" or run.get("aggregate_name") not in ("median", "min", "max"):
+    for index, run in enumerate(data["benchmarks"]):
+        if not isinstance(run, dict) or run.get("run_type") != "aggregate" \
+                or run.get("aggregate_name") not in ("median", "min", "max"):
             continue
+        where = f"benchmarks[{index}]"
         if run.get("time_unit") != "ms":
-            raise ValueError(f"{path}: expected times in ms, got {run.get('time_unit')}")
-        group, name = run["run_name"].split("/")[:2]
+            raise cli.ToolError(f"{where}: expected times in ms, got {run.get('time_unit')}", path)
+        parts = run.get("run_name", "").split("/") if isinstance(run.get("run_name"), str) else []
+        if len(parts) < 2 or not all(parts[:2]):
+            raise cli.ToolError(f"{where}: its run_name is not GROUP/STEP/...: {json.dumps(run.get('run_name'))}", path)
+        group, name = parts[:2]
         if (group, name) not in seen:
-            seen[(group, name)] = Case(group, name, 0.0, 0.0, 0.0, run["repetitions"])
+            repetitions = run.get("repetitions")
+            if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
+                raise cli.ToolError(f"{where}: repetitions needs a whole number above zero, not "
+                                    f"{json.dumps(repetitions)}", path)
+            seen[(group, name)] = Case(group, name, 0.0, 0.0, 0.0, repetitions)
             cases.append(seen[(group, name)])
         case = seen[(group, name)]
-        setattr(case, run["aggregate_name"] + "_ms", run["real_time"])
+        real_time = number(run.get("real_time"), path, f"{where}: real_time")
+        setattr(case, run["aggregate_name"] + "_ms", real_time)
         if run["aggregate_name"] == "median":  # rate counters = amount / time: recover the amounts
-            case.amounts = {key[:-2]: value * run["real_time"] / 1e3 for key, value in run.items()
-                            if key.endswith("/s") and isinstance(value, (int, float))}
-    return data["context"], cases
+            case.amounts = {key[:-2]: number(value, path, f"{where}: {key}", positive=False) * real_time / 1e3
+                            for key, value in run.items() if key.endswith("/s")}
+    if not cases:
+        raise cli.ToolError("holds no median, min and max of any case (the benchmark writes them when it runs "
+                            "2 or more repetitions)", path)
+    for case in cases:
+        lacking = [statistic for statistic in ("median", "min", "max") if getattr(case, statistic + "_ms") == 0.0]
+        if lacking:
+            raise cli.ToolError(f"{case.group}/{case.name} has no {', '.join(lacking)} time", path)
+        if not case.amounts.get("GB"):
+            raise cli.ToolError(f"{case.group}/{case.name} has no GB/s above zero (every case counts its bytes)", path)
+    return context, cases
+
+
+def load_ceilings(path, cases: list = ()) -> dict:
+    """A machine's ceilings (course_ceilings --out): every ceiling the tools know that the file
+    holds, and every one that `cases` are measured against, must be a finite number above zero."""
+    ceilings = read_json(path, "a ceilings JSON (course_ceilings --out)")
+    if not isinstance(ceilings, dict):
+        raise cli.ToolError("is not a JSON object of ceilings (course_ceilings --out)", path)
+    needed = {"copy_GBps"} | {CEILINGS[unit][0] for case in cases for unit in case.amounts if unit in CEILINGS}
+    for key in sorted(needed | ({key for key, _ in CEILINGS.values()} & set(ceilings))):
+        if key not in ceilings:
+            raise cli.ToolError(f"has no \"{key}\", which the results are measured against", path)
+        number(ceilings[key], path, f"\"{key}\"")
+    return ceilings
 
 
 def load_peers(path) -> tuple[dict, list]:
     """(context, cases) of a peer measured apart (a chapter's peer_*.py): JSON with the peer's
     context and "cases": [{"group", "name", "median_ms", "min_ms", "max_ms", "amounts": {unit: per run}}].
     A case is drawn and tabled with the benchmark groups whose name starts with its "group"."""
-    data = json.loads(pathlib.Path(path).read_text())
-    cases = [Case(c["group"], c["name"], c["median_ms"], c["min_ms"], c["max_ms"], c.get("repetitions", 0), c["amounts"])
-             for c in data["cases"]]
+    data = read_json(path, "a peer's results JSON")
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list) or not data["cases"]:
+        raise cli.ToolError("has no \"cases\" list: not a peer's results (peer_timing.write_results)", path)
+    cases = []
+    for index, c in enumerate(data["cases"]):
+        where = f"cases[{index}]"
+        if not isinstance(c, dict) or not all(isinstance(c.get(key), str) and c[key] for key in ("group", "name")):
+            raise cli.ToolError(f"{where} needs a \"group\" and a \"name\"", path)
+        if not isinstance(c.get("amounts"), dict) or "GB" not in c["amounts"]:
+            raise cli.ToolError(f"{where} needs \"amounts\" with at least \"GB\"", path)
+        times = [number(c.get(key), path, f"{where}: {key}") for key in ("median_ms", "min_ms", "max_ms")]
+        amounts = {unit: number(value, path, f"{where}: amounts.{unit}", positive=unit == "GB")
+                   for unit, value in c["amounts"].items()}
+        cases.append(Case(c["group"], c["name"], *times, c.get("repetitions", 0), amounts))
     return {k: v for k, v in data.items() if k != "cases"}, cases
 
 
@@ -110,6 +190,40 @@ class ChapterResults:
 
 
 def load_chapter(chapter: pathlib.Path) -> ChapterResults:
+    chapter = pathlib.Path(chapter)
+    if not chapter.is_dir():
+        raise cli.ToolError(("is not a folder" if chapter.exists() else "no such chapter folder")
+                            + ": give a chapter's folder, such as chapters/01_transpose", chapter)
     folder = chapter / "results"
+    if not (folder / "bench.json").exists():
+        raise cli.ToolError("no such file: the chapter has no recorded results", folder / "bench.json")
     context, cases = load(folder / "bench.json")
-    return ChapterResults(folder, context, cases, json.loads((folder / "ceilings.json").read_text()))
+    return ChapterResults(folder, context, cases, load_ceilings(folder / "ceilings.json", cases))
+
+
+def main() -> int:
+    parser = cli.ArgumentParser(description="Prints what a benchmark recorded, one line per case: its median "
+                                "time and every rate, against the ceilings when a chapter folder is given.")
+    parser.add_argument("path", type=pathlib.Path,
+                        help="a chapter folder (its results/), a --benchmark_out JSON, or a peer's JSON")
+    args = parser.parse_args()
+    ceilings = {}
+    if not args.path.exists():
+        raise cli.ToolError("no such file or folder", args.path)
+    if args.path.is_dir():
+        chapter = load_chapter(args.path)
+        context, cases, ceilings = chapter.context, chapter.cases, chapter.ceilings
+    elif isinstance(data := read_json(args.path, "benchmark or peer results"), dict) and "cases" in data:
+        context, cases = load_peers(args.path)
+    else:
+        context, cases = load(args.path)
+    print(", ".join(f"{key} {context[key]}" for key in CONTEXT if key in context))
+    for c in cases:
+        rates = [f"{c.rate(unit):.1f} {unit}/s" + (f" ({c.of_ceiling(unit, ceilings):.3f} {CEILINGS[unit][1]})"
+                                                   if ceilings and unit in CEILINGS else "") for unit in c.amounts]
+        print(f"{c.group} | {c.name} | {c.median_ms:.4f} ms | " + ", ".join(rates))
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(main)

@@ -22,6 +22,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import cli  # noqa: E402
+
 SECTOR = 32  # bytes per L1/L2 sector on NVIDIA GPUs
 METRICS = {
     "l1_load_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
@@ -56,10 +59,9 @@ AMD_COUNTER_GROUPS = [
     ["FETCH_SIZE", "WRITE_SIZE"],
     ["SQ_INSTS_LDS", "SQ_WAVES"],
 ]
-AMD_PERMISSION_HELP = """rocprofv3 could not collect counters. If it warned about a lock, another profiler (or a
-stale lock file) holds the GPU's counters: wait, or remove the stale lock it names. Otherwise
-the user may lack access to the counters: run as root or add the user to the render and video
-groups."""
+AMD_PERMISSION_HELP = ("rocprofv3 could not collect counters: if it warned about a lock, another profiler (or a stale "
+                       "lock file) holds them, so wait or remove the stale lock it names; otherwise this user may lack "
+                       "access to them: run as root or add the user to the render and video groups")
 
 
 def amd_request_bytes(gfx: str) -> tuple[int, int]:
@@ -68,10 +70,9 @@ def amd_request_bytes(gfx: str) -> tuple[int, int]:
     return (128 if gfx.startswith("gfx94") else 64), 64
 
 
-PERMISSION_HELP = """Nsight Compute was refused the GPU's performance counters (ERR_NVGPUCTRPERM).
-Run as root, or allow profiling for all users: on the host, add
-    options nvidia NVreg_RestrictProfilingToAdminUsers=0
-to a file in /etc/modprobe.d/ and reload the driver (or reboot)."""
+PERMISSION_HELP = ("Nsight Compute was refused the GPU's performance counters (ERR_NVGPUCTRPERM): run as root, or "
+                   "allow profiling for all users with the line `options nvidia NVreg_RestrictProfilingToAdminUsers=0` "
+                   "in a file in /etc/modprobe.d/ on the host, then reload the driver (or reboot)")
 
 
 def short_name(kernel: str) -> str:
@@ -92,28 +93,36 @@ def short_name(kernel: str) -> str:
 
 
 def number(text: str) -> float:
-    text = text.replace(",", "").strip()
-    return float(text) if text not in ("", "n/a") else 0.0
+    cleaned = text.replace(",", "").strip()
+    try:
+        return float(cleaned) if cleaned not in ("", "n/a") else 0.0
+    except ValueError:
+        raise ValueError(f"'{text}' is not a number") from None
 
 
-def parse_ncu(ncu_csv: str) -> dict:
-    """Rows of `ncu --csv --page raw --print-units base`; the last launch of each kernel wins."""
+def parse_ncu(ncu_csv: str, source="the Nsight Compute output") -> dict:
+    """Rows of `ncu --csv --page raw --print-units base`; the last launch of each kernel wins.
+    `source` names the file in errors."""
     rows = list(csv.reader(io.StringIO(ncu_csv)))
-    header_at = next((i for i, row in enumerate(rows) if "Kernel Name" in row), None)
+    header_at = next((i for i, row in enumerate(rows) if "Kernel Name" in row and "ID" in row), None)
     if header_at is None:
-        raise SystemExit("error: no kernels in the Nsight Compute output (did the kernel regex match?)")
+        raise cli.ToolError("has no kernels: no Nsight Compute CSV header (ID, Kernel Name, ...) in it; did the "
+                            "kernel regex match?", source)
     header = rows[header_at]
     column = {name: header.index(metric) for name, metric in METRICS.items() if metric in header}
     missing = sorted(set(METRICS) - set(column))
     if missing:
-        raise SystemExit(f"error: Nsight Compute did not report {', '.join(METRICS[m] for m in missing)}")
+        raise cli.ToolError(f"Nsight Compute did not report {', '.join(METRICS[m] for m in missing)}", source)
     kernels = {}
-    for row in rows[header_at + 1:]:
+    for line, row in enumerate(rows[header_at + 1:], start=header_at + 2):
         if len(row) != len(header) or not row[header.index("ID")].strip().isdigit():
             continue  # the units row, and anything the application printed
-        v = {name: number(row[i]) for name, i in column.items()}
-        utilisation = {name: number(row[header.index(metric)]) for name, metric in (UTILISATION | COUNTS).items()
-                       if metric in header}
+        try:
+            v = {name: number(row[i]) for name, i in column.items()}
+            utilisation = {name: number(row[header.index(metric)]) for name, metric in (UTILISATION | COUNTS).items()
+                           if metric in header}
+        except ValueError as error:
+            raise cli.ToolError(f"row {line}: {error}", source) from None
         kernels[short_name(row[header.index("Kernel Name")])] = utilisation | {
             "l1": (v["l1_load_sectors"] + v["l1_store_sectors"]) * SECTOR,
             "l2_read": v["l2_read_sectors"] * SECTOR,
@@ -122,30 +131,44 @@ def parse_ncu(ncu_csv: str) -> dict:
             "duration_ns": v["duration_ns"],
             "bank conflicts": v["bank_conflicts_load"] + v["bank_conflicts_store"],
         }
+    if not kernels:
+        raise cli.ToolError("has the Nsight Compute header but no kernel's row: did the kernel regex match?", source)
     return kernels
 
 
-def parse_rocprof(csv_texts: list, request_bytes: tuple[int, int]) -> dict:
+ROCPROF_COLUMNS = ("Kernel_Name", "Dispatch_Id", "Counter_Name", "Counter_Value", "Start_Timestamp", "End_Timestamp")
+
+
+def parse_rocprof(csv_texts: list, request_bytes: tuple[int, int], sources=None) -> dict:
     """rocprofv3 counter_collection.csv files (one row per counter per dispatch); the last
-    dispatch of each kernel wins. FETCH_SIZE and WRITE_SIZE are in KiB."""
+    dispatch of each kernel wins. FETCH_SIZE and WRITE_SIZE are in KiB. `sources` name the
+    files in errors."""
     counters = {}  # kernel -> counter -> value of its last dispatch
     duration = {}
-    for text in csv_texts:
+    for text, source in zip(csv_texts, sources or [f"rocprofv3 CSV {i + 1}" for i in range(len(csv_texts))]):
         last_dispatch = {}
-        for row in csv.DictReader(io.StringIO(text)):
-            kernel = short_name(row["Kernel_Name"])
-            dispatch = int(row["Dispatch_Id"])
+        reader = csv.DictReader(io.StringIO(text))
+        missing = [column for column in ROCPROF_COLUMNS if column not in (reader.fieldnames or [])]
+        if missing:
+            raise cli.ToolError(f"has no {', '.join(missing)} column: not a rocprofv3 counter_collection.csv", source)
+        for row in reader:
+            try:
+                kernel = short_name(row["Kernel_Name"])
+                dispatch = int(number(row["Dispatch_Id"]))
+                value, start, end = (number(row[c]) for c in ("Counter_Value", "Start_Timestamp", "End_Timestamp"))
+            except (ValueError, AttributeError) as error:  # AttributeError: a short row's None
+                raise cli.ToolError(f"row {reader.line_num}: {error}", source) from None
             if dispatch < last_dispatch.get((kernel, row["Counter_Name"]), -1):
                 continue
             last_dispatch[(kernel, row["Counter_Name"])] = dispatch
-            counters.setdefault(kernel, {})[row["Counter_Name"]] = number(row["Counter_Value"])
-            duration[kernel] = number(row["End_Timestamp"]) - number(row["Start_Timestamp"])
+            counters.setdefault(kernel, {})[row["Counter_Name"]] = value
+            duration[kernel] = end - start
     wanted = {c for group in AMD_COUNTER_GROUPS for c in group}
     kernels = {}
     for kernel, v in counters.items():
         missing = sorted(wanted - set(v))
         if missing:
-            raise SystemExit(f"error: rocprofv3 reported no {', '.join(missing)} for {kernel}")
+            raise cli.ToolError(f"rocprofv3 reported no {', '.join(missing)} for {kernel}")
         kernels[kernel] = {
             "l1": v["TCP_TOTAL_CACHE_ACCESSES_sum"] * request_bytes[0],
             "l2_read": v["TCP_TCC_READ_REQ_sum"] * request_bytes[0],
@@ -154,6 +177,8 @@ def parse_rocprof(csv_texts: list, request_bytes: tuple[int, int]) -> dict:
             "duration_ns": duration[kernel],
             "LDS instr/wave": v["SQ_INSTS_LDS"] / v["SQ_WAVES"] if v["SQ_WAVES"] else 0.0,
         }
+    if not kernels:
+        raise cli.ToolError("rocprofv3's CSVs hold no kernel's counters: did the kernel regex match?")
     return kernels
 
 
@@ -203,23 +228,23 @@ def run_ncu(args, out: pathlib.Path) -> dict:
          "--kernel-name", f"regex:{args.kernels}", "--csv", "--page", "raw", "--print-units", "base",
          "--log-file", str(log)] + args.command, capture_output=True, text=True)
     if "ERR_NVGPUCTRPERM" in result.stdout + result.stderr + (log.read_text() if log.exists() else ""):
-        raise SystemExit(PERMISSION_HELP)
+        raise cli.ToolError(PERMISSION_HELP)
     if result.returncode != 0:
         sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
-        raise SystemExit(f"error: the profiled command failed (exit {result.returncode})")
-    return parse_ncu(log.read_text())
+        raise cli.ToolError(f"the profiled command failed (exit {result.returncode})")
+    return parse_ncu(cli.read_text(log, "Nsight Compute's CSV"), log)
 
 
 def amd_gfx_name() -> str:
     listing = subprocess.run(["rocminfo"], capture_output=True, text=True).stdout
     match = re.search(r"gfx[0-9a-f]+", listing)
     if not match:
-        raise SystemExit("error: rocminfo names no gfx agent: is an AMD GPU present?")
+        raise cli.ToolError("rocminfo names no gfx agent: is an AMD GPU present?")
     return match.group(0)
 
 
 def run_rocprof(args, out: pathlib.Path) -> dict:
-    texts = []
+    sources = []
     for index, group in enumerate(AMD_COUNTER_GROUPS, start=1):
         folder = out / "rocprof" / f"group{index}"
         result = subprocess.run(
@@ -228,51 +253,51 @@ def run_rocprof(args, out: pathlib.Path) -> dict:
         found = sorted(folder.rglob("*counter_collection.csv"))
         if result.returncode != 0 or not found:
             sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
-            raise SystemExit(AMD_PERMISSION_HELP if "lock" in (result.stdout + result.stderr).lower() or not found
-                             else f"error: the profiled command failed (exit {result.returncode})")
-        texts += [path.read_text() for path in found]
-    return parse_rocprof(texts, amd_request_bytes(amd_gfx_name()))
+            raise cli.ToolError(AMD_PERMISSION_HELP if "lock" in (result.stdout + result.stderr).lower() or not found
+                                else f"the profiled command failed (exit {result.returncode})")
+        sources += found
+    texts = [cli.read_text(path, "rocprofv3's counter CSV") for path in sources]
+    return parse_rocprof(texts, amd_request_bytes(amd_gfx_name()), sources)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernels", help="regex of the kernel names to profile")
-    parser.add_argument("--array-bytes", type=float, required=True, help="bytes of the problem's array")
+    parser.add_argument("--array-bytes", type=cli.positive_number, required=True, help="bytes of the problem's array")
     parser.add_argument("--out", required=True, help="folder for traffic.md, traffic.csv and the raw profiles")
     parser.add_argument("--vendor", choices=["nvidia", "amd"], help="default: the profiler found on the PATH")
     parser.add_argument("--parse", nargs="+", help="report saved profiles (ncu.csv, or rocprofv3 CSVs) instead of running")
     parser.add_argument("--amd-gfx", default="gfx90a", help="with --parse on AMD profiles: the GPU they came from")
     parser.add_argument("command", nargs="*", help="the benchmark and its arguments, after --")
     args = parser.parse_args()
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     vendor = args.vendor or ("nvidia" if shutil.which("ncu") else "amd" if shutil.which("rocprofv3") else None)
 
     if args.parse:
-        texts = [pathlib.Path(p).read_text() for p in args.parse]
+        texts = [cli.read_text(p, "a saved profile (ncu.csv, or rocprofv3 CSVs)") for p in args.parse]
         if "Counter_Name" in texts[0].splitlines()[0]:
-            kernels = parse_rocprof(texts, amd_request_bytes(args.amd_gfx))
+            kernels = parse_rocprof(texts, amd_request_bytes(args.amd_gfx), args.parse)
         else:
-            kernels = parse_ncu(texts[0])
+            kernels = parse_ncu(texts[0], args.parse[0])
+        out = cli.output_folder(args.out)
     elif not args.command or not args.kernels:
         parser.error("give --kernels and the benchmark command after --")
-    elif vendor == "nvidia":
-        kernels = run_ncu(args, out)
-    elif vendor == "amd":
-        kernels = run_rocprof(args, out)
+    elif vendor is None:
+        raise cli.ToolError("neither ncu (Nsight Compute) nor rocprofv3 is on the PATH")
     else:
-        raise SystemExit("error: neither ncu (Nsight Compute) nor rocprofv3 is on the PATH")
+        out = cli.output_folder(args.out)  # the profilers write their raw output there
+        kernels = run_ncu(args, out) if vendor == "nvidia" else run_rocprof(args, out)
 
     table = report(kernels, args.array_bytes)
-    with open(out / "traffic.csv", "w", newline="") as f:
+    text = markdown(table, args.array_bytes)
+    with cli.atomic_output(out / "traffic.csv") as f:
         writer = csv.DictWriter(f, fieldnames=list(table[0]))
         writer.writeheader()
         writer.writerows(table)
-    text = markdown(table, args.array_bytes)
-    (out / "traffic.md").write_text(text)
+    with cli.atomic_output(out / "traffic.md") as f:
+        f.write(text)
     print(text)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

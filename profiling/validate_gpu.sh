@@ -9,36 +9,50 @@
 #   profile.sh   its traffic profile, into RESULTS_DIR/chNN-profile/
 #   test_*.cpp   compute-sanitizer (memcheck, racecheck, synccheck) over its solution tests
 # and a plot of its benchmark (profiling/plot.py). --dry-run prints the stages without running them.
-# Everything lands in RESULTS_DIR; a failing stage is reported and the others still run.
+# Everything lands in RESULTS_DIR; a failing stage is reported and the others still run. Bad
+# arguments, a RESULTS_DIR that cannot be created, or no NVIDIA GPU stop it at once, in one line
+# and with exit status 2, before it writes anything (a dry run reports the missing GPU and goes on).
 set -uo pipefail
 dry_run=false
 if [[ ${1:-} == --dry-run ]]; then dry_run=true; shift; fi
 usage="usage: validate_gpu.sh [--dry-run] RESULTS_DIR [CHAPTER...]"
-[[ $# -ge 1 && $1 != -* ]] || { echo "$usage" >&2; exit 2; }
+[[ $# -ge 1 && -n $1 && $1 != -* ]] || { echo "error: $usage" >&2; exit 2; }
 results=$1
 shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 chapters=()
 for folder in "$root"/chapters/[0-9][0-9]_*/; do chapters+=("$(basename "$folder")"); done
-numbers=$(printf '%s\n' "${chapters[@]}" | sed -E 's/^0?([0-9]+)_.*/\1/' | tr '\n' ' ')
+number_of() { sed -E 's/^0*([0-9])/\1/; s/_.*//' <<<"$1"; }  # "04_coulomb" -> 4, "007" -> 7, as text
+numbers=$(for chapter in "${chapters[@]}"; do number_of "$chapter"; done | paste -sd' ')
 selected=()
 for wanted in "$@"; do
   [[ $wanted =~ ^[0-9]+$ ]] || { echo "error: '$wanted' is not a chapter number (chapters: $numbers)" >&2; exit 2; }
   match=""
   for chapter in "${chapters[@]}"; do
-    [[ $((10#${chapter:0:2})) == $((10#$wanted)) ]] && match=$chapter
+    [[ $(number_of "$chapter") == $(number_of "$wanted") ]] && match=$chapter
   done
   [[ -n $match ]] || { echo "error: no chapter $wanted to validate (chapters: $numbers)" >&2; exit 2; }
-  selected+=("$match")
+  [[ " ${selected[*]} " == *" $match "* ]] || selected+=("$match")
 done
 ((${#selected[@]})) || selected=("${chapters[@]}")
 
-if ! $dry_run; then
-  mkdir -p "$results" 2>/dev/null && results=$(cd "$results" && pwd) \
-    || { echo "error: cannot create the results folder '$results'" >&2; exit 2; }
-  nvidia-smi -L >/dev/null 2>&1 \
-    || { echo "error: no NVIDIA GPU here (nvidia-smi -L failed): this script validates on a CUDA machine" >&2; exit 2; }
+# The results folder: there already, or creatable (its nearest existing ancestor a writable folder).
+ancestor=$results
+while [[ ! -e $ancestor ]]; do ancestor=$(dirname "$ancestor"); done
+if [[ ! -d $ancestor ]]; then
+  echo "error: $results: cannot create the results folder ($ancestor is not a folder)" >&2; exit 2
+elif [[ ! -w $ancestor ]]; then
+  echo "error: $results: cannot create the results folder ($ancestor is not writable)" >&2; exit 2
+fi
+no_gpu="no NVIDIA GPU here (nvidia-smi -L failed): this script validates on a CUDA machine"
+if $dry_run; then
+  nvidia-smi -L >/dev/null 2>&1 || echo "note: $no_gpu; a real run would stop here" >&2
+else
+  nvidia-smi -L >/dev/null 2>&1 || { echo "error: $no_gpu" >&2; exit 2; }
+  absolute=$(mkdir -p "$results" 2>&1 && cd "$results" 2>&1 && pwd) \
+    || { echo "error: $results: cannot create the results folder (${absolute##*: })" >&2; exit 2; }
+  results=$absolute
 fi
 cd "$root"
 build=build/cuda

@@ -16,6 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHAPTER1 = ROOT / "chapters" / "01_transpose"
 CHAPTER2 = ROOT / "chapters" / "02_stencil"
 sys.path.insert(0, str(ROOT / "profiling"))
+import cli  # noqa: E402
 
 
 def load(name: str, path: pathlib.Path):
@@ -150,7 +151,7 @@ class RocprofParser(unittest.TestCase):
         self.assertEqual(kernels["transpose_tile_kernel<1>"]["l2_write"], 1024 * 64)
 
     def test_a_missing_counter_is_an_error(self):
-        with self.assertRaises(SystemExit):
+        with self.assertRaises(cli.ToolError):
             traffic.parse_rocprof(self.texts[:2], traffic.amd_request_bytes("gfx90a"))
 
     def test_the_report_names_the_amd_column(self):
@@ -188,7 +189,7 @@ class BenchmarkResults(unittest.TestCase):
         readme = "intro\n<!-- BEGIN GENERATED: t -->\nold\n<!-- END GENERATED: t -->\noutro\n"
         self.assertEqual(report.fill(readme, {"t": "new"}),
                          "intro\n<!-- BEGIN GENERATED: t -->\nnew\n<!-- END GENERATED: t -->\noutro\n")
-        with self.assertRaises(SystemExit):
+        with self.assertRaises(cli.ToolError):
             report.fill(readme, {"missing": "x"})
 
 
@@ -238,6 +239,30 @@ class Report(unittest.TestCase):
             self.assertIn("| compound_r2 512^3 | 00–11 | 31.25 | FMA |", tables["roofline"])
             self.assertIn("| compound_r2 512^3 | 12 | 10.50 | copy |", tables["roofline"])
             self.assertIn("| box27 512^3 | 00–11 | 6.75 | copy |", tables["roofline"])
+
+
+class AtomicOutput(unittest.TestCase):
+    """cli.atomic_output: a file is replaced whole, or left as it was."""
+
+    def test_a_failed_write_leaves_the_old_file_and_no_temporary(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder) / "table.csv"
+            path.write_text("old\n")
+            with self.assertRaises(RuntimeError):
+                with cli.atomic_output(path) as f:
+                    f.write("half")
+                    raise RuntimeError("the writer failed")
+            self.assertEqual(path.read_text(), "old\n")
+            self.assertEqual([p.name for p in pathlib.Path(folder).iterdir()], ["table.csv"])
+
+    def test_a_replaced_file_keeps_its_mode(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder) / "README.md"
+            path.write_text("old\n")
+            path.chmod(0o644)
+            with cli.atomic_output(path) as f:
+                f.write("new\n")
+            self.assertEqual((path.read_text(), path.stat().st_mode & 0o777), ("new\n", 0o644))
 
 
 class ValidateScript(unittest.TestCase):

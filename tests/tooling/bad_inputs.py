@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""Feeds the course's programs and tools a table of bad inputs and checks that each answers
+like a good tool: a non-zero exit, ONE line on stderr that starts with "error: " and names the
+problem, no Python traceback and no crash, and no file created, changed or removed.
+
+    tests/tooling/bad_inputs.py --build BUILD_DIR [-k TEXT]
+
+A row is Row(program, args, error, ...):
+    program  a script (*.py, *.sh) under the source tree, run with this python or bash, or else
+             a compiled program under BUILD_DIR (e.g. "chapters/01_transpose/bench_transpose").
+             A compiled program missing from the build FAILS the row, unless the row's
+             `backend` is not this build's (GPU_BACKEND in BUILD_DIR/CMakeCache.txt): then it
+             is skipped, and said so.
+    args     the arguments. In args and env, {tmp} is the row's scratch folder (also its working
+             directory), {root} the source tree, {build} the build folder, {PATH} the PATH.
+    error    a regex searched for in the error line.
+    status   the exit status it must have: 1 for bad input, 2 for a bad command line (the
+             tools' convention, profiling/cli.py); None accepts any failure.
+    env      variables to set for the run (None removes one).
+    files    what {tmp} holds before the run: {relative path: text | Copy("path/in/source")};
+             a text starting with "#!" becomes an executable script. The run must leave {tmp}
+             exactly as it found it, so an output that must not be created or truncated is
+             checked by naming its path in args (absent) or by pre-creating it here (kept).
+    lines    how many lines stderr may have (1); None: any number, the last one the error.
+    needs    a python module the row needs (the test's own python runs the tools): a row
+             whose module is missing is skipped, and said so.
+    backend  "CPU", "CUDA" or "HIP": the row holds only for a build of that backend.
+"""
+import argparse
+import dataclasses
+import importlib.util
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CRASHES = re.compile(r"Traceback \(most recent call last\)|Segmentation fault|core dumped|terminate called|"
+                     r"AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:|Aborted")
+
+
+@dataclasses.dataclass
+class Copy:
+    source: str  # a file or folder of the source tree, copied into the row's scratch folder
+
+
+@dataclasses.dataclass
+class Row:
+    program: str
+    args: list
+    error: str
+    status: int | None = None
+    env: dict = dataclasses.field(default_factory=dict)
+    files: dict = dataclasses.field(default_factory=dict)
+    lines: int | None = 1
+    needs: str | None = None
+    backend: str | None = None
+
+
+# ---- inputs the rows share ------------------------------------------------------------------
+COULOMB = "chapters/04_coulomb"
+BENCH = json.loads((ROOT / COULOMB / "results" / "bench.json").read_text())
+CEILINGS = '{"copy_GBps": COPY, "fma_GFLOPs": 58873.7, "rsqrt_Gops": 4127.7}'
+NCU_HEADER = '"ID","Kernel Name",' + ",".join(f'"{m}"' for m in (
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum", "dram__bytes_read.sum",
+    "dram__bytes_write.sum", "gpu__time_duration.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")) + "\n"
+ROCPROF_GROUP1 = "tests/tooling/fixtures/rocprofv3_group1_counter_collection.csv"
+ROCPROF_GROUP2 = "tests/tooling/fixtures/rocprofv3_group2_counter_collection.csv"
+
+
+def bench(keep=lambda run: True, **changes) -> str:
+    """Chapter 4's recorded run, with only the benchmarks `keep` accepts, each changed by `changes`."""
+    return json.dumps(BENCH | {"benchmarks": [run | changes for run in BENCH["benchmarks"] if keep(run)]})
+
+
+def ceilings(copy_gbps: str) -> str:
+    return CEILINGS.replace("COPY", copy_gbps)
+
+
+def chapter(**replaced) -> dict:
+    """A copy of chapter 4's lesson, tables and results in {tmp}/ch (not named after a chapter, so
+    that report.py, were it to succeed, finds no step files to rewrite), with files replaced:
+    chapter(**{"results/bench.json": ""}); a value of None leaves the file out."""
+    files = {"ch/README.md": Copy(f"{COULOMB}/README.md"), "ch/tables.py": Copy(f"{COULOMB}/tables.py")}
+    files |= {f"ch/results/{path.name}": Copy(f"{COULOMB}/results/{path.name}")
+              for path in sorted((ROOT / COULOMB / "results").iterdir())}
+    for name, text in replaced.items():
+        files.pop(f"ch/{name}", None)
+        if text is not None:
+            files[f"ch/{name}"] = text
+    return files
+
+
+NO_MATPLOTLIB = {"lib/matplotlib/__init__.py": "raise ModuleNotFoundError(\"No module named 'matplotlib'\", "
+                                               "name='matplotlib')\n"}
+FAILING_NVIDIA_SMI = {"bin/nvidia-smi": "#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n"}
+
+REPORT, PLOT, TRAFFIC, RESULTS = (f"profiling/{name}.py" for name in ("report", "plot", "traffic", "results"))
+VALIDATE, INSTALL = "profiling/validate_gpu.sh", "cmake/install-deps.sh"
+PLOT_INPUTS = {"bench.json": Copy(f"{COULOMB}/results/bench.json"),
+               "ceilings.json": Copy(f"{COULOMB}/results/ceilings.json")}
+PLOT_ARGS = ["bench.json", "--ceilings", "ceilings.json"]
+
+ROWS = [
+    # ---- report.py ----
+    Row(REPORT, [], r"required: chapter", status=2),
+    Row(REPORT, ["ch", "--bogus"], r"unrecognized arguments: --bogus", status=2, files=chapter()),
+    Row(REPORT, ["--check", "chapters/99_nothing"], r"chapters/99_nothing: no such chapter folder", status=1),
+    Row(REPORT, ["ch/README.md"], r"ch/README.md: is not a folder", status=1, files=chapter()),
+    Row(REPORT, ["ch"], r"ch/results/bench.json: no such file", status=1, files=chapter(**{"results/bench.json": None})),
+    Row(REPORT, ["ch"], r"bench.json: is empty", status=1, files=chapter(**{"results/bench.json": ""})),
+    Row(REPORT, ["ch"], r"bench.json: not valid JSON", status=1, files=chapter(**{"results/bench.json": '{"benchmarks": ['})),
+    Row(REPORT, ["ch"], r'bench.json: has no "benchmarks" list', status=1, files=chapter(**{"results/bench.json": "[]"})),
+    Row(REPORT, ["ch"], r'bench.json: its "context" lacks gpu', status=1,
+        files=chapter(**{"results/bench.json": '{"benchmarks": []}'})),
+    Row(REPORT, ["ch"], r"bench.json: holds no median, min and max", status=1,
+        files=chapter(**{"results/bench.json": bench(lambda run: run["run_type"] == "iteration")})),
+    Row(REPORT, ["ch"], r"bench.json: benchmarks\[\d+\]: expected times in ms", status=1,
+        files=chapter(**{"results/bench.json": bench(time_unit="us")})),
+    Row(REPORT, ["ch"], r"bench.json: benchmarks\[\d+\]: real_time needs a finite number above zero, not 0", status=1,
+        files=chapter(**{"results/bench.json": bench(real_time=0)})),
+    Row(REPORT, ["ch"], r"ceilings.json: no such file", status=1, files=chapter(**{"results/ceilings.json": None})),
+    Row(REPORT, ["ch"], r"ceilings.json: is empty", status=1, files=chapter(**{"results/ceilings.json": "\n"})),
+    *[Row(REPORT, ["ch"], rf'ceilings.json: "copy_GBps" needs a finite number above zero, not {shown}', status=1,
+          files=chapter(**{"results/ceilings.json": ceilings(value)}))
+      for value, shown in (("0", "0"), ("-5", "-5"), ("1e999", "Infinity"), ('"abc"', '"abc"'), ("NaN", "NaN"))],
+    Row(REPORT, ["ch"], r'ceilings.json: has no "rsqrt_Gops"', status=1,
+        files=chapter(**{"results/ceilings.json": '{"copy_GBps": 4218.9, "fma_GFLOPs": 58873.7}'})),
+    Row(REPORT, ["ch"], r"torch.json: is empty", status=1, files=chapter(**{"results/torch.json": ""})),
+    Row(REPORT, ["ch"], r'torch.json: has no "cases" list', status=1, files=chapter(**{"results/torch.json": "{}"})),
+    Row(REPORT, ["ch"], r"ch/README.md: no such file", status=1, files=chapter(**{"README.md": None})),
+    Row(REPORT, ["ch"], r"ch/README.md: has no markers for the '\w+' table", status=1,
+        files=chapter(**{"README.md": "# a lesson without generated tables\n"})),
+    Row(REPORT, ["--check", "ch"], r"ch/tables.py: cannot make its tables from .*: IndexError", status=1,
+        files=chapter(**{"results/bench.json": bench(lambda run: not run["run_name"].startswith("2048x2048"))})),
+
+    # ---- plot.py ----
+    Row(PLOT, PLOT_ARGS, r"required: --out", status=2, files=PLOT_INPUTS),
+    Row(PLOT, ["absent.json", "--out", "b.png"], r"absent.json: no such file", status=1),
+    Row(PLOT, ["bench.json", "--out", "b.png"], r"bench.json: is empty", status=1, files={"bench.json": ""}),
+    Row(PLOT, ["bench.json", "--out", "b.png"], r"bench.json: not valid JSON", status=1, files={"bench.json": "{,}"}),
+    Row(PLOT, ["bench.json", "--out", "b.png"], r'bench.json: has no "benchmarks" list', status=1,
+        files={"bench.json": '{"context": {}}'}),
+    Row(PLOT, ["bench.json", "--out", "b.png"], r"bench.json: is a folder", status=1, files={"bench.json/x": ""}),
+    Row(PLOT, [*PLOT_ARGS, "--out", "b.png"], r'ceilings.json: "copy_GBps" needs a finite number above zero, not -5',
+        status=1, files=PLOT_INPUTS | {"ceilings.json": ceilings("-5"), "b.png": "kept"}),
+    Row(PLOT, [*PLOT_ARGS, "--out", "b.png"], r'ceilings.json: has no "fma_GFLOPs"', status=1,
+        files=PLOT_INPUTS | {"ceilings.json": '{"copy_GBps": 1, "rsqrt_Gops": 2}'}),
+    Row(PLOT, [*PLOT_ARGS, "--peers", "peers.json", "--out", "b.png"], r"peers.json: cases\[0\]: median_ms needs",
+        status=1, files=PLOT_INPUTS | {"peers.json": '{"cases": [{"group": "g", "name": "n", "amounts": {"GB": 1}}]}'}),
+    Row(PLOT, [*PLOT_ARGS, "--out", "no/such/b.png"], r"no/such: no such folder", status=1, files=PLOT_INPUTS),
+    Row(PLOT, [*PLOT_ARGS, "--out", "file/b.png"], r"file: is not a folder", status=1,
+        files=PLOT_INPUTS | {"file": "a file"}),
+    Row(PLOT, [*PLOT_ARGS, "--out", "."], r"\.: is a folder", status=1, files=PLOT_INPUTS),
+    Row(PLOT, [*PLOT_ARGS, "--out", "b.xyz"], r"b.xyz: unknown image type '.xyz': give a name ending in .*\.png",
+        status=1, files=PLOT_INPUTS | {"b.xyz": "kept"}, needs="matplotlib"),
+    Row(PLOT, [*PLOT_ARGS, "--out", "b.png"],
+        r"matplotlib is missing .*bash cmake/install-deps.sh plots.* -m pip install matplotlib", status=1,
+        env={"PYTHONPATH": "{tmp}/lib"}, files=PLOT_INPUTS | NO_MATPLOTLIB | {"b.png": "kept"}),
+
+    # ---- traffic.py ----
+    *[Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", value, "--out", "out"],
+          rf"argument --array-bytes: needs a finite number above zero, not '{value}'", status=2,
+          files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")})
+      for value in ("0", "-1", "abc", "inf", "nan", "1e999")],
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--out", "out"], r"required: --array-bytes", status=2),
+    Row(TRAFFIC, ["--array-bytes", "4", "--out", "out"], r"give --kernels and the benchmark command", status=2),
+    Row(TRAFFIC, ["--parse", "absent.csv", "--array-bytes", "4", "--out", "out"], r"absent.csv: no such file", status=1),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"], r"ncu.csv: is empty", status=1,
+        files={"ncu.csv": "", "out/traffic.csv": "kept", "out/traffic.md": "kept"}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "new"], r"ncu.csv: is empty", status=1,
+        files={"ncu.csv": ""}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"], r"ncu.csv: not text", status=1,
+        files={"ncu.csv": "\udcff\udcfe\n"}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"], r"ncu.csv: has no kernels", status=1,
+        files={"ncu.csv": "==PROF== No kernels were profiled.\n", "out/traffic.csv": "kept"}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"], r"ncu.csv: has the Nsight Compute "
+        r"header but no kernel's row", status=1, files={"ncu.csv": NCU_HEADER, "out/traffic.csv": "kept"}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"],
+        r"ncu.csv: Nsight Compute did not report .*gpu__time_duration", status=1,
+        files={"ncu.csv": '"ID","Kernel Name","dram__bytes_read.sum"\n"0","k","1"\n'}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"], r"ncu.csv: row 2: 'lots' is not a number",
+        status=1, files={"ncu.csv": NCU_HEADER + '"0","void k()",' + ",".join(['"lots"'] * 9) + "\n"}),
+    Row(TRAFFIC, ["--parse", "g1.csv", "g2.csv", "--array-bytes", "4", "--out", "out"],
+        r"rocprofv3 reported no SQ_INSTS_LDS", status=1, files={"g1.csv": Copy(ROCPROF_GROUP1), "g2.csv": Copy(ROCPROF_GROUP2)}),
+    Row(TRAFFIC, ["--parse", "g1.csv", "--array-bytes", "4", "--out", "out"], r"g1.csv: has no Dispatch_Id",
+        status=1, files={"g1.csv": "Kernel_Name,Counter_Name,Counter_Value\nk,FETCH_SIZE,1\n"}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"], r"out: is a file, not a folder",
+        status=1, files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv"), "out": "kept"}),
+    Row(TRAFFIC, ["--kernels", "k", "--array-bytes", "4", "--out", "out", "--", "true"],
+        r"neither ncu \(Nsight Compute\) nor rocprofv3 is on the PATH", status=1, env={"PATH": "{tmp}/bin"},
+        files={"bin/true": "#!/bin/sh\n"}),
+
+    # ---- results.py ----
+    Row(RESULTS, [], r"required: path", status=2),
+    Row(RESULTS, ["absent.json"], r"absent.json: no such file or folder", status=1),
+    Row(RESULTS, ["bench.json"], r"bench.json: is empty", status=1, files={"bench.json": " \n"}),
+    Row(RESULTS, ["bench.json"], r"bench.json: not valid JSON", status=1, files={"bench.json": "nope"}),
+    Row(RESULTS, ["bench.json"], r'bench.json: has no "benchmarks" list', status=1, files={"bench.json": "[1, 2]"}),
+    Row(RESULTS, ["bench.json"], r"bench.json: benchmarks\[\d+\]: its run_name is not GROUP/STEP", status=1,
+        files={"bench.json": bench(run_name="flat")}),
+    Row(RESULTS, ["bench.json"], r"bench.json: benchmarks\[\d+\]: repetitions needs a whole number", status=1,
+        files={"bench.json": bench(repetitions="3")}),
+    Row(RESULTS, ["peers.json"], r'peers.json: has no "cases" list', status=1, files={"peers.json": '{"cases": []}'}),
+    Row(RESULTS, ["peers.json"], r'peers.json: cases\[0\] needs "amounts" with at least "GB"', status=1,
+        files={"peers.json": '{"cases": [{"group": "g", "name": "n", "median_ms": 1, "min_ms": 1, "max_ms": 1}]}'}),
+    Row(RESULTS, ["ch"], r'ceilings.json: "copy_GBps" needs a finite number above zero, not 0', status=1,
+        files=chapter(**{"results/ceilings.json": ceilings("0")})),
+    Row(RESULTS, ["."], r"results/bench.json: no such file", status=1),
+
+    # ---- validate_gpu.sh (needs no GPU: it stops before anything that would use one) ----
+    Row(VALIDATE, [], r"usage: validate_gpu.sh", status=2),
+    Row(VALIDATE, [""], r"usage: validate_gpu.sh", status=2),
+    Row(VALIDATE, ["--dry-run", "results", "99"], r"no chapter 99 to validate \(chapters: 1 ", status=2),
+    Row(VALIDATE, ["--dry-run", "results", "1.5"], r"'1.5' is not a chapter number", status=2),
+    Row(VALIDATE, ["--dry-run", "results", "-1"], r"'-1' is not a chapter number", status=2),
+    Row(VALIDATE, ["--dry-run", "results", "18446744073709551617"], r"no chapter 18446744073709551617", status=2),
+    Row(VALIDATE, ["--dry-run", "file/results", "1"], r"file/results: cannot create the results folder "
+        r"\(file is not a folder\)", status=2, files={"file": "a file"}),
+    Row(VALIDATE, ["file/results", "1"], r"file/results: cannot create the results folder", status=2,
+        files={"file": "a file"}),
+    Row(VALIDATE, ["results", "1"], r"no NVIDIA GPU here \(nvidia-smi -L failed\)", status=2,
+        env={"PATH": "{tmp}/bin:{PATH}"}, files=FAILING_NVIDIA_SMI),
+
+    # ---- install-deps.sh (each stops before it looks at the machine) ----
+    Row(INSTALL, ["gpu"], r"install-deps.sh: unknown argument 'gpu'", status=2),
+    Row(INSTALL, [""], r"install-deps.sh: unknown argument ''", status=2),
+    Row(INSTALL, ["--plots"], r"install-deps.sh: unknown argument '--plots'", status=2),
+    Row(INSTALL, ["cpu", "cuda"], r"install-deps.sh: one backend at a time, not both cpu and cuda", status=2),
+
+    # ---- compiled programs (paths relative to --build) ----------------------------------------
+    # The C++ rows go here, e.g.
+    # Row("chapters/01_transpose/bench_transpose", ["--rows=abc"], r"--rows needs a positive whole number", status=2),
+    # Row("chapters/01_transpose/bench_transpose", ["--benchmark_out=out.json"], r"COURSE_SEED", status=2,
+    #     env={"COURSE_SEED": "abc"}, files={"out.json": "kept"}),
+    # ---- end of the compiled programs' rows ---------------------------------------------------
+]
+
+
+def build_backend(build: pathlib.Path) -> str:
+    cache = build / "CMakeCache.txt"
+    match = re.search(r"^GPU_BACKEND:\w+=(\w+)$", cache.read_text(), re.M) if cache.exists() else None
+    if not match:
+        sys.exit(f"error: {cache}: no GPU_BACKEND in it: give a configured build folder")
+    return match.group(1)
+
+
+def command(row: Row, build: pathlib.Path) -> list | None:
+    """The command line, or None when the compiled program is not in the build."""
+    if row.program.endswith((".py", ".sh")):
+        return [sys.executable if row.program.endswith(".py") else "bash", str(ROOT / row.program)]
+    program = build / row.program
+    return [str(program)] if program.is_file() and os.access(program, os.X_OK) else None
+
+
+def prepare(folder: pathlib.Path, files: dict) -> None:
+    for name, content in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Copy):
+            source = ROOT / content.source
+            (shutil.copytree if source.is_dir() else shutil.copyfile)(source, path)
+        else:
+            path.write_bytes(content.encode("utf-8", "surrogateescape"))
+            if content.startswith("#!"):
+                path.chmod(0o755)
+
+
+def snapshot(folder: pathlib.Path) -> dict:
+    """Every path under `folder`, with its bytes (files) or None (folders)."""
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
+
+
+def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
+    """("ok" | "skip" | "FAIL", what was wrong or why it was skipped)."""
+    if row.backend and row.backend != backend:
+        return "skip", [f"a {row.backend} row; this build is {backend}"]
+    if row.needs and importlib.util.find_spec(row.needs) is None:
+        return "skip", [f"{sys.executable} has no {row.needs}"]
+    argv = command(row, build)
+    if argv is None:
+        return "FAIL", [f"{build / row.program} is not in the build (an absent program fails the row)"]
+    with tempfile.TemporaryDirectory(prefix="bad-input-") as scratch:
+        tmp = pathlib.Path(scratch)
+        places = {"{tmp}": scratch, "{root}": str(ROOT), "{build}": str(build), "{PATH}": os.environ.get("PATH", "")}
+
+        def expand(text: str) -> str:
+            for place, value in places.items():
+                text = text.replace(place, value)
+            return text
+
+        prepare(tmp, row.files)
+        env = os.environ | {"PYTHONDONTWRITEBYTECODE": "1"}
+        for key, value in row.env.items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = expand(value)
+        before, top_before = snapshot(tmp), sorted(os.listdir("/"))
+        try:
+            run = subprocess.run(argv + [expand(a) for a in row.args], cwd=tmp, env=env, text=True,
+                                 errors="replace", capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+        except subprocess.TimeoutExpired:
+            return "FAIL", ["did not finish in 120 s"]
+        problems = []
+        lines = [line for line in run.stderr.splitlines() if line.strip()]
+        if run.returncode == 0:
+            problems.append("exit status 0")
+        elif run.returncode < 0 or run.returncode >= 128:
+            problems.append(f"killed by a signal (status {run.returncode})")
+        elif row.status is not None and run.returncode != row.status:
+            problems.append(f"exit status {run.returncode}, not {row.status}")
+        if crash := CRASHES.search(run.stdout + run.stderr):
+            problems.append(f"a crash or traceback: '{crash.group(0)}'")
+        if not lines:
+            problems.append("nothing on stderr")
+        else:
+            if row.lines is not None and len(lines) > row.lines:
+                problems.append(f"{len(lines)} lines on stderr, not {row.lines}")
+            if not lines[-1].startswith("error: "):
+                problems.append("the last line on stderr does not start with 'error: '")
+            if not re.search(row.error, lines[-1]):
+                problems.append(f"the error line does not match /{row.error}/")
+        after = snapshot(tmp)
+        for path in sorted(set(before) | set(after)):
+            if path not in after:
+                problems.append(f"removed {path}")
+            elif path not in before:
+                problems.append(f"created {path}")
+            elif before[path] != after[path]:
+                problems.append(f"changed {path}")
+        if sorted(os.listdir("/")) != top_before:
+            problems.append("changed what / holds")
+        if problems:
+            problems += [f"stderr: {line}" for line in lines[-5:]]
+        return ("FAIL" if problems else "ok"), problems or [lines[-1]]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", type=pathlib.Path, required=True, help="a configured (and built) build folder")
+    parser.add_argument("-k", dest="only", default="", help="run only the rows whose command line contains this")
+    args = parser.parse_args()
+    build = args.build.resolve()
+    backend = build_backend(build)
+    failed = 0
+    for row in ROWS:
+        shown = " ".join([row.program, *(repr(a) if not a or " " in a else a for a in row.args)])
+        if args.only not in shown:
+            continue
+        if row.env:
+            shown = " ".join(f"{k}={v}" for k, v in row.env.items()) + " " + shown
+        verdict, notes = check(row, build, backend)
+        failed += verdict == "FAIL"
+        print(f"{verdict:4}  {shown}")
+        for note in notes:
+            print(f"        {note}")
+    print(f"{failed} of the rows failed" if failed else "every row answered with one clear error")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
