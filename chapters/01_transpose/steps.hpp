@@ -27,6 +27,7 @@
 #define CH01_CONSUMER_STEPS(STEP)                   \
   STEP(00_naive, naive)                             \
   STEP(01_coalesced, coalesced)                     \
+  STEP(07_split_rows, split_rows)                   \
   /* one row per step, above this line */
 
 // Step 03 is a class, FlaggedMatrix (transpose.hpp), a consumer that keeps state between passes.

@@ -1,8 +1,26 @@
-"""Chapter 1's README tables (profiling/report.py): the transposes, the k-pass consumers, and
-the traffic profile."""
+"""Chapter 1's README tables (profiling/report.py): the transposes, the k-pass consumers with the
+flagged matrix's cost model, the size sweep, bytes in flight by Little's law, and the traffic
+profile. A table whose measurements the committed run lacks says so instead of failing."""
+import csv
 import re
 
 import report_tables
+
+CONSUMERS = ("00_naive", "01_coalesced", "07_split_rows")
+FLAGGED = "03_flagged"
+
+# Bytes each thread has in flight while it waits for memory, read off each kernel's code (the
+# loads it issues before the first one is needed), and how many bytes the kernel moves per byte
+# it loads (2 for a transpose, which writes what it reads; 1 for a consumer).
+IN_FLIGHT = {
+    "multiply_transposed_coalesced_kernel": ("01 consumer: 4 unrolled loads of 4 B", 16, 1),
+    "multiply_transposed_split_rows_kernel": ("07 consumer: 8 unrolled float4 loads", 128, 1),
+    "transpose_tile_kernel<1>": ("02 padded tile: one 4 B load", 4, 2),
+    "transpose_rows_per_thread_kernel": ("04: 4 loads of 4 B", 16, 2),
+    "transpose_vector_tile_kernel<0>": ("05: 4 float4 loads", 64, 2),
+    "transpose_block_order_kernel<16>": ("06: 4 float4 loads", 64, 2),
+    "transpose_while_consuming_kernel": ("03 first pass: 4 prefetched loads of 4 B", 16, 2),
+}
 
 
 def transpose_table(res) -> str:
@@ -25,25 +43,133 @@ def transpose_table(res) -> str:
     return "\n".join(lines)
 
 
-def passes_table(res) -> str:
+def passes_by_k(res) -> dict:
     by_k = {}
     for c in res.cases:
         match = re.match(r"A\^T x, (\d+) passes", c.group)
         if match:
             by_k.setdefault(int(match.group(1)), {})[c.name] = c
-    lines = ["| passes k | 00_naive ms | 01_coalesced ms | 03_flagged ms | flagged vs naive | flagged vs coalesced |",
-             "|---:|---:|---:|---:|---:|---:|"]
-    break_even = None
+    return by_k
+
+
+def peer_name(by_k: dict) -> str | None:
+    return next((n for cases in by_k.values() for n, c in cases.items() if not c.is_step), None)
+
+
+def passes_table(res) -> str:
+    by_k = passes_by_k(res)
+    gemv = peer_name(by_k)
+    columns = [n for n in CONSUMERS + ((gemv,) if gemv else ()) if any(n in cases for cases in by_k.values())]
+    lines = ["| passes k | " + " | ".join(f"{n} ms" for n in columns) + f" | {FLAGGED} ms | " +
+             " | ".join(f"flagged vs {n}" for n in columns) + " |",
+             "|---:|" + "---:|" * (2 * len(columns) + 1)]
     for k in sorted(by_k):
-        naive, coalesced, flagged = (by_k[k][n] for n in ("00_naive", "01_coalesced", "03_flagged"))
-        if break_even is None and flagged.median_ms < naive.median_ms:
-            break_even = k
-        lines.append(f"| {k} | {naive.median_ms:.3f} | {coalesced.median_ms:.3f} | {flagged.median_ms:.3f} | "
-                     f"{naive.median_ms / flagged.median_ms:.2f}x | {coalesced.median_ms / flagged.median_ms:.2f}x |")
+        cases = by_k[k]
+        flagged = cases[FLAGGED]
+        times = [f"{cases[n].median_ms:.3f}" if n in cases else "—" for n in columns]
+        ratios = [f"{cases[n].median_ms / flagged.median_ms:.2f}x" if n in cases else "—" for n in columns]
+        lines.append(f"| {k} | " + " | ".join(times) + f" | {flagged.median_ms:.3f} | " + " | ".join(ratios) + " |")
     lines.append("")
-    lines.append(f"Break-even against the naive consumer: k = {break_even} (the smallest k measured at which the "
-                 f"flagged matrix, its transpose included, is faster)." if break_even else
-                 "The flagged matrix was never faster than the naive consumer at the k measured.")
+    lines.append("Ratios above 1 mean the flagged matrix, its first (transposing) pass included, is faster.")
+    return "\n".join(lines)
+
+
+def cost_model_table(res) -> str:
+    """T(k) = T_first + (k - 1) t_copy, from the flagged matrix's smallest and largest k, against
+    each consumer's time per pass (at the largest k): the break-even k where they cross."""
+    by_k = passes_by_k(res)
+    first_k, last_k = min(by_k), max(by_k)
+    t_first = by_k[first_k][FLAGGED].median_ms / first_k if first_k == 1 else None
+    if t_first is None or last_k == first_k:
+        return "The committed run has no 1-pass and many-pass flagged timings to fit the cost model to."
+    t_copy = (by_k[last_k][FLAGGED].median_ms - t_first) / (last_k - 1)
+    lines = [f"Flagged matrix: T_first = {t_first:.3f} ms (the k = 1 row: the transposing pass), "
+             f"t_copy = {t_copy:.3f} ms per later pass (from k = 1 and k = {last_k}).", "",
+             "| consumer | ms per pass | break-even k = (T_first − t_copy) / (t − t_copy) | flagged faster at k = "
+             f"{last_k}? |", "|---|---:|---:|---|"]
+    gemv = peer_name(by_k)
+    for name in CONSUMERS + ((gemv,) if gemv else ()):
+        if name not in by_k[last_k]:
+            continue
+        per_pass = by_k[last_k][name].median_ms / last_k
+        even = f"{(t_first - t_copy) / (per_pass - t_copy):.1f}" if per_pass > t_copy else "never (t ≤ t_copy)"
+        faster = "yes" if by_k[last_k][FLAGGED].median_ms < by_k[last_k][name].median_ms else "no"
+        lines.append(f"| {name} | {per_pass:.3f} | {even} | {faster} |")
+    return "\n".join(lines)
+
+
+def sweep_table(res) -> str:
+    """The size sweep with a two-term model for the copy: t(n) = t0 + bytes / B, B the copy's
+    bandwidth at the largest size and t0 what is left of its time at the smallest."""
+    points = {}
+    for c in res.cases:
+        match = re.match(r"size sweep, (\d+) MiB", c.group)
+        if match:
+            points.setdefault(int(match.group(1)), {})["copy" if not c.is_step else "step"] = c
+    if not points:
+        return "The committed run predates the size sweep (bench_transpose's 'size sweep' groups)."
+    sizes = sorted(points)
+    largest, smallest = points[sizes[-1]]["copy"], points[sizes[0]]["copy"]
+    bandwidth = largest.gbps  # GB/s = bytes per ns
+    t0_us = (smallest.median_ms * 1e6 - smallest.bytes_per_run / bandwidth) / 1e3
+    step_name = points[sizes[0]]["step"].name
+    lines = [f"Copy model: t = {t0_us:.1f} µs + bytes / {bandwidth:.0f} GB/s (the fixed cost from the "
+             f"{sizes[0]} MiB copy, the bandwidth from the {sizes[-1]} MiB one). L2 flushed before each run.", "",
+             f"| matrix MiB | copy µs | model µs | copy / model | copy GB/s | `{step_name}` µs | `{step_name}` GB/s | "
+             f"{step_name} of copy |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for size in sizes:
+        copy, step = points[size]["copy"], points[size]["step"]
+        model_us = t0_us + copy.bytes_per_run / bandwidth / 1e3
+        lines.append(f"| {size} | {copy.median_ms * 1e3:.1f} | {model_us:.1f} | {copy.median_ms * 1e3 / model_us:.2f} | "
+                     f"{copy.gbps:.0f} | {step.median_ms * 1e3:.1f} | {step.gbps:.0f} | {step.gbps / copy.gbps:.3f} |")
+    return "\n".join(lines)
+
+
+def device_attribute(res, name: str) -> float | None:
+    """A device attribute from Nsight Compute's raw output (results/ncu.csv), if it is there."""
+    path = res.folder / "ncu.csv"
+    if not path.exists():
+        return None
+    lines = path.read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        return None
+    for row in csv.DictReader(lines[start:]):
+        try:
+            return float(row[name])
+        except (KeyError, ValueError):
+            continue
+    return None
+
+
+def in_flight_table(res) -> str:
+    """Little's law: bandwidth <= bytes in flight / latency. Bytes in flight per multiprocessor =
+    threads resident (achieved occupancy x 2048, from the profile) x bytes per thread (the code);
+    the latency is the benchmark's pointer chase, an idle memory system's."""
+    latency_ns = float(res.context.get("memory_latency_ns", 0) or 0)
+    sms = device_attribute(res, "device__attribute_multiprocessor_count")
+    if not latency_ns or not sms:
+        return ("The committed run predates the latency measurement (bench_transpose's context "
+                "'memory_latency_ns'): re-record to fill this table.")
+    copy = res.ceilings["copy_GBps"]
+    needed_kb = copy * latency_ns / sms / 1e3  # GB/s x ns = bytes
+    with (res.folder / "traffic.csv").open() as f:
+        rows = {r["kernel"]: r for r in csv.DictReader(f)}
+    lines = [f"Memory latency {latency_ns:.0f} ns (one thread chasing pointers 8 KiB apart, caches missed), "
+             f"{sms:.0f} multiprocessors: the copy's {copy:.0f} GB/s needs {needed_kb:.1f} KB in flight per "
+             "multiprocessor. Predicted = min(copy, bytes moved per byte loaded x multiprocessors x bytes in flight / "
+             "latency); measured = the profile's HBM GB/s.", "",
+             "| kernel | in flight per thread | threads per SM | KB in flight per SM | predicted GB/s | measured GB/s | "
+             "measured / predicted |", "|---|---|---:|---:|---:|---:|---:|"]
+    for kernel, (what, per_thread, moved) in IN_FLIGHT.items():
+        if kernel not in rows:
+            continue
+        threads = float(rows[kernel]["occupancy %"]) / 100 * 2048
+        kb = threads * per_thread / 1e3
+        predicted = min(copy, moved * sms * kb * 1e3 / latency_ns)
+        measured = float(rows[kernel]["achieved GB/s"])
+        lines.append(f"| `{kernel}` | {what} | {threads:.0f} | {kb:.1f} | {predicted:.0f} | {measured:.0f} | "
+                     f"{measured / predicted:.2f} |")
     return "\n".join(lines)
 
 
@@ -51,5 +177,8 @@ def tables(res) -> dict:
     return {
         "transpose": transpose_table(res),
         "passes": passes_table(res),
+        "cost_model": cost_model_table(res),
+        "sweep": sweep_table(res),
+        "in_flight": in_flight_table(res),
         "traffic": report_tables.traffic_table(res.folder / "traffic.csv", "matrix size (1073.7 MB)"),
     }

@@ -193,6 +193,36 @@ TEST(ColumnSequentialRule, AWalkMayWrapFromTheLastRowToTheNextColumn) {
   EXPECT_FALSE(ch01::is_column_sequential(ending, half_warp(3 * rows + 1, 0, rows, cols), rows, cols));
 }
 
+// A whole column-by-column walk, half-warp after half-warp, with rows not a multiple of 16: most
+// half-warps straddle two columns, and every one of them continues the walk.
+TEST(ColumnSequentialRule, EveryHalfWarpOfAFullWalkIsSequential) {
+  SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep));
+  for (const auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{20, 7}, {37, 5}, {16, 3}, {100, 37}}) {
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+    std::vector<std::int64_t> previous;
+    for (int h = 0; 16 * (h + 1) <= rows * cols; ++h) {
+      const auto current = half_warp(0, h, rows, cols);
+      EXPECT_TRUE(ch01::is_column_access(current, rows, cols)) << "half-warp " << h;
+      EXPECT_TRUE(ch01::is_column_sequential(previous, current, rows, cols)) << "half-warp " << h;
+      previous = current;
+    }
+  }
+}
+
+// Fewer than 16 rows: a half-warp of a walk can cover two neighbouring columns (one wrap) but
+// not three; the patent's rule allows one column or two.
+TEST(ColumnSequentialRule, ShortColumnsAllowOneWrapNotTwo) {
+  SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep));
+  constexpr std::int64_t cols = 9;
+  EXPECT_TRUE(ch01::is_column_access(half_warp(0, 0, 8, cols), 8, cols));     // column 0, then column 1
+  EXPECT_TRUE(ch01::is_column_access(half_warp(1, 0, 15, cols), 15, cols));   // rows 1..14 of column 0, rows 0..1 of column 1
+  EXPECT_FALSE(ch01::is_column_access(half_warp(4, 0, 8, cols), 8, cols));    // columns 0, 1 and 2: two wraps
+  EXPECT_FALSE(ch01::is_column_access(half_warp(0, 0, 4, cols), 4, cols));    // four columns
+  EXPECT_FALSE(ch01::is_column_access(half_warp(0, 0, 1, 20), 1, 20));        // one row: a wrap per lane
+  EXPECT_FALSE(ch01::is_column_sequential({}, half_warp(4, 0, 8, cols), 8, cols));
+  EXPECT_FALSE(ch01::is_column_sequential(half_warp(4, 0, 8, cols), half_warp(4, 1, 8, cols), 8, cols));
+}
+
 TEST(ColumnSequentialRule, RowAndStridedAccessesAreNot) {
   SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep));
   constexpr std::int64_t rows = 64, cols = 48;

@@ -14,13 +14,21 @@
 namespace ch01 {
 
 // --- step 03: the flagged column transpose ----------------------------------------------------------
-// The patent's rule for recognising a column-sequential access. `indices` are the element indices
-// one half-warp (16 threads, in lane order) reads from a `rows x cols` row-major block.
-// A column access: one column, consecutive indices N apart; or two neighbouring columns where the
-// walk wraps from the last row of the left one to row 0 of the right one.
+// The patent's rule for recognising a column-sequential access, as the patent's hardware would
+// apply it to the addresses of each half-warp's load. A program cannot watch its own loads, so
+// FlaggedMatrix does not call these: it goes by the method its caller chooses
+// (multiply_transposed is the column-sequential access, multiply the other kind). They are
+// the rule itself, tested on their own.
+// `indices` are the element indices one half-warp (16 threads, in lane order) reads from a
+// `rows x cols` row-major block. Each index lies at walk position col * rows + row along the
+// column-by-column walk (col = index mod cols, row = index div cols).
+// A column access: the lanes sit at consecutive walk positions within one column, or two
+// neighbouring columns (the walk wraps once, from the last row of the left one to row 0 of the
+// right one).
 bool is_column_access(std::span<const std::int64_t> indices, std::int64_t rows, std::int64_t cols);
-// Sequential: this access continues where the previous one ended (next row of the same column, or
-// row 0 of the next column after row rows-1). With no previous access (empty), any column access.
+// Sequential: a column access whose smallest walk position is one past the largest of the
+// previous access (the next row, or row 0 of the next column after row rows-1). With no previous
+// access (empty), any column access.
 bool is_column_sequential(std::span<const std::int64_t> previous, std::span<const std::int64_t> current,
                           std::int64_t rows, std::int64_t cols);
 

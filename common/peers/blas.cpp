@@ -13,6 +13,7 @@ constexpr BlasStatus kBlasSuccess = CUBLAS_STATUS_SUCCESS;
 #define blasCreate cublasCreate
 #define blasDestroy cublasDestroy
 #define blasSgeam cublasSgeam
+#define blasSgemv cublasSgemv
 #define BLAS_OP_N CUBLAS_OP_N
 #define BLAS_OP_T CUBLAS_OP_T
 static std::string status_text(BlasStatus status) { return cublasGetStatusString(status); }
@@ -25,6 +26,7 @@ constexpr BlasStatus kBlasSuccess = HIPBLAS_STATUS_SUCCESS;
 #define blasCreate hipblasCreate
 #define blasDestroy hipblasDestroy
 #define blasSgeam hipblasSgeam
+#define blasSgemv hipblasSgemv
 #define BLAS_OP_N HIPBLAS_OP_N
 #define BLAS_OP_T HIPBLAS_OP_T
 static std::string status_text(BlasStatus status) { return "status " + std::to_string(static_cast<int>(status)); }
@@ -64,6 +66,15 @@ void Blas::transpose(const float* in, float* out, int rows, int cols) {
 
 std::string Blas::transpose_name() { return BLAS_PREFIX "Sgeam"; }
 
+void Blas::multiply_transposed(const float* in, const float* x, float* y, int rows, int cols) {
+  // In BLAS's column-major terms `in` is the cols x rows matrix in^T with leading dimension cols,
+  // so y = in^T x is the plain (non-transposed) gemv of that matrix.
+  const float one = 1.0f, zero = 0.0f;
+  BLAS_CHECK(blasSgemv(handle_of(handle_), BLAS_OP_N, cols, rows, &one, in, cols, x, 1, &zero, y, 1));
+}
+
+std::string Blas::multiply_transposed_name() { return BLAS_PREFIX "Sgemv"; }
+
 #else
 
 bool Blas::available() { return false; }
@@ -71,6 +82,8 @@ Blas::Blas() { throw std::runtime_error("this build has no vendor BLAS (backend 
 Blas::~Blas() = default;
 void Blas::transpose(const float*, float*, int, int) {}
 std::string Blas::transpose_name() { return "none"; }
+void Blas::multiply_transposed(const float*, const float*, float*, int, int) {}
+std::string Blas::multiply_transposed_name() { return "none"; }
 
 #endif
 

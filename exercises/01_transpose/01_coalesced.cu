@@ -13,7 +13,13 @@
 // Column consumer y = A^T x: here the algorithm allows it. One *thread* per column, a warp
 // across 32 neighbouring columns, so lane l reads A[r][c0 + l]: one 128-byte line per warp load.
 // The 8 rows of threads (threadIdx.y) split the rows of A between them; shared memory adds their
-// 8 partial sums. Predicted: near the copy bandwidth for one pass, 8x less traffic than step 00.
+// 8 partial sums. The row loop steps by the compile-time kBlockY, not blockDim.y: with a stride
+// the compiler knows, it unrolls the loop by 4 and issues 4 loads before the first FMA needs
+// one; with blockDim.y (a run-time value) it keeps one load per thread in flight, and the kernel
+// ran about 2.6x slower on the H200 (the README's "Bytes in flight" section).
+// Predicted: 8x less traffic than step 00, and, by Little's law, about 4x step 00's bytes in
+// flight: 512 blocks of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes
+// each, ~16 KB per multiprocessor; close to, but below, what the copy keeps in flight.
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
@@ -40,7 +46,7 @@ __global__ void transpose_write_coalesced_kernel(const float* __restrict__ in, f
 
 __global__ void multiply_transposed_coalesced_kernel(const float* __restrict__ a, const float* __restrict__ x,
                                                      float* __restrict__ y, int rows, int cols) {
-  // TODO: thread (tx, ty) sums column blockIdx.x*32 + tx over rows ty, ty+8, ...; then add the 8 partial sums
+  // TODO: thread (tx, ty) sums column blockIdx.x*32 + tx over rows ty, ty+8, ... (step by the constant kBlockY); then add the 8 partial sums
 }
 
 }  // namespace

@@ -34,14 +34,23 @@ namespace ch01 {
 
 // --- recognising a column-sequential access (the patent's rule) ------------------------------------
 
+namespace {
+// Where an element lies along the column-by-column walk of the matrix: col * rows + row, with
+// column = index mod N and row = index div N as the patent writes them. A walk down a column
+// and on into the next is a run of consecutive positions; raw indices jump at every wrap.
+std::int64_t walk_position(std::int64_t index, std::int64_t rows, std::int64_t cols) {
+  return index % cols * rows + index / cols;
+}
+}  // namespace
+
 bool is_column_access(std::span<const std::int64_t> indices, std::int64_t rows, std::int64_t cols) {
-  // TODO: column = index % cols, row = index / cols; consecutive lanes of one column are cols apart
+  // TODO: lanes at consecutive walk positions (col * rows + row), spanning one column or two neighbouring ones
   throw course::NotImplemented(__FILE__);
 }
 
 bool is_column_sequential(std::span<const std::int64_t> previous, std::span<const std::int64_t> current,
                           std::int64_t rows, std::int64_t cols) {
-  // TODO: compare the smallest index of this access with the largest of the previous one
+  // TODO: a column access whose smallest walk position follows the previous access's largest
   throw course::NotImplemented(__FILE__);
 }
 

@@ -33,36 +33,42 @@ namespace ch01 {
 
 // --- recognising a column-sequential access (the patent's rule) ------------------------------------
 
+namespace {
+// Where an element lies along the column-by-column walk of the matrix: col * rows + row, with
+// column = index mod N and row = index div N as the patent writes them. A walk down a column
+// and on into the next is a run of consecutive positions; raw indices jump at every wrap.
+std::int64_t walk_position(std::int64_t index, std::int64_t rows, std::int64_t cols) {
+  return index % cols * rows + index / cols;
+}
+}  // namespace
+
 bool is_column_access(std::span<const std::int64_t> indices, std::int64_t rows, std::int64_t cols) {
-  // BEGIN SOLUTION: column = index % cols, row = index / cols; consecutive lanes of one column are cols apart
+  // BEGIN SOLUTION: lanes at consecutive walk positions (col * rows + row), spanning one column or two neighbouring ones
   if (indices.empty()) return false;
-  const std::int64_t first_col = indices.front() % cols;
-  for (std::size_t i = 1; i < indices.size(); ++i) {
-    const std::int64_t previous = indices[i - 1], index = indices[i];
-    const std::int64_t previous_col = previous % cols, col = index % cols;
-    if (col == previous_col) {
-      if (index - previous != cols) return false;  // same column: must be the next row
-    } else if (col == previous_col + 1 && col == first_col + 1) {
-      // the walk wraps once: from the last row of the left column to row 0 of the right one
-      if (previous / cols != rows - 1 || index / cols != 0) return false;
-    } else {
-      return false;
-    }
+  for (const std::int64_t index : indices) {
+    if (index < 0 || index >= rows * cols) return false;
   }
-  return true;
+  const std::int64_t first = walk_position(indices.front(), rows, cols);
+  for (std::size_t lane = 1; lane < indices.size(); ++lane) {
+    if (walk_position(indices[lane], rows, cols) != first + static_cast<std::int64_t>(lane)) return false;
+  }
+  // At most one wrap: the last lane is in the first lane's column or the next one.
+  return indices.back() % cols - indices.front() % cols <= 1;
   // STUB: throw course::NotImplemented(__FILE__);
   // END SOLUTION
 }
 
 bool is_column_sequential(std::span<const std::int64_t> previous, std::span<const std::int64_t> current,
                           std::int64_t rows, std::int64_t cols) {
-  // BEGIN SOLUTION: compare the smallest index of this access with the largest of the previous one
+  // BEGIN SOLUTION: a column access whose smallest walk position follows the previous access's largest
   if (!is_column_access(current, rows, cols)) return false;
   if (previous.empty()) return true;
-  const std::int64_t last = *std::max_element(previous.begin(), previous.end());
-  const std::int64_t first = *std::min_element(current.begin(), current.end());
-  if (first % cols == last % cols) return first - last == cols;  // next row, same column
-  return first % cols == last % cols + 1 && last / cols == rows - 1 && first / cols == 0;  // wrap
+  auto position = [&](std::int64_t index) { return walk_position(index, rows, cols); };
+  std::int64_t last = position(previous.front());
+  for (const std::int64_t index : previous) last = std::max(last, position(index));
+  std::int64_t first = position(current.front());
+  for (const std::int64_t index : current) first = std::min(first, position(index));
+  return first == last + 1;  // the next row, or row 0 of the next column after row rows-1
   // STUB: throw course::NotImplemented(__FILE__);
   // END SOLUTION
 }

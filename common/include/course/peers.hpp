@@ -20,6 +20,10 @@ class Blas {
   void transpose(const float* in, float* out, int rows, int cols);
   static std::string transpose_name();  // what the library calls it: "cublasSgeam", "hipblasSgeam"
 
+  // y (cols) = in^T x for a rows x cols row-major matrix and x (rows), on the device: gemv.
+  void multiply_transposed(const float* in, const float* x, float* y, int rows, int cols);
+  static std::string multiply_transposed_name();  // "cublasSgemv", "hipblasSgemv"
+
  private:
   void* handle_ = nullptr;
 };
