@@ -3,6 +3,7 @@
 // the output must stay untouched; and every step against an analytic field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -118,6 +119,67 @@ TEST(Grid, BadSizesAndHalosAreRejected) {
   alignas(16) static float unused[8];
   EXPECT_THROW(ch02::stencil_async_copy<ch02::Box27>(unused + 1, unused, thin_halo), std::invalid_argument);
   EXPECT_THROW(ch02::stencil_wide_tiles<ch02::Box27>(unused + 1, unused, thin_halo), std::invalid_argument);
+}
+
+// The patent's coalesced plane load (step 04) as arithmetic. Bx x By threads, re-folded into rows
+// as wide as the haloed tile (Rx = Bx + 2rx), read Ry = floor(Bx*By / Rx) whole rows a pass;
+// the threads past the last whole row idle. The steps loop ceil(tile rows / Ry) passes. The
+// patent loops w = ceil(Rx (By + 2ry) / (Bx*By)), which counts the tile's cells as if every
+// thread read one each pass, and so falls short when the idle threads add up to a row.
+struct PlaneLoad {
+  int bx, by;      // threads
+  int rows;        // rows of outputs in the tile: By in step 04, By x kRows from step 06
+  int rx, ry;
+  int width() const { return bx + 2 * rx; }
+  int height() const { return rows + 2 * ry; }
+  int rows_per_pass() const { return bx * by / width(); }
+  int passes() const { return (height() + rows_per_pass() - 1) / rows_per_pass(); }
+  int patent_passes() const { return (width() * height() + bx * by - 1) / (bx * by); }
+  // Cells of the tile that `count` passes read: thread Ind reads column Ind % Rx of row
+  // Ind / Rx + pass * Ry, if Ind / Rx is one of the first Ry rows and the row is in the tile.
+  int cells_read(int count) const {
+    std::vector<bool> read(static_cast<size_t>(width()) * height(), false);
+    for (int pass = 0; pass < count; ++pass)
+      for (int ind = 0; ind < bx * by; ++ind) {
+        const int row = ind / width() + pass * rows_per_pass();
+        if (ind / width() < rows_per_pass() && row < height())
+          read[static_cast<size_t>(row) * width() + ind % width()] = true;
+      }
+    return static_cast<int>(std::count(read.begin(), read.end(), true));
+  }
+};
+
+TEST(PlaneLoad, ThePatentsPassCountMissesARowOfNarrowBlocks) {
+  // 32x2 threads, radius 1: rows of 34, so one row a pass and 30 threads idle; the tile has 4 rows.
+  const PlaneLoad narrow{32, 2, 2, 1, 1};
+  EXPECT_EQ(narrow.rows_per_pass(), 1);
+  EXPECT_EQ(narrow.patent_passes(), 3);  // ceil(34 * 4 / 64)
+  EXPECT_EQ(narrow.passes(), 4);
+  EXPECT_EQ(narrow.cells_read(narrow.patent_passes()), 3 * 34);  // the tile's last row is never read
+  EXPECT_EQ(narrow.cells_read(narrow.passes()), 4 * 34);
+}
+
+TEST(PlaneLoad, TheStepsPassCountCoversEveryTile) {
+  for (const int bx : {8, 16, 32, 64, 128, 256})
+    for (int by = 1; by <= 16; ++by)
+      for (const int r : {1, 2, 4}) {
+        const PlaneLoad load{bx, by, by, r, r};
+        if (load.rows_per_pass() == 0) continue;  // fewer threads than a tile row: not this scheme
+        SCOPED_TRACE(std::to_string(bx) + "x" + std::to_string(by) + " threads, radius " + std::to_string(r));
+        EXPECT_EQ(load.cells_read(load.passes()), load.width() * load.height());
+        EXPECT_GE(load.passes(), load.patent_passes());
+      }
+}
+
+TEST(PlaneLoad, TheChaptersShapesNeedNoMoreThanThePatentsCount) {
+  // Steps 04-09: 32x8 threads, tiles of 8 (04-05), 16 (06-07) or 32 (06-09) rows of outputs.
+  for (const int rows : {8, 16, 32})
+    for (const int r : {1, 2}) {
+      const PlaneLoad load{32, 8, rows, r, r};
+      SCOPED_TRACE(std::to_string(rows) + " rows, radius " + std::to_string(r));
+      EXPECT_EQ(load.passes(), load.patent_passes());
+      EXPECT_EQ(load.cells_read(load.passes()), load.width() * load.height());
+    }
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 // its own point and, where the tile is wider than the block, the halo strips: the classic way,
 // in which the narrow strips are loaded by a few threads of each warp.
 // Predicted: the tile removes the re-reads within a plane; but every block reloads 2rz+1
-// planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the cube.
+// planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the tile, as
+// step 01 does. Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3x its
+// instructions per point: the covering loops' bounds tests and addresses, per value staged.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
 //   02_shared_tile  star7 512^3        2.0379 ms, 527 GB/s (0.124 of copy), 922 GFLOP/s (0.016 of FMA)
 //   02_shared_tile  box27 512^3        2.2035 ms, 487 GB/s (0.115 of copy), 3289 GFLOP/s (0.056 of FMA)

@@ -1,8 +1,8 @@
 // Step 10 — asynchronous copies: planes land in shared memory without passing through registers.
 //
 // Step 09 stages its planes in flight in registers: 5 loads per thread per plane, each checked
-// and addressed on its own, then 5 stores into the tile; its loop issues 62 instructions per
-// output point, 27 of them the FMAs. Ampere and Hopper copy from global to shared memory
+// and addressed on its own, then 5 stores into the tile; it executes 55 instructions per output
+// point for the box, 27 of them the FMAs (the README's stall table). Ampere and Hopper copy from global to shared memory
 // directly (cp.async, here through course::copy_async): a thread starts the copies of a plane
 // and goes on computing.
 //   - a ring of 3 tiles: while plane p is used, planes p+1 and p+2 are on their way; one barrier

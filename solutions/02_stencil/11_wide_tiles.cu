@@ -8,10 +8,10 @@
 // tile row is 1056 contiguous bytes and the x-halo is 2 sectors in 32 instead of in 8. With the
 // rows so wide, z is cut into 16-plane chunks: twice the blocks (4096 at 512^3) for the same
 // machine, at 2 planes re-read in 16.
-// Radius 2 keeps step 10's shape: its time is arithmetic, and 256-wide tiles were 1% slower.
-// The variants tried before this one are in the README.
-// Predicted: the same bytes read in longer runs keep DRAM busier, and the box moves toward the
-// 0.88 of the copy ceiling that plain tiled copies reach.
+// Radius 2 keeps step 10's shape: its time is arithmetic (256-wide tiles were 1% slower in the
+// session that wrote this step). The variants tried before this one are in the README.
+// Predicted: the same bytes read in longer runs keep DRAM busier, and the box moves toward what
+// plain tiled copies reached in that session (0.88 of the copy ceiling; README, Variants tried).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
 //   11_wide_tiles  star7 512^3        0.3286 ms, 3268 GB/s (0.770 of copy), 5719 GFLOP/s (0.097 of FMA)
 //   11_wide_tiles  box27 512^3        0.3021 ms, 3555 GB/s (0.837 of copy), 23994 GFLOP/s (0.408 of FMA)
