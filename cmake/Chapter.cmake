@@ -16,8 +16,8 @@
 # chapterN and chapterN-stepNN, so `ctest -L chapter1-step02` grades one step; on the CPU
 # backend a second one, ".../shuffled", runs it again with the threads of each block shuffled
 # between barriers, so a missing __syncthreads() fails by default. The chapter's tests outside
-# any step (plain TEST()s) are "NN_name/other". Every test needs the fixture course_build, which
-# rebuilds first: a test never runs a stale binary.
+# any step (plain TEST()s) are "NN_name/other". Every test requires the fixture "NN_name/build",
+# which rebuilds the chapter's programs first: a test never runs a stale binary.
 function(course_add_chapter)
   get_filename_component(dir ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   if(NOT dir MATCHES "^([0-9][0-9])_[a-z0-9_]+$")
@@ -80,10 +80,23 @@ function(course_add_chapter)
   set(step_files ${registered})
   list(TRANSFORM step_files REPLACE ".*/([0-9][0-9]_[a-z0-9_]+)\\.cu$" "\\1")
   list(SORT step_files)
-  file(STRINGS ${here}/${test} plain_tests REGEX "^TEST(_F)?\\(")
-  if(plain_tests)
+  # The chapter's plain TEST()s make a test of their own, unless course::suite_tests_step() counts
+  # their suite as a step's.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${here}/${test})
+  file(READ ${here}/${test} test_text)
+  string(REGEX MATCHALL "\nTEST(_F)?\\([A-Za-z0-9_]+" suites "${test_text}")
+  list(TRANSFORM suites REPLACE ".*\\(" "")
+  string(REGEX MATCHALL "suite_tests_step\\(\"[A-Za-z0-9_]+\"" counted "${test_text}")
+  list(TRANSFORM counted REPLACE ".*\\(\"([A-Za-z0-9_]+)\"" "\\1")
+  if(counted)
+    list(REMOVE_ITEM suites ${counted})
+  endif()
+  if(suites)
     list(APPEND step_files other)
   endif()
+  # The fixture the chapter's tests require: its programs rebuilt first (one build at a time).
+  add_test(NAME ${dir}/build COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target ${test_name} ${bench_name})
+  set_tests_properties(${dir}/build PROPERTIES FIXTURES_SETUP ${dir}_build RESOURCE_LOCK course_build_folder TIMEOUT 3600)
   foreach(file IN LISTS step_files)
     set(labels ${label})
     if(file MATCHES "^([0-9][0-9])_")
@@ -93,7 +106,7 @@ function(course_add_chapter)
     if(file STREQUAL "other")
       set(selector ${dir}/none)
     endif()
-    course_add_step_test(${dir}/${file} ${test_name} ${selector} "${labels}")
+    course_add_step_test(${dir}/${file} ${test_name} ${selector} "${labels}" ${dir}_build)
   endforeach()
 
   get_filename_component(bench_name ${bench} NAME_WE)
@@ -110,13 +123,13 @@ endfunction()
 # One CTest test that runs the tests of one step (`selector`: CHAPTER/FILE, or CHAPTER/none for
 # the chapter's other tests), and on the CPU backend the same with shuffled threads.
 set(COURSE_SHUFFLE_SEED 20261122 CACHE STRING "The seed of the .../shuffled tests' thread order (CPU backend)")
-function(course_add_step_test name executable selector labels)
+function(course_add_step_test name executable selector labels build_fixture)
   add_test(NAME ${name} COMMAND ${executable} --course_step=${selector} --gtest_brief=1)
   set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 900 SKIP_RETURN_CODE 77
-                                          FIXTURES_REQUIRED course_build)
+                                          FIXTURES_REQUIRED ${build_fixture})
   if(GPU_BACKEND STREQUAL "CPU")
     add_test(NAME ${name}/shuffled COMMAND ${executable} --course_step=${selector} --gtest_brief=1)
     set_tests_properties(${name}/shuffled PROPERTIES LABELS "${labels}" TIMEOUT 900 SKIP_RETURN_CODE 77
-                         FIXTURES_REQUIRED course_build ENVIRONMENT COURSE_CPU_SHUFFLE=${COURSE_SHUFFLE_SEED})
+                         FIXTURES_REQUIRED ${build_fixture} ENVIRONMENT COURSE_CPU_SHUFFLE=${COURSE_SHUFFLE_SEED})
   endif()
 endfunction()

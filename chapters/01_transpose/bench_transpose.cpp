@@ -28,12 +28,16 @@ int main(int argc, char** argv) try {
   // The CPU backend runs every GPU thread as a fiber: its default problem is small.
   const char* edge = course::bench::on_cpu_backend() ? "1024" : "16384";
   course::bench::Session session(argc, argv, {{"rows", edge}, {"cols", edge}});
-  const int rows = static_cast<int>(session.integer("rows"));
-  const int cols = static_cast<int>(session.integer("cols"));
+  const int rows = static_cast<int>(session.integer("rows", 1 << 16));
+  const int cols = static_cast<int>(session.integer("cols", 1 << 16));
   const size_t elements = size_t(rows) * cols;
+  // On the device: A, the output, and the flagged matrix's transposed copy; on the host: A and
+  // the output read back to check it.
+  session.require_memory(3.0 * elements * sizeof(float), 2.0 * elements * sizeof(float),
+                         "a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
   std::printf("matrix %d x %d floats (%.1f MB)\n", rows, cols, elements * 4 / 1e6);
 
-  const course::Seed seed = course::fresh_seed();
+  const course::Seed seed = session.seed();
   std::printf("inputs from %s\n", seed.describe().c_str());
   const std::vector<float> a = course::random_floats(elements, seed, 0);
   const std::vector<float> x = course::random_floats(rows, seed, 1);

@@ -77,6 +77,10 @@ const bool registered = [] {
 
 // --- the flagged matrix's contract ----------------------------------------------------------------
 
+// The flagged matrix and its access rule are step 03's file: grading step 03 runs these suites.
+const bool flagged_suites_are_step_03 = course::suite_tests_step("FlaggedMatrix", ch01::kFlaggedStep) &&
+                                        course::suite_tests_step("ColumnSequentialRule", ch01::kFlaggedStep);
+
 class FlaggedMatrix : public course::DeviceTest {
  protected:
   static constexpr Size kSize{97, 45};

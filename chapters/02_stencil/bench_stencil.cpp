@@ -67,8 +67,12 @@ void add_operator(course::bench::Session& session, Arrays& arrays, const course:
 
 int main(int argc, char** argv) try {
   course::bench::Session session(argc, argv, {{"size", course::bench::on_cpu_backend() ? "48" : "512"}});
-  const int n = static_cast<int>(session.integer("size"));
-  const course::Seed seed = course::fresh_seed();
+  const int n = static_cast<int>(session.integer("size", 1024));  // 32-bit indices in the kernels
+  const double array_bytes = 4.0 * (n + 4.0) * (n + 4.0) * (n + 4.0);  // the widest halo, radius 2
+  // On the device: an input and an output array per radius; on the host: the inputs and one
+  // output read back to check it.
+  session.require_memory(4 * array_bytes, 3 * array_bytes, "a " + std::to_string(n) + "^3 grid");
+  const course::Seed seed = session.seed();
   std::printf("interior %d^3 floats (%.1f MB); effective bandwidth counts 2 x that\n", n, 4.0 * n * n * n / 1e6);
   std::printf("inputs from %s\n", seed.describe().c_str());
   Arrays radius1(n, 1, seed), radius2(n, 2, seed);

@@ -17,6 +17,7 @@
 
 #include "course/benchmark.hpp"
 #include "course/device_buffer.hpp"
+#include "course/numbers.hpp"
 #include "course/random.hpp"
 #include "reference.hpp"
 #include "steps.hpp"
@@ -35,12 +36,16 @@ std::vector<Size> parse_sizes(const std::string& text) {
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, end - start);
-    Size s{};
-    char tail = 0;
-    if (std::sscanf(item.c_str(), "%dx%d:%d%c", &s.nx, &s.ny, &s.atoms, &tail) != 3 || s.nx < 1 || s.ny < 1 ||
-        s.atoms < 0)
-      throw std::invalid_argument("--sizes needs NXxNY:ATOMS[,...] with positive sizes, not '" + item + "'");
-    sizes.push_back(s);
+    const std::size_t times = item.find('x'), colon = item.find(':');
+    const auto number = [&item](std::size_t from, std::size_t to, std::uint64_t min, std::uint64_t max) {
+      return from <= to && to != std::string::npos ? course::parse_whole_number(std::string_view(item).substr(from, to - from), min, max)
+                                                   : std::nullopt;
+    };
+    const auto nx = number(0, times, 1, 1 << 16), ny = number(times + 1, colon, 1, 1 << 16);
+    const auto atoms = number(colon + 1, item.size(), 0, 1 << 24);
+    if (times == std::string::npos || !nx || !ny || !atoms)
+      throw std::invalid_argument("--sizes needs NXxNY:ATOMS[,...] with NX, NY from 1 to 65536 and ATOMS from 0 to 16777216, not '" + item + "'");
+    sizes.push_back({int(*nx), int(*ny), int(*atoms)});
     start = end + 1;
   }
   return sizes;
@@ -80,7 +85,7 @@ int main(int argc, char** argv) try {
       argc, argv,
       {{"sizes", course::bench::on_cpu_backend() ? "64x32:500" : "512x512:10000,2048x2048:100000"}});
   const std::vector<Size> sizes = parse_sizes(session.text("sizes"));
-  const course::Seed seed = course::fresh_seed();
+  const course::Seed seed = session.seed();
   std::printf("inputs from %s\n", seed.describe().c_str());
   std::deque<Problem> problems;  // stable addresses for the cases' lambdas
   for (const Size size : sizes) {

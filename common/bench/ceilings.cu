@@ -7,11 +7,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "course/device_buffer.hpp"
 #include "course/gpu.hpp"
+#include "course/numbers.hpp"
+#include "course/output_file.hpp"
 
 namespace {
 
@@ -70,7 +73,7 @@ double median_seconds(const std::function<void()>& work, int repetitions) {
 }
 
 [[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr, "error: %s\nusage: course_ceilings [--out=FILE] [--megabytes=N]\n", problem.c_str());
+  std::fprintf(stderr, "error: %s (usage: course_ceilings [--out=FILE] [--megabytes=N])\n", problem.c_str());
   std::exit(2);
 }
 
@@ -84,13 +87,15 @@ int main(int argc, char** argv) try {
   size_t megabytes = 1024;
   const int iterations = 4096, repetitions = 20;
 #endif
-  std::string out_path;
+  std::unique_ptr<course::OutputFile> json_file;  // checked before measuring, written whole at the end
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind("--out=", 0) == 0 && arg.size() > 6) {
-      out_path = arg.substr(6);
-    } else if (arg.rfind("--megabytes=", 0) == 0 && std::atoll(arg.c_str() + 12) > 0) {
-      megabytes = static_cast<size_t>(std::atoll(arg.c_str() + 12));
+    if (arg.rfind("--out=", 0) == 0) {
+      json_file = std::make_unique<course::OutputFile>(arg.substr(6));
+    } else if (arg.rfind("--megabytes=", 0) == 0) {
+      const auto value = course::parse_whole_number(arg.substr(12), 1, 1 << 20);
+      if (!value) usage("--megabytes needs a whole number from 1 to 1048576, not '" + arg.substr(12) + "'");
+      megabytes = *value;
     } else {
       usage("unknown or malformed option '" + arg + "'");
     }
@@ -99,6 +104,9 @@ int main(int argc, char** argv) try {
   if (gpuGetDeviceCount(&devices) != gpuSuccess || devices == 0) usage("no " COURSE_BACKEND_NAME " device found");
   gpuDeviceProp prop{};
   GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
+  if (prop.totalGlobalMem != 0 && 2 * megabytes * 1000 * 1000 > prop.totalGlobalMem)
+    usage("--megabytes=" + std::to_string(megabytes) + " needs twice that on the device, which has " +
+          std::to_string(prop.totalGlobalMem / 1000000) + " MB");
 
   const size_t count = megabytes * 1000 * 1000 / sizeof(float4);
   course::DeviceBuffer<float4> in(count), out(count);
@@ -129,12 +137,10 @@ int main(int argc, char** argv) try {
                 "  \"fma_GFLOPs\": %.1f,\n  \"rsqrt_Gops\": %.1f\n}\n",
                 prop.name, COURSE_BACKEND_NAME, bytes, memcpy_GBps, kernel_GBps, std::max(memcpy_GBps, kernel_GBps),
                 fma_GFLOPs, rsqrt_Gops);
-  if (out_path.empty()) {
-    std::fputs(json, stdout);
-  } else {
-    FILE* file = std::fopen(out_path.c_str(), "w");
-    if (file == nullptr || std::fputs(json, file) < 0 || std::fclose(file) != 0) usage("cannot write " + out_path);
-    std::printf("%s", json);
+  std::fputs(json, stdout);
+  if (json_file) {
+    json_file->write(json);
+    json_file->commit();
   }
   return 0;
 } catch (const std::exception& error) {

@@ -10,6 +10,8 @@
 #include <random>
 #include <string>
 #include <thread>
+
+#include <unistd.h>
 #include <vector>
 
 #include "course/cpu_backend.hpp"
@@ -364,6 +366,7 @@ gpuError_t gpuGetDeviceProperties(gpuDeviceProp* prop, int device) {
   prop->multiProcessorCount = static_cast<int>(workers);
   prop->maxThreadsPerBlock = static_cast<int>(course::cpu::kMaxThreadsPerBlock);
   prop->sharedMemPerBlock = course::cpu::kMaxSharedBytes;
+  prop->totalGlobalMem = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
   prop->warpSize = warpSize;
   return gpuSuccess;
 }

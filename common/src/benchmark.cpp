@@ -2,9 +2,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <span>
@@ -12,22 +16,30 @@
 #include <stdexcept>
 
 #include "../bench/flush_l2.hpp"
+#include "course/exercise.hpp"
 #include "course/gpu.hpp"
+#include "course/numbers.hpp"
 
 namespace course::bench {
 namespace {
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
+  remove_unfinished_outputs();
   std::exit(2);
 }
 
-// Reads one number from the flat JSON that course_ceilings writes.
+// Reads one number from the flat JSON that course_ceilings writes: finite and positive.
 double json_number(const std::string& text, const std::string& key, const std::string& file) {
   std::smatch match;
   if (!std::regex_search(text, match, std::regex("\"" + key + "\"\\s*:\\s*([-+0-9.eE]+)")))
     usage_error(file + " has no \"" + key + "\": write it with course_ceilings --out=" + file);
-  return std::stod(match[1]);
+  const std::string number = match[1];
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(value) || value <= 0)
+    usage_error(file + ": \"" + key + "\" must be a finite positive number, not " + number);
+  return value;
 }
 
 Ceilings read_ceilings(const std::string& file) {
@@ -68,19 +80,8 @@ void describe_device(const gpuDeviceProp& prop) {
 #endif
 }
 
-// Google Benchmark 1.8 renamed a run's error (error_occurred -> skipped): accept both.
-template <class Run>
-std::string run_error(const Run& run) {
-  if constexpr (requires { run.error_occurred; }) {
-    return run.error_occurred ? run.error_message : "";
-  } else {
-    return run.skipped ? run.skip_message : "";
-  }
-}
-
 struct Summary {
   double median_ms = 0, min_ms = 0, max_ms = 0;
-  std::string error;
 };
 
 // Console output as usual, and the median/min/max of each case kept for the summary table.
@@ -92,7 +93,6 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       Summary& summary = summaries[run.run_name.function_name];
-      if (const std::string error = run_error(run); !error.empty()) summary.error = error;
       const double ms = run.GetAdjustedRealTime();  // in the run's unit: milliseconds
       if (run.run_type == Run::RT_Iteration && summary.median_ms == 0) {
         summary.median_ms = summary.min_ms = summary.max_ms = ms;  // one repetition: no aggregates follow
@@ -115,6 +115,13 @@ std::string fixed(double value, int digits) {
   return text;
 }
 
+// The first `count` lines of a report: a failed case's verdict and its first wrong element.
+std::string first_lines(const std::string& text, int count) {
+  std::size_t end = 0;
+  for (int line = 0; line < count && end != std::string::npos; ++line) end = text.find('\n', end ? end + 1 : 0);
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
 void sync_event(gpuEvent_t event) { GPU_CHECK(gpuEventSynchronize(event)); }
 
 // The ceiling a rate's unit is measured against, in that unit per second; 0 when it has none.
@@ -133,8 +140,9 @@ const char* ceiling_name(const std::string& unit) {
 // ceiling, the fraction of it; where the group does work against a compute ceiling, the fraction
 // of the roofline bound (the slowest of bytes / copy and work / its ceiling). Returns the
 // number of failed cases.
-int print_group(std::span<const Case> cases, const std::map<std::string, Summary>& summaries,
-                const std::optional<Ceilings>& ceilings, double baseline_ms) {
+void print_group(std::span<const Case> cases, const std::map<std::string, Summary>& summaries,
+                 const std::map<std::string, std::string>& notes, const std::optional<Ceilings>& ceilings,
+                 double baseline_ms) {
   std::vector<std::string> units{"GB"};  // bytes first, then every other unit in order of appearance
   for (const Case& c : cases)
     for (const Rate& rate : c.rates)
@@ -153,16 +161,14 @@ int print_group(std::span<const Case> cases, const std::map<std::string, Summary
   if (roofline) header += " of roofline";
   std::printf("\n%-34s %10s %10s %10s%s %9s\n", cases.front().group.c_str(), "median ms", "min ms", "max ms",
               header.c_str(), "vs first");
-  int failures = 0;
   for (const Case& c : cases) {
+    if (const auto note = notes.find(c.group + "/" + c.name); note != notes.end()) {
+      std::printf("%-34s %s\n", c.name.c_str(), note->second.c_str());
+      continue;
+    }
     const auto found = summaries.find(c.group + "/" + c.name);
     if (found == summaries.end()) continue;  // filtered out
     const Summary& s = found->second;
-    if (!s.error.empty()) {
-      std::printf("%-34s FAILED: %s\n", c.name.c_str(), s.error.c_str());
-      ++failures;
-      continue;
-    }
     const double seconds = s.median_ms / 1e3;
     std::string row;
     double bound_seconds = 0;  // the roofline: the slowest ceiling for this case's work
@@ -186,25 +192,43 @@ int print_group(std::span<const Case> cases, const std::map<std::string, Summary
     std::printf("%-34s %10.4f %10.4f %10.4f%s %9s\n", ((c.is_peer ? "[peer] " : "") + c.name).c_str(), s.median_ms,
                 s.min_ms, s.max_ms, row.c_str(), speedup.c_str());
   }
-  return failures;
 }
 
 }  // namespace
 
-Session::Session(int argc, char** argv, std::map<std::string, std::string> defaults) : options_(std::move(defaults)) {
+Session::Session(int argc, char** argv, std::map<std::string, std::string> defaults)
+    : options_(std::move(defaults)), seed_(fresh_seed()) {
+  exit_with_one_line_on_uncaught_exceptions();
+  for (int i = 1; i < argc; ++i) {  // the JSON goes to a partial file, renamed when the run is whole
+    constexpr const char* out_flag = "--benchmark_out=";
+    if (std::strncmp(argv[i], out_flag, std::strlen(out_flag)) != 0) continue;
+    try {
+      json_out_ = std::make_unique<OutputFile>(argv[i] + std::strlen(out_flag));
+    } catch (const std::exception& error) {
+      usage_error(error.what());
+    }
+    json_out_flag_ = out_flag + json_out_->partial_path();
+    argv[i] = json_out_flag_.data();
+  }
   benchmark::Initialize(&argc, argv);  // removes the --benchmark_* flags it knows
+  try {
+    const std::regex filter(benchmark::GetBenchmarkFilter(), std::regex::extended);
+  } catch (const std::regex_error&) {
+    usage_error("--benchmark_filter='" + benchmark::GetBenchmarkFilter() + "' is not a valid regular expression");
+  }
   repetitions_ = on_cpu_backend() ? 3 : 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto equals = arg.find('=');
     const std::string name = arg.substr(0, equals), value = equals == std::string::npos ? "" : arg.substr(equals + 1);
-    if (name == "--warm-l2" && value.empty()) {
+    if (name == "--warm-l2" && equals == std::string::npos) {
       warm_l2_ = true;
-    } else if (name == "--quiet" && value.empty()) {
+    } else if (name == "--quiet" && equals == std::string::npos) {
       quiet_ = true;
     } else if (name == "--repetitions") {
-      repetitions_ = std::atoi(value.c_str());
-      if (repetitions_ < 1) usage_error("--repetitions needs a positive number, not '" + value + "'");
+      const auto count = parse_whole_number(value, 1, 10000);
+      if (!count) usage_error("--repetitions needs a whole number from 1 to 10000, not '" + value + "'");
+      repetitions_ = static_cast<int>(*count);
     } else if (name == "--ceilings") {
       ceilings_ = read_ceilings(value);
     } else if (name.rfind("--", 0) == 0 && options_.count(name.substr(2)) && !value.empty()) {
@@ -218,13 +242,26 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
   }
 }
 
-long long Session::integer(const std::string& name) const {
+long long Session::integer(const std::string& name, long long max) const {
   const std::string& text = options_.at(name);
-  char* end = nullptr;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (end == text.c_str() || *end != '\0' || value <= 0)
-    usage_error("--" + name + " needs a positive whole number, not '" + text + "'");
-  return value;
+  const auto value = parse_whole_number(text, 1, static_cast<std::uint64_t>(max));
+  if (!value) usage_error("--" + name + " needs a whole number from 1 to " + std::to_string(max) + ", not '" + text + "'");
+  return static_cast<long long>(*value);
+}
+
+void Session::require_memory(double device_bytes, double host_bytes, const std::string& problem) const {
+  int devices = 0;
+  if (gpuGetDeviceCount(&devices) == gpuSuccess && devices > 0) {
+    gpuDeviceProp prop{};
+    GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
+    if (device_bytes > double(prop.totalGlobalMem))
+      usage_error(problem + " needs " + fixed(device_bytes / 1e9, 1) + " GB of device memory; " + prop.name + " has " +
+                  fixed(double(prop.totalGlobalMem) / 1e9, 1) + " GB");
+  }
+  const double host_memory = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  if (host_bytes > host_memory)
+    usage_error(problem + " needs " + fixed(host_bytes / 1e9, 1) + " GB of host memory; this machine has " +
+                fixed(host_memory / 1e9, 1) + " GB");
 }
 
 void Session::add(Case c) { cases_.push_back(std::move(c)); }
@@ -250,13 +287,59 @@ int Session::run() {
     benchmark::AddCustomContext("ceiling_rsqrt_Gops", fixed(ceilings_->rsqrt_Gops, 1));
   }
 
+  // Which cases the filter selects (Google Benchmark's rule: a regex, "-" in front negates it).
+  std::string filter = benchmark::GetBenchmarkFilter();
+  const bool negated = !filter.empty() && filter.front() == '-';
+  if (negated) filter.erase(0, 1);
+  const std::regex selector(filter.empty() || filter == "all" ? "." : filter, std::regex::extended);
+  std::vector<Case*> selected;
+  for (Case& c : cases_)
+    if (std::regex_search(c.group + "/" + c.name, selector) != negated) selected.push_back(&c);
+  if (selected.empty()) {
+    std::fprintf(stderr, "error: --benchmark_filter='%s' selects none of the %zu cases (e.g. '%s')\n",
+                 benchmark::GetBenchmarkFilter().c_str(), cases_.size(),
+                 cases_.empty() ? "" : (cases_.front().group + "/" + cases_.front().name).c_str());
+    return 2;
+  }
+
+  // Every selected case runs once and is checked before any timing: a step not written yet is
+  // skipped, a wrong one fails (with the seed), and only the right ones are timed.
+  std::map<std::string, std::string> notes;  // case -> why it was not timed
+  int failures = 0;
+  const std::string replay = "inputs from " + seed_.describe();
+  for (Case* c : selected) {
+    const std::string id = c->group + "/" + c->name;
+    std::string problem;
+    try {
+      if (c->prepare) c->prepare();
+      c->run();
+      GPU_CHECK(gpuDeviceSynchronize());
+      if (c->validate) problem = c->validate();
+    } catch (const NotImplemented& stub) {
+      notes[id] = std::string("skipped: ") + stub.what();
+      std::printf("skipped %s: %s\n", id.c_str(), stub.what());
+      continue;
+    } catch (const std::exception& error) {
+      problem = error.what();
+    }
+    if (problem.empty()) continue;
+    ++failures;
+    notes[id] = "FAILED (see above)";
+    std::printf("FAILED %s: %s\n", id.c_str(), first_lines(problem, 2).c_str());
+  }
+
   L2Flusher flusher(warm_l2_ ? 0 : static_cast<size_t>(prop.l2CacheSize));
   gpuEvent_t start, stop;
   GPU_CHECK(gpuEventCreate(&start));
   GPU_CHECK(gpuEventCreate(&stop));
 
-  for (Case& c : cases_) {
-    auto body = [&c, &flusher, start, stop, warmed = false, validated = false](benchmark::State& state) mutable {
+  std::map<std::string, std::string> late_failures;  // wrong only after timing: reported, never a crash
+  int timed = 0;
+  for (Case* selected_case : selected) {
+    Case& c = *selected_case;
+    if (notes.count(c.group + "/" + c.name)) continue;
+    ++timed;
+    auto body = [&c, &flusher, &late_failures, start, stop, warmed = false, validated = false](benchmark::State& state) mutable {
       try {
         if (!warmed) {  // module load, first-touch and cache warm-up stay out of the numbers
           if (c.prepare) c.prepare();
@@ -279,10 +362,10 @@ int Session::run() {
         }
         if (!validated && c.validate) {  // once, after timing: the timed runs computed this
           validated = true;
-          if (const std::string problem = c.validate(); !problem.empty()) state.SkipWithError(problem.c_str());
+          if (std::string problem = c.validate(); !problem.empty()) late_failures[c.group + "/" + c.name] = problem;
         }
       } catch (const std::exception& error) {
-        state.SkipWithError(error.what());
+        late_failures[c.group + "/" + c.name] = error.what();
       }
     };
     auto* registered = benchmark::RegisterBenchmark((c.group + "/" + c.name).c_str(), body);
@@ -296,10 +379,15 @@ int Session::run() {
   }
 
   SummaryReporter reporter(quiet_);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  if (timed > 0) benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   GPU_CHECK(gpuEventDestroy(start));
   GPU_CHECK(gpuEventDestroy(stop));
+  for (const auto& [id, problem] : late_failures) {
+    ++failures;
+    notes[id] = "FAILED after timing (see above)";
+    std::printf("FAILED %s after timing: %s\n", id.c_str(), first_lines(problem, 2).c_str());
+  }
 
   // The summary: one table per group; speedups are over the group's first step (not a peer).
   std::printf("\n%s on %s (backend %s, commit %s, L2 %s)%s\n", "Summary", prop.name, COURSE_BACKEND_NAME,
@@ -311,16 +399,25 @@ int Session::run() {
     if (!c.is_peer && found != reporter.summaries.end() && !baseline_ms.count(c.group))
       baseline_ms[c.group] = found->second.median_ms;
   }
-  int failures = 0;
   for (std::size_t first = 0; first < cases_.size();) {
     std::size_t end = first;
     while (end < cases_.size() && cases_[end].group == cases_[first].group) ++end;
-    failures += print_group({cases_.begin() + first, cases_.begin() + end}, reporter.summaries, ceilings_,
-                            baseline_ms.count(cases_[first].group) ? baseline_ms[cases_[first].group] : 0.0);
+    print_group({cases_.begin() + first, cases_.begin() + end}, reporter.summaries, notes, ceilings_,
+                baseline_ms.count(cases_[first].group) ? baseline_ms[cases_[first].group] : 0.0);
     first = end;
   }
   if (!ceilings_) std::printf("\n(no --ceilings=FILE: run course_ceilings --out=ceilings.json for the 'of' columns)\n");
-  return failures == 0 ? 0 : 1;
+  if (failures > 0) {
+    std::fprintf(stderr, "error: %d case%s failed (%s)%s\n", failures, failures == 1 ? "" : "s", replay.c_str(),
+                 json_out_ ? "; no JSON written" : "");
+    return 1;
+  }
+  if (timed == 0) {
+    std::fprintf(stderr, "error: nothing to time: every selected case was skipped%s\n", json_out_ ? "; no JSON written" : "");
+    return 1;
+  }
+  if (json_out_) json_out_->commit();
+  return 0;
 }
 
 }  // namespace course::bench

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint cca4a2eed4cd): edit the TODOs.
+// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint c283b9738dc9): edit the TODOs.
 // Step 01 — coalescing: re-map threads so that a warp touches consecutive addresses.
 //
 // Transpose: threadIdx.x now runs along a *column* of the input, so the writes are coalesced and

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint 182acff4ee8b): edit the TODOs.
+// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint 1c4c8d046965): edit the TODOs.
 // Step 03 — the flagged column transpose (after the Huawei/Beihang patent, 2016).
 //
 // A read-only matrix is read column by column again and again by a consumer that must own a

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py: edit the TODOs, not the solution.
+// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint af3ddbf91c01): edit the TODOs.
 // Step 07 — the column consumer without a transposed copy: split the rows.
 //
 // Step 01's consumer reads A along its rows already (a thread per column, coalesced), but it

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint 5d7365133a9e): edit the TODOs.
+// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint 1ececfb54196): edit the TODOs.
 // Step 02 — shared memory: a 2D tile with halo per z-plane.
 //
 // A 32x8 block computes one 32x8 patch of one z-plane. It first copies the (2rz+1) planes of

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint 883fefb312c9): edit the TODOs.
+// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint ae874c37a1d8): edit the TODOs.
 // Step 10 — asynchronous copies: planes land in shared memory without passing through registers.
 //
 // Step 09 stages its planes in flight in registers: 5 loads per thread per plane, each checked

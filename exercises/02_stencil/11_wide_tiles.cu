@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint 6799cfaa827f): edit the TODOs.
+// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint ef004d416640): edit the TODOs.
 // Step 11 — wide tiles: a tile row is read in one long run of bytes, and z is cut finer.
 //
 // Step 10 is limited by neither its arithmetic nor its shared memory: timed as a plain copy

@@ -107,6 +107,12 @@ PLOT_INPUTS = {"bench.json": Copy(f"{COULOMB}/results/bench.json"),
                "ceilings.json": Copy(f"{COULOMB}/results/ceilings.json")}
 PLOT_ARGS = ["bench.json", "--ceilings", "ceilings.json"]
 
+BENCH1 = "chapters/01_transpose/bench_transpose"
+BENCH2 = "chapters/02_stencil/bench_stencil"
+BENCH4 = "chapters/04_coulomb/bench_coulomb"
+COURSE_CEILINGS = "common/course_ceilings"
+TEST1 = "chapters/01_transpose/test_transpose"
+
 ROWS = [
     # ---- report.py ----
     Row(REPORT, [], r"required: chapter", status=2),
@@ -235,10 +241,48 @@ ROWS = [
     Row(INSTALL, ["cpu", "cuda"], r"install-deps.sh: one backend at a time, not both cpu and cuda", status=2),
 
     # ---- compiled programs (paths relative to --build) ----------------------------------------
-    # The C++ rows go here, e.g.
-    # Row("chapters/01_transpose/bench_transpose", ["--rows=abc"], r"--rows needs a positive whole number", status=2),
-    # Row("chapters/01_transpose/bench_transpose", ["--benchmark_out=out.json"], r"COURSE_SEED", status=2,
-    #     env={"COURSE_SEED": "abc"}, files={"out.json": "kept"}),
+    Row(BENCH1, ["--rows=abc"], r"--rows needs a whole number from 1 to 65536, not 'abc'", status=2),
+    Row(BENCH1, ["--rows=4294967297", "--cols=8", "--benchmark_out=o.json"], r"--rows needs a whole number", status=2,
+        files={"o.json": "kept"}),
+    Row(BENCH1, ["--rows=3000000000"], r"--rows needs a whole number", status=2),
+    Row(BENCH1, ["--rows=-8"], r"--rows needs a whole number", status=2),
+    Row(BENCH1, ["--repetitions=3x"], r"--repetitions needs a whole number from 1 to 10000, not '3x'", status=2),
+    Row(BENCH1, ["--repetitions=0"], r"--repetitions needs a whole number", status=2),
+    Row(BENCH1, ["--nonsense"], r"unknown option '--nonsense'", status=2),
+    Row(BENCH1, ["--benchmark_filter=[", "--benchmark_out=o.json"], r"not a valid regular expression", status=2,
+        files={"o.json": "kept"}),
+    Row(BENCH1, ["--rows=8", "--cols=8", "--benchmark_filter=matches-nothing", "--benchmark_out=new.json"],
+        r"--benchmark_filter='matches-nothing' selects none of the \d+ cases", status=2),
+    Row(BENCH1, ["--benchmark_out=missing/out.json"], r"cannot write missing/out.json", status=2),
+    Row(BENCH1, ["--ceilings=c.json"], r'c.json: "copy_GBps" must be a finite positive number, not 0', status=2,
+        files={"c.json": '{"copy_GBps": 0, "fma_GFLOPs": 1, "rsqrt_Gops": 1}'}),
+    Row(BENCH1, ["--ceilings=c.json"], r'"fma_GFLOPs" must be a finite positive number, not -5', status=2,
+        files={"c.json": '{"copy_GBps": 1, "fma_GFLOPs": -5, "rsqrt_Gops": 1}'}),
+    Row(BENCH1, ["--ceilings=c.json"], r'"rsqrt_Gops" must be a finite positive number, not 1e999', status=2,
+        files={"c.json": '{"copy_GBps": 1, "fma_GFLOPs": 1, "rsqrt_Gops": 1e999}'}),
+    Row(BENCH1, ["--ceilings=c.json"], r'c.json has no "copy_GBps"', status=2, files={"c.json": "{}"}),
+    Row(BENCH1, ["--ceilings=absent.json"], r"cannot read ceilings file absent.json", status=2),
+    Row(BENCH2, ["--size=4294967300"], r"--size needs a whole number from 1 to 1024", status=2),
+    Row(BENCH2, ["--size=2000"], r"--size needs a whole number from 1 to 1024", status=2),
+    Row(BENCH4, ["--sizes=64x32:abc"], r"--sizes needs NXxNY:ATOMS", status=1),
+    Row(BENCH4, ["--sizes=4294967297x1:5"], r"--sizes needs NXxNY:ATOMS", status=1),
+    Row(COURSE_CEILINGS, ["--megabytes=2x"], r"--megabytes needs a whole number from 1 to 1048576, not '2x'", status=2),
+    Row(COURSE_CEILINGS, ["--megabytes=0"], r"--megabytes needs a whole number", status=2),
+    Row(COURSE_CEILINGS, ["--out=missing/ceilings.json"], r"cannot write missing/ceilings.json", status=1),
+    Row(COURSE_CEILINGS, ["--bogus"], r"unknown or malformed option '--bogus'", status=2),
+    Row(TEST1, ["--course_step=01_transpose/99_nothing"], r"no test of this program belongs to that step", status=1),
+    Row(TEST1, ["--bogus"], r"unknown argument '--bogus'", status=2),
+    # The course's environment variables: parsed whole, range-checked, named in the error.
+    *[Row(BENCH1, ["--rows=8", "--cols=8", "--benchmark_out=o.json"], rf"{variable}='{re.escape(value)}': {variable} takes",
+          status=2, env={variable: value}, files={"o.json": "kept"}, backend=backend)
+      for variable, value, backend in [("COURSE_SEED", "abc", None), ("COURSE_SEED", "-1", None), ("COURSE_SEED", "", None),
+                                       ("COURSE_SEED", "18446744073709551616", None),
+                                       ("COURSE_CPU_SHUFFLE", "abc", "CPU"), ("COURSE_CPU_SHUFFLE", "0x3039", "CPU"),
+                                       ("COURSE_CPU_SHUFFLE", "", "CPU"), ("COURSE_CPU_THREADS", "0", "CPU"),
+                                       ("COURSE_CPU_THREADS", "-4", "CPU"), ("COURSE_CPU_THREADS", "abc", "CPU"),
+                                       ("COURSE_CPU_THREADS", "100000", "CPU")]],
+    Row(TEST1, ["--gtest_filter=*1x1*"], r"COURSE_CPU_SHUFFLE='12345x'", status=2, env={"COURSE_CPU_SHUFFLE": "12345x"},
+        backend="CPU"),
     # ---- end of the compiled programs' rows ---------------------------------------------------
 ]
 

@@ -10,11 +10,16 @@
 // tables (profiling/results.py reads it).
 #pragma once
 
+#include <climits>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "course/output_file.hpp"
+#include "course/random.hpp"
 
 namespace course::bench {
 
@@ -60,16 +65,26 @@ class Session {
  public:
   // Takes Google Benchmark's flags, then the course's: --warm-l2, --repetitions=N,
   // --ceilings=FILE, --quiet (the summary table only), and the chapter's own (`defaults`, name -> default value).
-  // Unknown options and bad values: a message and exit code 2.
+  // Unknown options and bad values: one line and exit code 2. --benchmark_out=FILE is checked now
+  // and written whole at the end, or not at all when a case failed.
   Session(int argc, char** argv, std::map<std::string, std::string> defaults);
 
-  long long integer(const std::string& name) const;
+  // The chapter's option `name` as a whole number from 1 to `max`, else one line and exit code 2.
+  long long integer(const std::string& name, long long max = INT_MAX) const;
   const std::string& text(const std::string& name) const { return options_.at(name); }
+  // The seed of this run's random inputs (COURSE_SEED replays it), printed with every failure.
+  const Seed& seed() const { return seed_; }
+  // Stops with one line (exit code 2) when the problem would not fit: `device_bytes` in the
+  // device's memory, `host_bytes` in the host's.
+  void require_memory(double device_bytes, double host_bytes, const std::string& problem) const;
   // A line of the JSON's context (and of nothing else): a measurement made outside the cases.
   void add_context(const std::string& key, const std::string& value);
 
   void add(Case c);
-  // Runs everything, prints the summary; returns the process exit code: 0, 1 if a case failed,
+  // Checks every selected case once, then times those whose output is right and prints the
+  // summary. A step not written yet (a student's stub) is skipped with its reason; a wrong
+  // output fails its case, with the seed, and the others still run. Returns the process exit
+  // code: 0; 1 if a case failed or none could be timed; 2 if the filter selects no case;
   // kNoDevice when there is no device to run on.
   int run();
   static constexpr int kNoDevice = 77;  // what test drivers read as "skipped" (CTest's SKIP_RETURN_CODE)
@@ -81,6 +96,9 @@ class Session {
   int repetitions_ = 0;
   bool warm_l2_ = false;
   bool quiet_ = false;
+  Seed seed_;
+  std::unique_ptr<OutputFile> json_out_;
+  std::string json_out_flag_;  // --benchmark_out=<the partial file>, handed to Google Benchmark
 };
 
 }  // namespace course::bench

@@ -83,6 +83,7 @@ struct gpuDeviceProp {
   int multiProcessorCount;
   int maxThreadsPerBlock;
   std::size_t sharedMemPerBlock;
+  std::size_t totalGlobalMem;  // the host's physical memory: "device" memory is host memory here
   int l2CacheSize;
   int warpSize;
   int major;
