@@ -68,6 +68,8 @@ def describe_failure(output: str) -> str:
         return f"{match[2]} at {relative(match[1])}"
     if match := re.search(r"__syncthreads\(\) was reached by .*", output):
         return match[0]
+    if match := re.search(r"a kernel wrote outside a buffer of (\d+) elements \(just ([^)]*)\)", output):
+        return f"an out-of-bounds write: a kernel wrote just outside a buffer of {match[1]} elements ({match[2]})"
     detail = ""
     if match := re.search(r"\((\d+) of (\d+) elements of the (.*?) output differ.*\n\s*first wrong element "
                           r"(\[[^\]]*\]): got (\S+), expected ([^\s)]+)", output):
@@ -126,12 +128,14 @@ def grade_step(results: dict, chapter_folder: str, step: str, asan: bool, chapte
         return False, "not started", ""
     if "Timeout" in message:
         return False, "TIMEOUT", "a loop that never ends, or a barrier that not every thread reaches?"
-    if re.search(r"SEGFAULT|Subprocess aborted|Child aborted|Exception|BUS|ILLEGAL", message) or (
-            not re.search(r"\[  FAILED  \]", output) and "AddressSanitizer" not in output):
+    asan_hint = f"python3 exercises/grade.py {chapter} --step {int(step[:2])} --asan names the line"
+    if re.search(r"SEGFAULT|Subprocess aborted|Child aborted|Exception|BUS|ILLEGAL", message) or \
+            not re.search(r"\[  FAILED  \]", output):
         if asan:
             return False, "CRASHED", detail if detail != "failed" else message or "see the log"
-        return False, "CRASHED", (f"{message or 'the test program died'}, likely an out-of-bounds access; "
-                                  f"python3 exercises/grade.py {chapter} --step {int(step[:2])} --asan names the line")
+        return False, "CRASHED", f"{message or 'the test program died'}, likely an out-of-bounds access; {asan_hint}"
+    if "out-of-bounds" in detail and not asan:
+        return False, "FAIL", f"{detail}; {asan_hint}"
     if variant == "shuffled" and runs.get("in order", ("run",))[0] == "run":
         return False, "FAIL", "only with shuffled threads: a missing __syncthreads()? " + detail
     return False, "FAIL", detail
