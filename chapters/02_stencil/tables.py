@@ -212,7 +212,8 @@ def read_stalls(stalls_csv) -> list:
 def stalls_table(stalls_csv) -> str:
     kernels = read_stalls(stalls_csv)
     reasons = {STALL.match(m).group(1): m for m in kernels[0] if STALL.match(m)}
-    totals = {reason: sum(k[metric] for k in kernels) for reason, metric in reasons.items()}
+    # math.fsum, not sum: exact, so every Python prints the same digits (3.12 changed how sum rounds).
+    totals = {reason: math.fsum(k[metric] for k in kernels) for reason, metric in reasons.items()}
     shown = sorted(totals, key=totals.get, reverse=True)[:SHOWN_STALLS]
     points = PROFILE_SIZE ** 3
     lines = ["| kernel | ms | instructions / point | issue % | occupancy % | cycles between instructions | "
@@ -220,7 +221,7 @@ def stalls_table(stalls_csv) -> str:
              "|---|" + "---:|" * (6 + len(shown))]
     for k in kernels:
         cpi = k["smsp__average_warp_latency_per_inst_issued.ratio"]
-        other = sum(k[m] for r, m in reasons.items() if r not in shown)
+        other = math.fsum(k[m] for r, m in reasons.items() if r not in shown)
         lines.append(f"| `{k['kernel']}` | {k['gpu__time_duration.sum'] / 1e6:.3f} | "
                      f"{k['smsp__inst_executed.sum'] * 32 / points:.1f} | "
                      f"{k['smsp__issue_active.avg.pct_of_peak_sustained_active']:.0f} | "

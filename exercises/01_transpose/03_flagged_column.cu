@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint 1c4c8d046965): edit the TODOs.
+// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint 54779ce27b2b): edit the TODOs.
 // Step 03 — the flagged column transpose (after the Huawei/Beihang patent, 2016).
 //
 // A read-only matrix is read column by column again and again by a consumer that must own a
@@ -17,12 +17,12 @@
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
 // bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
 // flag pays off from k = 1 or 2 passes.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   03_flagged  A^T x, 1 passes   0.8372 ms, 1282 GB/s (0.301 of copy), 1194 passes/s
-//   03_flagged  A^T x, 2 passes   1.1347 ms, 1893 GB/s (0.445 of copy), 1763 passes/s
-//   03_flagged  A^T x, 4 passes   1.7070 ms, 2516 GB/s (0.591 of copy), 2343 passes/s
-//   03_flagged  A^T x, 8 passes   2.8027 ms, 3065 GB/s (0.720 of copy), 2854 passes/s
-//   03_flagged  A^T x, 16 passes  4.8454 ms, 3546 GB/s (0.833 of copy), 3302 passes/s
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   03_flagged  A^T x, 1 passes   0.8579 ms, 1252 GB/s (0.297 of copy), 1166 passes/s
+//   03_flagged  A^T x, 2 passes   1.1486 ms, 1870 GB/s (0.444 of copy), 1741 passes/s
+//   03_flagged  A^T x, 4 passes   1.7171 ms, 2501 GB/s (0.594 of copy), 2330 passes/s
+//   03_flagged  A^T x, 8 passes   2.8027 ms, 3065 GB/s (0.727 of copy), 2854 passes/s
+//   03_flagged  A^T x, 16 passes  4.7735 ms, 3599 GB/s (0.854 of copy), 3352 passes/s
 // END MEASURED
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint 1ececfb54196): edit the TODOs.
+// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint 421f9d05e2b2): edit the TODOs.
 // Step 02 — shared memory: a 2D tile with halo per z-plane.
 //
 // A 32x8 block computes one 32x8 patch of one z-plane. It first copies the (2rz+1) planes of
@@ -10,11 +10,11 @@
 // planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the tile, as
 // step 01 does. Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3x its
 // instructions per point: the covering loops' bounds tests and addresses, per value staged.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   02_shared_tile  star7 512^3        2.0379 ms, 527 GB/s (0.124 of copy), 922 GFLOP/s (0.016 of FMA)
-//   02_shared_tile  box27 512^3        2.2035 ms, 487 GB/s (0.115 of copy), 3289 GFLOP/s (0.056 of FMA)
-//   02_shared_tile  compound_r1 512^3  2.2039 ms, 487 GB/s (0.115 of copy), 3289 GFLOP/s (0.056 of FMA)
-//   02_shared_tile  compound_r2 512^3  4.3341 ms, 248 GB/s (0.058 of copy), 7742 GFLOP/s (0.132 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   02_shared_tile  star7 512^3        2.0490 ms, 524 GB/s (0.125 of copy), 917 GFLOP/s (0.016 of FMA)
+//   02_shared_tile  box27 512^3        2.2137 ms, 485 GB/s (0.115 of copy), 3274 GFLOP/s (0.056 of FMA)
+//   02_shared_tile  compound_r1 512^3  2.2141 ms, 485 GB/s (0.115 of copy), 3273 GFLOP/s (0.056 of FMA)
+//   02_shared_tile  compound_r2 512^3  4.3413 ms, 247 GB/s (0.059 of copy), 7729 GFLOP/s (0.132 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/04_plane_load.cu by exercises/generate.py (fingerprint d5c35f0af9bf): edit the TODOs.
+// Generated from solutions/02_stencil/04_plane_load.cu by exercises/generate.py (fingerprint aabcd1b70344): edit the TODOs.
 // Step 04 — the coalesced plane load (the patent's reshaped thread block).
 //
 // Step 03's queue, with the haloed tile loaded the patent's way: the block's linear thread
@@ -11,11 +11,11 @@
 // Predicted: fewer load instructions and sectors per plane than step 03 (2 passes instead of up
 // to 4, all lanes busy); the arithmetic and shared-memory reads are unchanged, and shared memory
 // becomes the busiest unit.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   04_plane_load  star7 512^3        0.6929 ms, 1550 GB/s (0.365 of copy), 2712 GFLOP/s (0.046 of FMA)
-//   04_plane_load  box27 512^3        0.8823 ms, 1217 GB/s (0.287 of copy), 8214 GFLOP/s (0.140 of FMA)
-//   04_plane_load  compound_r1 512^3  0.8820 ms, 1217 GB/s (0.287 of copy), 8217 GFLOP/s (0.140 of FMA)
-//   04_plane_load  compound_r2 512^3  2.5206 ms, 426 GB/s (0.100 of copy), 13312 GFLOP/s (0.226 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   04_plane_load  star7 512^3        0.7069 ms, 1519 GB/s (0.361 of copy), 2658 GFLOP/s (0.045 of FMA)
+//   04_plane_load  box27 512^3        0.8909 ms, 1205 GB/s (0.287 of copy), 8135 GFLOP/s (0.139 of FMA)
+//   04_plane_load  compound_r1 512^3  0.8910 ms, 1205 GB/s (0.287 of copy), 8134 GFLOP/s (0.139 of FMA)
+//   04_plane_load  compound_r2 512^3  2.5293 ms, 425 GB/s (0.101 of copy), 13266 GFLOP/s (0.227 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

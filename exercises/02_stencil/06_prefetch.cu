@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/06_prefetch.cu by exercises/generate.py (fingerprint 088727a6526e): edit the TODOs.
+// Generated from solutions/02_stencil/06_prefetch.cu by exercises/generate.py (fingerprint c5e7aa0e2290): edit the TODOs.
 // Step 06 — keep loads in flight: the next plane is fetched into registers while this one is
 // used, and each thread computes several rows.
 //
@@ -15,15 +15,15 @@
 //     memory reads of their windows.
 // Predicted: the box toward the copy bandwidth (~3 TB/s: loads now overlap compute), the
 // radius-2 compound toward its FMA limit.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   06_prefetch         star7 512^3        0.4786 ms, 2244 GB/s (0.528 of copy), 3926 GFLOP/s (0.067 of FMA)
-//   06_prefetch_4_rows  star7 512^3        0.5268 ms, 2038 GB/s (0.480 of copy), 3567 GFLOP/s (0.061 of FMA)
-//   06_prefetch         box27 512^3        0.4902 ms, 2190 GB/s (0.516 of copy), 14785 GFLOP/s (0.251 of FMA)
-//   06_prefetch_4_rows  box27 512^3        0.5241 ms, 2049 GB/s (0.483 of copy), 13830 GFLOP/s (0.235 of FMA)
-//   06_prefetch         compound_r1 512^3  0.4911 ms, 2187 GB/s (0.515 of copy), 14760 GFLOP/s (0.251 of FMA)
-//   06_prefetch_4_rows  compound_r1 512^3  0.5238 ms, 2050 GB/s (0.483 of copy), 13836 GFLOP/s (0.235 of FMA)
-//   06_prefetch         compound_r2 512^3  0.8788 ms, 1222 GB/s (0.288 of copy), 38183 GFLOP/s (0.649 of FMA)
-//   06_prefetch_4_rows  compound_r2 512^3  0.8889 ms, 1208 GB/s (0.285 of copy), 37749 GFLOP/s (0.641 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   06_prefetch         star7 512^3        0.4855 ms, 2211 GB/s (0.526 of copy), 3870 GFLOP/s (0.066 of FMA)
+//   06_prefetch_4_rows  star7 512^3        0.5365 ms, 2001 GB/s (0.476 of copy), 3502 GFLOP/s (0.060 of FMA)
+//   06_prefetch         box27 512^3        0.4969 ms, 2161 GB/s (0.514 of copy), 14586 GFLOP/s (0.249 of FMA)
+//   06_prefetch_4_rows  box27 512^3        0.5333 ms, 2013 GB/s (0.479 of copy), 13591 GFLOP/s (0.232 of FMA)
+//   06_prefetch         compound_r1 512^3  0.4980 ms, 2156 GB/s (0.513 of copy), 14553 GFLOP/s (0.249 of FMA)
+//   06_prefetch_4_rows  compound_r1 512^3  0.5333 ms, 2013 GB/s (0.479 of copy), 13589 GFLOP/s (0.232 of FMA)
+//   06_prefetch         compound_r2 512^3  0.8853 ms, 1213 GB/s (0.288 of copy), 37903 GFLOP/s (0.647 of FMA)
+//   06_prefetch_4_rows  compound_r2 512^3  0.8897 ms, 1207 GB/s (0.287 of copy), 37714 GFLOP/s (0.644 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

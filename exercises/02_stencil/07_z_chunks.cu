@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/07_z_chunks.cu by exercises/generate.py (fingerprint edccaae722a7): edit the TODOs.
+// Generated from solutions/02_stencil/07_z_chunks.cu by exercises/generate.py (fingerprint 8e699d3de0d1): edit the TODOs.
 // Step 07 — z-chunks: more blocks, so that every multiprocessor is full.
 //
 // Step 06 gives each block a 32 x 16 column of the grid: at 512^3 that is 16 x 32 = 512 blocks
@@ -8,15 +8,15 @@
 // chunk re-reads the 2rz planes around it: 2rz / kChunk more reads (3% for rz = 1, 64 planes).
 // The rest is step 06.
 // Predicted: occupancy from ~50% to the register limit, the box from 2.2 toward 3.5 TB/s.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   07_z_chunks         star7 512^3        0.4430 ms, 2424 GB/s (0.571 of copy), 4241 GFLOP/s (0.072 of FMA)
-//   07_z_chunks_4_rows  star7 512^3        0.3724 ms, 2883 GB/s (0.679 of copy), 5045 GFLOP/s (0.086 of FMA)
-//   07_z_chunks         box27 512^3        0.4568 ms, 2350 GB/s (0.554 of copy), 15865 GFLOP/s (0.269 of FMA)
-//   07_z_chunks_4_rows  box27 512^3        0.4361 ms, 2462 GB/s (0.580 of copy), 16618 GFLOP/s (0.282 of FMA)
-//   07_z_chunks         compound_r1 512^3  0.4566 ms, 2351 GB/s (0.554 of copy), 15872 GFLOP/s (0.270 of FMA)
-//   07_z_chunks_4_rows  compound_r1 512^3  0.4358 ms, 2464 GB/s (0.580 of copy), 16632 GFLOP/s (0.283 of FMA)
-//   07_z_chunks         compound_r2 512^3  0.8870 ms, 1211 GB/s (0.285 of copy), 37831 GFLOP/s (0.643 of FMA)
-//   07_z_chunks_4_rows  compound_r2 512^3  0.8957 ms, 1199 GB/s (0.282 of copy), 37463 GFLOP/s (0.636 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   07_z_chunks         star7 512^3        0.4508 ms, 2382 GB/s (0.566 of copy), 4168 GFLOP/s (0.071 of FMA)
+//   07_z_chunks_4_rows  star7 512^3        0.3767 ms, 2850 GB/s (0.678 of copy), 4988 GFLOP/s (0.085 of FMA)
+//   07_z_chunks         box27 512^3        0.4638 ms, 2315 GB/s (0.551 of copy), 15628 GFLOP/s (0.267 of FMA)
+//   07_z_chunks_4_rows  box27 512^3        0.4418 ms, 2431 GB/s (0.578 of copy), 16406 GFLOP/s (0.280 of FMA)
+//   07_z_chunks         compound_r1 512^3  0.4630 ms, 2319 GB/s (0.551 of copy), 15654 GFLOP/s (0.267 of FMA)
+//   07_z_chunks_4_rows  compound_r1 512^3  0.4420 ms, 2429 GB/s (0.578 of copy), 16397 GFLOP/s (0.280 of FMA)
+//   07_z_chunks         compound_r2 512^3  0.8876 ms, 1210 GB/s (0.288 of copy), 37804 GFLOP/s (0.646 of FMA)
+//   07_z_chunks_4_rows  compound_r2 512^3  0.8966 ms, 1198 GB/s (0.285 of copy), 37424 GFLOP/s (0.639 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py (fingerprint fd9302a50a1d): edit the TODOs.
+// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py (fingerprint c4fec3aae351): edit the TODOs.
 // Step 08 — fewer instructions per point: double-buffered tile, unguarded interior blocks,
 // pointers that step instead of indices that are recomputed.
 //
@@ -14,11 +14,11 @@
 //     from (x, y, z) with 64-bit multiplies.
 // kRows = 4 rows per thread and 32-plane chunks, step 07's faster variant.
 // Predicted: 10-20% over step 07.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   08_fewer_instructions  star7 512^3        0.3474 ms, 3091 GB/s (0.728 of copy), 5409 GFLOP/s (0.092 of FMA)
-//   08_fewer_instructions  box27 512^3        0.3562 ms, 3015 GB/s (0.710 of copy), 20349 GFLOP/s (0.346 of FMA)
-//   08_fewer_instructions  compound_r1 512^3  0.3563 ms, 3013 GB/s (0.710 of copy), 20341 GFLOP/s (0.345 of FMA)
-//   08_fewer_instructions  compound_r2 512^3  0.7971 ms, 1347 GB/s (0.317 of copy), 42095 GFLOP/s (0.715 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   08_fewer_instructions  star7 512^3        0.3504 ms, 3065 GB/s (0.729 of copy), 5363 GFLOP/s (0.092 of FMA)
+//   08_fewer_instructions  box27 512^3        0.3597 ms, 2985 GB/s (0.710 of copy), 20151 GFLOP/s (0.344 of FMA)
+//   08_fewer_instructions  compound_r1 512^3  0.3590 ms, 2991 GB/s (0.711 of copy), 20188 GFLOP/s (0.345 of FMA)
+//   08_fewer_instructions  compound_r2 512^3  0.7971 ms, 1347 GB/s (0.320 of copy), 42097 GFLOP/s (0.719 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/09_deeper_prefetch.cu by exercises/generate.py (fingerprint c4c1d8ac832d): edit the TODOs.
+// Generated from solutions/02_stencil/09_deeper_prefetch.cu by exercises/generate.py (fingerprint 13fb5c169169): edit the TODOs.
 // Step 09 — two planes in flight, and a register budget for occupancy.
 //
 // Step 08's profile: DRAM at two thirds of its peak and no unit saturated, at 60% occupancy. Two
@@ -10,11 +10,11 @@
 //     (5 x 256) = 51, which the allocation granularity makes 48. Step 08's radius-2 kernel took
 //     64 (4 blocks); its box kernel already took 48, so for the box only the prefetch changes.
 // Predicted: +10% over step 08 for the box; the radius-2 compound unchanged (bound by its FMAs).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   09_deeper_prefetch  star7 512^3        0.3228 ms, 3326 GB/s (0.783 of copy), 5821 GFLOP/s (0.099 of FMA)
-//   09_deeper_prefetch  box27 512^3        0.3283 ms, 3271 GB/s (0.770 of copy), 22077 GFLOP/s (0.375 of FMA)
-//   09_deeper_prefetch  compound_r1 512^3  0.3287 ms, 3267 GB/s (0.769 of copy), 22049 GFLOP/s (0.375 of FMA)
-//   09_deeper_prefetch  compound_r2 512^3  0.7844 ms, 1369 GB/s (0.322 of copy), 42778 GFLOP/s (0.727 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   09_deeper_prefetch  star7 512^3        0.3239 ms, 3315 GB/s (0.788 of copy), 5801 GFLOP/s (0.099 of FMA)
+//   09_deeper_prefetch  box27 512^3        0.3298 ms, 3256 GB/s (0.774 of copy), 21977 GFLOP/s (0.375 of FMA)
+//   09_deeper_prefetch  compound_r1 512^3  0.3291 ms, 3262 GB/s (0.776 of copy), 22021 GFLOP/s (0.376 of FMA)
+//   09_deeper_prefetch  compound_r2 512^3  0.7843 ms, 1369 GB/s (0.326 of copy), 42782 GFLOP/s (0.731 of FMA)
 // END MEASURED
 #include <type_traits>
 

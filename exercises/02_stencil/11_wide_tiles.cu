@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint ef004d416640): edit the TODOs.
+// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint 4840f3fd6384): edit the TODOs.
 // Step 11 — wide tiles: a tile row is read in one long run of bytes, and z is cut finer.
 //
 // Step 10 is limited by neither its arithmetic nor its shared memory: timed as a plain copy
@@ -13,11 +13,11 @@
 // session that wrote this step). The variants tried before this one are in the README.
 // Predicted: the same bytes read in longer runs keep DRAM busier, and the box moves toward what
 // plain tiled copies reached in that session (0.88 of the copy ceiling; README, Variants tried).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   11_wide_tiles  star7 512^3        0.3286 ms, 3268 GB/s (0.770 of copy), 5719 GFLOP/s (0.097 of FMA)
-//   11_wide_tiles  box27 512^3        0.3021 ms, 3555 GB/s (0.837 of copy), 23994 GFLOP/s (0.408 of FMA)
-//   11_wide_tiles  compound_r1 512^3  0.3014 ms, 3562 GB/s (0.839 of copy), 24044 GFLOP/s (0.408 of FMA)
-//   11_wide_tiles  compound_r2 512^3  0.7265 ms, 1478 GB/s (0.348 of copy), 46185 GFLOP/s (0.784 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   11_wide_tiles  star7 512^3        0.3290 ms, 3263 GB/s (0.776 of copy), 5711 GFLOP/s (0.098 of FMA)
+//   11_wide_tiles  box27 512^3        0.3022 ms, 3553 GB/s (0.845 of copy), 23981 GFLOP/s (0.410 of FMA)
+//   11_wide_tiles  compound_r1 512^3  0.3023 ms, 3552 GB/s (0.845 of copy), 23975 GFLOP/s (0.409 of FMA)
+//   11_wide_tiles  compound_r2 512^3  0.7268 ms, 1477 GB/s (0.351 of copy), 46166 GFLOP/s (0.788 of FMA)
 // END MEASURED
 #include <type_traits>
 

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py (fingerprint d51eb151e98e): edit the TODOs.
+// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py (fingerprint ca3dc5579d59): edit the TODOs.
 // Step 12 — the operator one axis at a time: each term of its separable form is filtered along
 // x, then y, then z, so a window is no longer multiplied weight by weight.
 //
@@ -26,11 +26,11 @@
 // Predicted: the radius-2 compound leaves the FMA bound (31.25 flops per byte becomes 10.5, below
 // the ridge point of 14) and runs near the box's time, about 2.4x step 11; the radius-1
 // operators, already bound by bytes, within a few percent of step 11.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   12_factored  star7 512^3        0.3109 ms, 3454 GB/s (0.814 of copy), 9499 GFLOP/s (0.161 of FMA)
-//   12_factored  box27 512^3        0.3114 ms, 3448 GB/s (0.812 of copy), 7757 GFLOP/s (0.132 of FMA)
-//   12_factored  compound_r1 512^3  0.3104 ms, 3459 GB/s (0.815 of copy), 20753 GFLOP/s (0.353 of FMA)
-//   12_factored  compound_r2 512^3  0.3980 ms, 2698 GB/s (0.635 of copy), 28324 GFLOP/s (0.481 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   12_factored  star7 512^3        0.3107 ms, 3456 GB/s (0.822 of copy), 9503 GFLOP/s (0.162 of FMA)
+//   12_factored  box27 512^3        0.3113 ms, 3449 GB/s (0.820 of copy), 7761 GFLOP/s (0.133 of FMA)
+//   12_factored  compound_r1 512^3  0.3104 ms, 3459 GB/s (0.822 of copy), 20752 GFLOP/s (0.354 of FMA)
+//   12_factored  compound_r2 512^3  0.3977 ms, 2700 GB/s (0.642 of copy), 28346 GFLOP/s (0.484 of FMA)
 // END MEASURED
 #include <type_traits>
 

@@ -10,13 +10,13 @@
 // sector, 4 useful bytes of every 32 fetched.
 // Predicted: ~1/8 of the copy bandwidth, unless the caches keep the sectors that the warps of a
 // block, on neighbouring columns, share (the README's traffic table shows that they do).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   00_naive  transpose 16384x16384  4.2186 ms, 509 GB/s (0.120 of copy)
-//   00_naive  A^T x, 1 passes        1.1169 ms, 961 GB/s (0.226 of copy), 895 passes/s
-//   00_naive  A^T x, 2 passes        2.2349 ms, 961 GB/s (0.226 of copy), 895 passes/s
-//   00_naive  A^T x, 4 passes        4.4666 ms, 962 GB/s (0.226 of copy), 896 passes/s
-//   00_naive  A^T x, 8 passes        8.9303 ms, 962 GB/s (0.226 of copy), 896 passes/s
-//   00_naive  A^T x, 16 passes       17.8632 ms, 962 GB/s (0.226 of copy), 896 passes/s
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   00_naive  transpose 16384x16384  4.3658 ms, 492 GB/s (0.117 of copy)
+//   00_naive  A^T x, 1 passes        1.1185 ms, 960 GB/s (0.228 of copy), 894 passes/s
+//   00_naive  A^T x, 2 passes        2.2410 ms, 958 GB/s (0.227 of copy), 892 passes/s
+//   00_naive  A^T x, 4 passes        4.4768 ms, 959 GB/s (0.228 of copy), 893 passes/s
+//   00_naive  A^T x, 8 passes        8.9522 ms, 960 GB/s (0.228 of copy), 894 passes/s
+//   00_naive  A^T x, 16 passes       17.9047 ms, 960 GB/s (0.228 of copy), 894 passes/s
 // END MEASURED
 #include "lane_sum.cuh"
 #include "transpose.hpp"

@@ -21,13 +21,13 @@
 // each, ~16 KB per multiprocessor; close to, but below, what the copy keeps in flight.
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   01_write_coalesced  transpose 16384x16384  1.2363 ms, 1737 GB/s (0.408 of copy)
-//   01_coalesced        A^T x, 1 passes        0.7987 ms, 1344 GB/s (0.316 of copy), 1252 passes/s
-//   01_coalesced        A^T x, 2 passes        1.5972 ms, 1345 GB/s (0.316 of copy), 1252 passes/s
-//   01_coalesced        A^T x, 4 passes        3.1940 ms, 1345 GB/s (0.316 of copy), 1252 passes/s
-//   01_coalesced        A^T x, 8 passes        6.3918 ms, 1344 GB/s (0.316 of copy), 1252 passes/s
-//   01_coalesced        A^T x, 16 passes       12.7849 ms, 1344 GB/s (0.316 of copy), 1251 passes/s
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   01_write_coalesced  transpose 16384x16384  1.2427 ms, 1728 GB/s (0.410 of copy)
+//   01_coalesced        A^T x, 1 passes        0.3071 ms, 3496 GB/s (0.830 of copy), 3256 passes/s
+//   01_coalesced        A^T x, 2 passes        0.6138 ms, 3499 GB/s (0.830 of copy), 3258 passes/s
+//   01_coalesced        A^T x, 4 passes        1.2275 ms, 3499 GB/s (0.830 of copy), 3259 passes/s
+//   01_coalesced        A^T x, 8 passes        2.4528 ms, 3502 GB/s (0.831 of copy), 3262 passes/s
+//   01_coalesced        A^T x, 16 passes       4.9072 ms, 3501 GB/s (0.831 of copy), 3260 passes/s
 // END MEASURED
 #include "lane_sum.cuh"
 #include "transpose.hpp"

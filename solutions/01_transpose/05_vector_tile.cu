@@ -13,9 +13,9 @@
 // The streaming variant writes with store_streaming (st.global.cs on CUDA, a non-temporal store on
 // HIP): the output is not read again, so it need not displace the input's lines in L2.
 // Predicted: +5-10% over step 04 from fewer, wider accesses; streaming stores within noise.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   05_vector_tile            transpose 16384x16384  0.5296 ms, 4055 GB/s (0.952 of copy)
-//   05_vector_tile_streaming  transpose 16384x16384  0.5311 ms, 4043 GB/s (0.950 of copy)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   05_vector_tile            transpose 16384x16384  0.5324 ms, 4034 GB/s (0.957 of copy)
+//   05_vector_tile_streaming  transpose 16384x16384  0.5340 ms, 4022 GB/s (0.954 of copy)
 // END MEASURED
 #include "transpose.hpp"
 

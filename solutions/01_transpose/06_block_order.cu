@@ -9,9 +9,20 @@
 // tile): twice the loads in flight per thread, half the threads per tile.
 // Predicted: a few percent from the write order (step 05 is already close to the copy); the 8-row
 // variant within noise of the 4-row one.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   06_block_order         transpose 16384x16384  0.5185 ms, 4142 GB/s (0.973 of copy)
-//   06_block_order_8_rows  transpose 16384x16384  0.5331 ms, 4029 GB/s (0.946 of copy)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   06_block_order         transpose 16384x16384  0.5184 ms, 4143 GB/s (0.983 of copy)
+//   06_block_order_8_rows  transpose 16384x16384  0.5370 ms, 3999 GB/s (0.949 of copy)
+//   06_block_order         size sweep, 1 MiB      0.0050 ms, 423 GB/s (0.100 of copy)
+//   06_block_order         size sweep, 2 MiB      0.0051 ms, 819 GB/s (0.194 of copy)
+//   06_block_order         size sweep, 4 MiB      0.0056 ms, 1489 GB/s (0.353 of copy)
+//   06_block_order         size sweep, 8 MiB      0.0075 ms, 2231 GB/s (0.529 of copy)
+//   06_block_order         size sweep, 16 MiB     0.0113 ms, 2958 GB/s (0.702 of copy)
+//   06_block_order         size sweep, 32 MiB     0.0190 ms, 3534 GB/s (0.839 of copy)
+//   06_block_order         size sweep, 64 MiB     0.0336 ms, 3996 GB/s (0.948 of copy)
+//   06_block_order         size sweep, 128 MiB    0.0658 ms, 4081 GB/s (0.968 of copy)
+//   06_block_order         size sweep, 256 MiB    0.1296 ms, 4143 GB/s (0.983 of copy)
+//   06_block_order         size sweep, 512 MiB    0.2582 ms, 4159 GB/s (0.987 of copy)
+//   06_block_order         size sweep, 1024 MiB   0.5181 ms, 4145 GB/s (0.984 of copy)
 // END MEASURED
 #include "transpose.hpp"
 

@@ -6,11 +6,11 @@
 // sectors for 128 useful bytes. Each input value is read by every output that needs it (7, 27 or
 // 125 times) and only the caches stand between that and DRAM.
 // Predicted: limited by L1/L2 traffic, well under half the copy bandwidth.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   00_naive  star7 512^3        0.6645 ms, 1616 GB/s (0.381 of copy), 2828 GFLOP/s (0.048 of FMA)
-//   00_naive  box27 512^3        1.9739 ms, 544 GB/s (0.128 of copy), 3672 GFLOP/s (0.062 of FMA)
-//   00_naive  compound_r1 512^3  1.9744 ms, 544 GB/s (0.128 of copy), 3671 GFLOP/s (0.062 of FMA)
-//   00_naive  compound_r2 512^3  8.3291 ms, 129 GB/s (0.030 of copy), 4029 GFLOP/s (0.068 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   00_naive  star7 512^3        0.6714 ms, 1599 GB/s (0.380 of copy), 2799 GFLOP/s (0.048 of FMA)
+//   00_naive  box27 512^3        1.9753 ms, 544 GB/s (0.129 of copy), 3669 GFLOP/s (0.063 of FMA)
+//   00_naive  compound_r1 512^3  1.9756 ms, 544 GB/s (0.129 of copy), 3669 GFLOP/s (0.063 of FMA)
+//   00_naive  compound_r2 512^3  8.3308 ms, 129 GB/s (0.031 of copy), 4028 GFLOP/s (0.069 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -6,11 +6,11 @@
 // the points shifted left or right. Stores are whole lines.
 // Predicted: fewer sectors and requests per load than step 00; still every neighbour read from
 // L1/L2 by every output that needs it.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   01_coalesced  star7 512^3        0.4898 ms, 2192 GB/s (0.516 of copy), 3836 GFLOP/s (0.065 of FMA)
-//   01_coalesced  box27 512^3        0.8607 ms, 1248 GB/s (0.294 of copy), 8421 GFLOP/s (0.143 of FMA)
-//   01_coalesced  compound_r1 512^3  0.8288 ms, 1296 GB/s (0.305 of copy), 8745 GFLOP/s (0.149 of FMA)
-//   01_coalesced  compound_r2 512^3  2.6217 ms, 410 GB/s (0.096 of copy), 12799 GFLOP/s (0.217 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   01_coalesced  star7 512^3        0.4973 ms, 2159 GB/s (0.513 of copy), 3778 GFLOP/s (0.065 of FMA)
+//   01_coalesced  box27 512^3        0.8886 ms, 1208 GB/s (0.287 of copy), 8157 GFLOP/s (0.139 of FMA)
+//   01_coalesced  compound_r1 512^3  0.8495 ms, 1264 GB/s (0.301 of copy), 8532 GFLOP/s (0.146 of FMA)
+//   01_coalesced  compound_r2 512^3  2.6257 ms, 409 GB/s (0.097 of copy), 12779 GFLOP/s (0.218 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -9,11 +9,11 @@
 // planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the tile, as
 // step 01 does. Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3x its
 // instructions per point: the covering loops' bounds tests and addresses, per value staged.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   02_shared_tile  star7 512^3        2.0379 ms, 527 GB/s (0.124 of copy), 922 GFLOP/s (0.016 of FMA)
-//   02_shared_tile  box27 512^3        2.2035 ms, 487 GB/s (0.115 of copy), 3289 GFLOP/s (0.056 of FMA)
-//   02_shared_tile  compound_r1 512^3  2.2039 ms, 487 GB/s (0.115 of copy), 3289 GFLOP/s (0.056 of FMA)
-//   02_shared_tile  compound_r2 512^3  4.3341 ms, 248 GB/s (0.058 of copy), 7742 GFLOP/s (0.132 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   02_shared_tile  star7 512^3        2.0490 ms, 524 GB/s (0.125 of copy), 917 GFLOP/s (0.016 of FMA)
+//   02_shared_tile  box27 512^3        2.2137 ms, 485 GB/s (0.115 of copy), 3274 GFLOP/s (0.056 of FMA)
+//   02_shared_tile  compound_r1 512^3  2.2141 ms, 485 GB/s (0.115 of copy), 3273 GFLOP/s (0.056 of FMA)
+//   02_shared_tile  compound_r2 512^3  4.3413 ms, 247 GB/s (0.059 of copy), 7729 GFLOP/s (0.132 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -10,11 +10,11 @@
 //   3. apply F over the box from the slots, write out(z)
 // Predicted: each plane is loaded once per block instead of 2rz+1 times: L2 reads fall to the
 // tile's halo overhead (~1.3x the cube for r = 1); still the classic halo loading of step 02.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   03_circular_queue  star7 512^3        1.0575 ms, 1015 GB/s (0.239 of copy), 1777 GFLOP/s (0.030 of FMA)
-//   03_circular_queue  box27 512^3        1.2608 ms, 852 GB/s (0.201 of copy), 5748 GFLOP/s (0.098 of FMA)
-//   03_circular_queue  compound_r1 512^3  1.2652 ms, 849 GB/s (0.200 of copy), 5729 GFLOP/s (0.097 of FMA)
-//   03_circular_queue  compound_r2 512^3  3.0264 ms, 355 GB/s (0.084 of copy), 11087 GFLOP/s (0.188 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   03_circular_queue  star7 512^3        1.0838 ms, 991 GB/s (0.236 of copy), 1734 GFLOP/s (0.030 of FMA)
+//   03_circular_queue  box27 512^3        1.2755 ms, 842 GB/s (0.200 of copy), 5682 GFLOP/s (0.097 of FMA)
+//   03_circular_queue  compound_r1 512^3  1.2746 ms, 842 GB/s (0.200 of copy), 5686 GFLOP/s (0.097 of FMA)
+//   03_circular_queue  compound_r2 512^3  3.0407 ms, 353 GB/s (0.084 of copy), 11035 GFLOP/s (0.188 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -13,11 +13,11 @@
 // same; the sums are added in a different order (the tests' tolerance allows for it).
 // Predicted: the 27-point box near the copy bandwidth; the radius-2 compound limited by its 125
 // FMAs per point.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   05_register_queue  star7 512^3        0.6488 ms, 1655 GB/s (0.390 of copy), 2896 GFLOP/s (0.049 of FMA)
-//   05_register_queue  box27 512^3        0.7028 ms, 1528 GB/s (0.360 of copy), 10312 GFLOP/s (0.175 of FMA)
-//   05_register_queue  compound_r1 512^3  0.7022 ms, 1529 GB/s (0.360 of copy), 10321 GFLOP/s (0.175 of FMA)
-//   05_register_queue  compound_r2 512^3  1.1900 ms, 902 GB/s (0.213 of copy), 28198 GFLOP/s (0.479 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   05_register_queue  star7 512^3        0.6635 ms, 1618 GB/s (0.385 of copy), 2832 GFLOP/s (0.048 of FMA)
+//   05_register_queue  box27 512^3        0.7154 ms, 1501 GB/s (0.357 of copy), 10131 GFLOP/s (0.173 of FMA)
+//   05_register_queue  compound_r1 512^3  0.7155 ms, 1501 GB/s (0.357 of copy), 10130 GFLOP/s (0.173 of FMA)
+//   05_register_queue  compound_r2 512^3  1.2004 ms, 894 GB/s (0.213 of copy), 27952 GFLOP/s (0.477 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -17,11 +17,11 @@
 // there but gains nothing from the ring. The variants tried before this one are in the README.
 // Predicted: a third fewer instructions per point, fewer L2 reads, and the box near the copy
 // bandwidth.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 804991811aee, 2026-11-22):
-//   10_async_copy  star7 512^3        0.3348 ms, 3207 GB/s (0.755 of copy), 5612 GFLOP/s (0.095 of FMA)
-//   10_async_copy  box27 512^3        0.3173 ms, 3384 GB/s (0.797 of copy), 22843 GFLOP/s (0.388 of FMA)
-//   10_async_copy  compound_r1 512^3  0.3171 ms, 3386 GB/s (0.797 of copy), 22854 GFLOP/s (0.388 of FMA)
-//   10_async_copy  compound_r2 512^3  0.7268 ms, 1477 GB/s (0.348 of copy), 46169 GFLOP/s (0.784 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
+//   10_async_copy  star7 512^3        0.3352 ms, 3203 GB/s (0.762 of copy), 5606 GFLOP/s (0.096 of FMA)
+//   10_async_copy  box27 512^3        0.3182 ms, 3375 GB/s (0.802 of copy), 22780 GFLOP/s (0.389 of FMA)
+//   10_async_copy  compound_r1 512^3  0.3180 ms, 3377 GB/s (0.803 of copy), 22792 GFLOP/s (0.389 of FMA)
+//   10_async_copy  compound_r2 512^3  0.7269 ms, 1477 GB/s (0.351 of copy), 46159 GFLOP/s (0.788 of FMA)
 // END MEASURED
 #include <type_traits>
 
