@@ -2,7 +2,8 @@
 # A student's session, scripted, on a fresh clone of the course (CI runs it; a test of the course
 # itself). It follows the README's Students section and checks what a student must be able to
 # rely on:
-#   1. the untouched stubs grade as "not started", one line per step, the naive step ok;
+#   1. the untouched stubs grade as "not started", one line per step, the naive step ok, in
+#      every chapter;
 #   2. a stub written correctly passes;
 #   3. a missing __syncthreads() is caught by default;
 #   4. an out-of-bounds write fails, the summary points at --asan, and --asan names the line;
@@ -35,6 +36,12 @@ expect "^  00_naive +ok$"
 expect "^  02_shared_tile +not started: edit $step02$"
 expect "^  1 of [0-9]+ steps pass$"
 (($(wc -l <<<"$out") <= 15)) || fail "the summary takes $(wc -l <<<"$out") lines"
+
+echo "1b. every chapter's untouched stubs: each step fails cleanly or is given"
+grade
+((status == 1)) || fail "grading every chapter's untouched stubs exited $status"
+if grep -E "CRASHED|TIMEOUT|NOT RUN|skipped|FAIL" <<<"$out"; then fail "an untouched stub crashed, hung or failed unclearly"; fi
+(($(grep -cE "^  00_naive +ok$" <<<"$out") == $(ls -d chapters/[0-9][0-9]_*/ | wc -l))) || fail "a naive step does not pass"
 
 echo "2. one stub written (as its solution writes it)"
 cp solutions/01_transpose/01_coalesced.cu "$step01"
