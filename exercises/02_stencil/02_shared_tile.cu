@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint 421f9d05e2b2): edit the TODOs.
+// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint fd0032b51353): edit the TODOs.
 // Step 02 — shared memory: a 2D tile with halo per z-plane.
 //
 // A 32x8 block computes one 32x8 patch of one z-plane. It first copies the (2rz+1) planes of
@@ -8,7 +8,7 @@
 // in which the narrow strips are loaded by a few threads of each warp.
 // Predicted: the tile removes the re-reads within a plane; but every block reloads 2rz+1
 // planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the tile, as
-// step 01 does. Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3x its
+// step 01 does. Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3.1x its
 // instructions per point: the covering loops' bounds tests and addresses, per value staged.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
 //   02_shared_tile  star7 512^3        2.0490 ms, 524 GB/s (0.125 of copy), 917 GFLOP/s (0.016 of FMA)

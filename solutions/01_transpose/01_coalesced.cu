@@ -14,11 +14,14 @@
 // The 8 rows of threads (threadIdx.y) split the rows of A between them; shared memory adds their
 // 8 partial sums. The row loop steps by the compile-time kBlockY, not blockDim.y: with a stride
 // the compiler knows, it unrolls the loop by 4 and issues 4 loads before the first FMA needs
-// one; with blockDim.y (a run-time value) it keeps one load per thread in flight, and the kernel
-// ran about 2.6x slower on the H200 (the README's "Bytes in flight" section).
-// Predicted: 8x less traffic than step 00, and, by Little's law, about 4x step 00's bytes in
-// flight: 512 blocks of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes
-// each, ~16 KB per multiprocessor; close to, but below, what the copy keeps in flight.
+// one; with blockDim.y (a run-time value) it keeps one load per thread in flight, for which
+// Little's law predicts about 0.36 of the copy bandwidth (the README's "Bytes in flight"; that
+// version is not among the benchmark's cases).
+// Predicted: 8x less traffic than step 00, and, by Little's law, the copy bandwidth: 512 blocks
+// of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes each, ~16 KB per
+// multiprocessor, more than the ~11 KB the copy needs at the idle latency. Measured: 0.83 of the
+// copy, as the latency rises under load, and 3.6x step 00, not 8x: the caches had already kept
+// step 00's DRAM traffic to 1.19x the matrix (the README's traffic table).
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):

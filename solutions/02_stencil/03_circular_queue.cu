@@ -10,6 +10,8 @@
 //   3. apply F over the box from the slots, write out(z)
 // Predicted: each plane is loaded once per block instead of 2rz+1 times: L2 reads fall to the
 // tile's halo overhead (~1.3x the cube for r = 1); still the classic halo loading of step 02.
+// Measured (README, "Predicted and measured L2 reads"): 1.88x for radius 1, since the x-halo
+// costs a whole 32-byte sector on each side of a row, (6/4)(10/8) = 1.875 in sectors.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
 //   03_circular_queue  star7 512^3        1.0838 ms, 991 GB/s (0.236 of copy), 1734 GFLOP/s (0.030 of FMA)
 //   03_circular_queue  box27 512^3        1.2755 ms, 842 GB/s (0.200 of copy), 5682 GFLOP/s (0.097 of FMA)
