@@ -68,7 +68,15 @@ class DeviceBuffer {
     return host;
   }
   // All bytes 0xff: a NaN for float and double, so an element the kernel forgot stays visible.
-  void poison() { GPU_CHECK(gpuMemset(data_, 0xff, bytes())); }
+  // The guard bands are set again too, so the next check sees only the next run's writes.
+  void poison() {
+    if (count_ == 0) return;
+    GPU_CHECK(gpuMemset(data_, 0xff, bytes()));
+    if constexpr (kGuardBytes > 0) {
+      GPU_CHECK(gpuMemset(start_bytes(), kGuardPattern, kGuardBytes));
+      GPU_CHECK(gpuMemset(end_bytes(), kGuardPattern, kGuardBytes));
+    }
+  }
 
  private:
 #if defined(COURSE_ASAN)
