@@ -6,6 +6,8 @@
     python3 exercises/grade.py 1 --asan       under AddressSanitizer, which names the line of an
                                               out-of-bounds access (CPU backend only)
     python3 exercises/grade.py 1 --preset student-cuda   on an NVIDIA GPU (student-hip: an AMD one)
+    python3 exercises/grade.py 1 --bench      builds and runs chapter 1's benchmark instead: your
+                                              steps timed beside the naive one
 
 It always builds first, so what it grades is what you wrote. On the CPU backend every step runs
 twice: with the threads of each block in order, and shuffled between barriers, so that a missing
@@ -147,6 +149,9 @@ def main() -> int:
     parser.add_argument("--step", type=int, help="grade only this step (its number)")
     parser.add_argument("--asan", action="store_true", help="build and test under AddressSanitizer (CPU backend)")
     parser.add_argument("--preset", choices=PRESETS, default="student-cpu", help="the build to grade (default: student-cpu)")
+    parser.add_argument("--bench", action="store_true",
+                        help="instead of the tests, build and run the chapter's benchmark: every written step timed "
+                             "beside the naive one, steps not written yet skipped, wrong ones reported")
     args = parser.parse_args()
 
     known = chapters()
@@ -158,6 +163,8 @@ def main() -> int:
         raise GradeError("--step needs exactly one chapter, e.g. grade.py 1 --step 2")
     if args.step is not None and not 0 <= args.step <= 99:
         raise GradeError(f"--step {args.step}: a step is numbered 0 to 99")
+    if args.bench and (len(selected) != 1 or args.step is not None or args.asan):
+        raise GradeError("--bench times one whole chapter: grade.py 1 --bench")
     if args.asan and args.preset != "student-cpu":
         raise GradeError("--asan works with the CPU backend (student-cpu) only")
     preset = "student-cpu-asan" if args.asan else args.preset
@@ -180,6 +187,10 @@ def main() -> int:
             log.flush()
             error = first_compiler_error(log_path.read_text())
             raise GradeError(f"the build failed: {error or 'see the log'} (whole output: {shown_log})")
+        if args.bench:
+            folder = known[selected[0]]
+            bench = build / "chapters" / folder / next((ROOT / "chapters" / folder).glob("bench_*.cpp")).stem
+            return subprocess.run([str(bench), "--quiet"], cwd=ROOT).returncode
         labels = "|".join(f"chapter{n}" + (f"-step{args.step:02d}" if args.step is not None else "") for n in selected)
         run_logged(["ctest", "--preset", preset, "-L", f"^({labels})$", "--output-junit", str(junit),
                     "--parallel", str(os.cpu_count() or 1)], log)
