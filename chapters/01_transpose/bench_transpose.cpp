@@ -2,7 +2,8 @@
 // GPU) beside the device-to-device copy and the vendor library's transpose (cublasSgeam /
 // hipblasSgeam, where the build has the library); then the column consumer y = A^T x over k
 // passes: every consumer step, the flagged matrix and the library's gemv; then a size sweep of
-// the best transpose step and the copy, from 1 MiB to the whole matrix, to show where L2 helps.
+// the best transpose step and the copy, from 1 MiB to the whole matrix (L2 flushed, so it shows
+// where fixed costs stop mattering, not the L2 helping).
 // On a GPU it first measures the latency of a load that misses the caches (the JSON's context,
 // "memory_latency_ns"), for the README's bytes-in-flight model.
 //

@@ -1,9 +1,12 @@
 // Chapter 1 tests: every step against the float64 reference on fresh random inputs, at sizes
-// that include 1x1, single rows and columns and edges that cut the tiles; then the flagged
-// matrix's contract and the patent's access rule.
+// that include 1x1, single rows and columns and edges that cut the tiles; step 07's partial sums
+// in a buffer that grows, and its runs repeated bit for bit; then the flagged matrix's contract
+// and the patent's access rule.
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,15 +51,58 @@ void flagged_second_pass(const float* a, const float* x, float* y, int rows, int
   matrix.multiply_transposed(x, y);
 }
 
+// A consumer's inputs for one size: A (rows x cols) and x (rows), fresh from the seed.
+struct ConsumerInputs {
+  Size size;
+  std::vector<float> a, x;
+  ConsumerInputs(Size size, const course::Seed& seed)
+      : size(size),
+        a(course::random_floats(static_cast<size_t>(size.rows) * size.cols, seed, 0)),
+        x(course::random_floats(size.rows, seed, 1)) {}
+  // y = A^T x as the consumer computes it, into a poisoned y.
+  std::vector<float> run(ch01::ColumnConsumerFn consumer) const {
+    DeviceBuffer<float> d_a{std::span<const float>(a)}, d_x{std::span<const float>(x)}, d_y(size.cols);
+    d_y.poison();
+    consumer(d_a.data(), d_x.data(), d_y.data(), size.rows, size.cols);
+    GPU_CHECK(gpuDeviceSynchronize());
+    return d_y.to_host();
+  }
+  ::testing::AssertionResult matches_reference(const std::vector<float>& y) const {
+    return course::matches_reference(y, ch01::multiply_transposed_reference(a, x, size.rows, size.cols),
+                                     ch01::sum_tolerance(size.rows), {size_t(size.cols)});
+  }
+};
+
 void test_consumer(ch01::ColumnConsumerFn consumer, Size size, const course::Seed& seed) {
-  const auto a = course::random_floats(static_cast<size_t>(size.rows) * size.cols, seed, 0);
-  const auto x = course::random_floats(size.rows, seed, 1);
-  DeviceBuffer<float> d_a{std::span<const float>(a)}, d_x{std::span<const float>(x)}, d_y(size.cols);
-  d_y.poison();
-  consumer(d_a.data(), d_x.data(), d_y.data(), size.rows, size.cols);
-  GPU_CHECK(gpuDeviceSynchronize());
-  EXPECT_TRUE(course::matches_reference(d_y.to_host(), ch01::multiply_transposed_reference(a, x, size.rows, size.cols),
-                                        ch01::sum_tolerance(size.rows), {size_t(size.cols)}));
+  const ConsumerInputs inputs(size, seed);
+  EXPECT_TRUE(inputs.matches_reference(inputs.run(consumer)));
+}
+
+// Two runs' outputs hold the same bits (0.0 and -0.0 differ, as do two NaNs with other bits).
+::testing::AssertionResult bit_identical(const std::vector<float>& again, const std::vector<float>& first) {
+  size_t differing = 0, first_at = 0;
+  for (size_t i = 0; i < first.size(); ++i) {
+    if (std::bit_cast<std::uint32_t>(again[i]) != std::bit_cast<std::uint32_t>(first[i]) && differing++ == 0) first_at = i;
+  }
+  if (differing == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << differing << " of " << first.size() << " elements differ; first at [x=" << first_at
+                                       << "]: " << again[first_at] << " now, " << first[first_at]
+                                       << " in the first run";
+}
+
+// Step 07 keeps its partial sums in a buffer that lives as long as the process and grows when a
+// problem needs more of it. A small matrix, then one that needs more splits and more columns
+// than any other test of the chapter (16 splits x 520 columns against at most 4 x 320), in the
+// same process: the second must run in the grown buffer, and the small one again in the larger
+// buffer. Every run is also repeated: the fixed order of the sum makes y bit-identical.
+void test_split_rows_buffer_grows(ch01::ColumnConsumerFn split_rows, const course::Seed& seed) {
+  const ConsumerInputs small({70, 132}, seed), large({1000, 520}, seed);
+  const std::vector<float> small_y = small.run(split_rows);
+  EXPECT_TRUE(small.matches_reference(small_y)) << "70 x 132, the first run";
+  const std::vector<float> large_y = large.run(split_rows);
+  EXPECT_TRUE(large.matches_reference(large_y)) << "1000 x 520, after 70 x 132: the partial sums' buffer must grow";
+  EXPECT_TRUE(bit_identical(large.run(split_rows), large_y)) << "1000 x 520 run twice: y must be bit-identical";
+  EXPECT_TRUE(bit_identical(small.run(split_rows), small_y)) << "70 x 132 again, in the grown buffer: y must be bit-identical";
 }
 
 const bool registered = [] {
@@ -72,6 +118,10 @@ const bool registered = [] {
     for (const Size size : kSizes)
       course::register_step_test(step.source, "MultiplyTransposed", name + "/" + size.name(),
                                  [run = step.run, size](const course::Seed& seed) { test_consumer(run, size, seed); });
+  for (const auto& step : ch01::consumer_steps())
+    if (step.source.file == "07_split_rows")
+      course::register_step_test(step.source, "SplitRows", "PartialSumsBufferGrowsAndResultsRepeatBitForBit",
+                                 [run = step.run](const course::Seed& seed) { test_split_rows_buffer_grows(run, seed); });
   return true;
 }();
 

@@ -138,8 +138,8 @@ def draw_register_queue(out: pathlib.Path) -> None:
                     axis.text(p + 0.45, z + 0.45, f"k={k:+d}" + ("\nwrite" if last else ""), ha="center", va="center", fontsize=6.5)
         p = 2
         axis.add_patch(plt.Rectangle((p - 0.05, 2 - rz - 0.05), 1.0, 2 * rz + 1, fill=False, edgecolor="green", linewidth=2))
-        axis.text(p + 0.45, 2 + rz + 1.25, f"plane {p} in shared memory:\n{2 * rz + 1} sums in registers", ha="center",
-                  fontsize=7, color="green")
+        axis.text(p + 0.9, 2 + rz + 1.05, f"plane {p} in shared memory:\n{2 * rz + 1} sums in registers", ha="right",
+                  va="top", fontsize=7, color="green")  # below the outline, left of the next rows' boxes
         axis.set_xlim(-rz - 0.2, 6 + rz)
         axis.set_ylim(6 + 1.6, -0.2)
         axis.set_xticks([q + 0.45 for q in planes], [str(q) for q in planes])
@@ -191,8 +191,8 @@ def draw_size_sweep(out: pathlib.Path, results: pathlib.Path) -> None:
             points = sorted((float(r["cube bytes"]), float(r["GB/s"])) for r in rows if r["case"] == case and r["L2"] == l2)
             if points:
                 axis.plot(*zip(*points), line, marker="o", color=colour, label=f"{case}, L2 {l2}")
-    axis.axvline(float(context["l2_bytes"]), color="black", linewidth=0.8)
-    axis.text(float(context["l2_bytes"]) * 1.05, 300, "L2 size", fontsize=8)
+    axis.axvline(float(context["l2_bytes"]) / 2, color="black", linewidth=0.8)  # input and output both in L2
+    axis.text(float(context["l2_bytes"]) / 2 * 0.95, 300, "input + output = L2 size", fontsize=8, ha="right")
     axis.axhline(ceilings["copy_GBps"], color="tab:red", linewidth=0.8, linestyle="--")
     axis.text(2 ** 20, ceilings["copy_GBps"] * 1.02, f"copy ceiling {ceilings['copy_GBps']:.0f} GB/s", fontsize=8, color="tab:red")
     axis.set_xscale("log", base=2)

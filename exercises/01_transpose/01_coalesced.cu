@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint 8118758e001e): edit the TODOs.
+// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint b1dd323b4418): edit the TODOs.
 // Step 01 — coalescing: re-map threads so that a warp touches consecutive addresses.
 //
 // Transpose: threadIdx.x now runs along a *column* of the input, so the writes are coalesced and
@@ -14,10 +14,12 @@
 // across 32 neighbouring columns, so lane l reads A[r][c0 + l]: one 128-byte line per warp load.
 // The 8 rows of threads (threadIdx.y) split the rows of A between them; shared memory adds their
 // 8 partial sums. The row loop steps by the compile-time kBlockY, not blockDim.y: with a stride
-// the compiler knows, it unrolls the loop by 4 and issues 4 loads before the first FMA needs
-// one; with blockDim.y (a run-time value) it keeps one load per thread in flight, for which
-// Little's law predicts about 0.36 of the copy bandwidth (the README's "Bytes in flight"; that
-// version is not among the benchmark's cases).
+// the compiler knows, it unrolls the loop by 4, four loads of A per iteration that wait on no
+// other load, so all four can be in flight; with blockDim.y (a run-time value) each iteration
+// has one load, issued after the previous iteration's FMA, and a thread keeps one load in
+// flight, for which Little's law predicts about 0.36 of the copy bandwidth (the PTX of both
+// loops: the chapter's results/compiled.txt; the README's "Bytes in flight"; that version is
+// not among the benchmark's cases, so its speed is not measured).
 // Predicted: 8x less traffic than step 00, and, by Little's law, the copy bandwidth: 512 blocks
 // of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes each, ~16 KB per
 // multiprocessor, more than the ~11 KB the copy needs at the idle latency. Measured: 0.83 of the

@@ -1,18 +1,21 @@
-// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint 4840f3fd6384): edit the TODOs.
+// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint bf58e1d01869): edit the TODOs.
 // Step 11 — wide tiles: a tile row is read in one long run of bytes, and z is cut finer.
 //
-// Step 10 is limited by neither its arithmetic nor its shared memory: timed as a plain copy
-// through the same tiles it is hardly faster. What limits it is how the cube is read, and most
-// of all the x-halo: a tile row of step 10 is 288 contiguous bytes (64 floats and the halos),
-// and its 16-byte halo copies add a quarter to the L2 reads (the README's step 11 section has
-// the measurements). Here blocks are one row of 256 threads, each with 8 rows of outputs, so a
+// Step 10 is limited by neither its arithmetic nor its shared memory (the README's traffic
+// table: for the box DRAM 74% busy, shared memory and the FMA pipe 41%), and in an earlier
+// session, timed as a plain copy through the same tiles, it was hardly faster (not re-measured
+// for the recorded results). What limits it is how the cube is read, and most of all the
+// x-halo: a tile row of step 10 is 288 contiguous bytes (64 floats and the halos), and its
+// 16-byte halo copies add 2 sectors to 8, a quarter more L2 reads (the README's L2 model and
+// its step 11 section). Here blocks are one row of 256 threads, each with 8 rows of outputs, so a
 // tile row is 1056 contiguous bytes and the x-halo is 2 sectors in 32 instead of in 8. With the
 // rows so wide, z is cut into 16-plane chunks: twice the blocks (4096 at 512^3) for the same
 // machine, at 2 planes re-read in 16.
-// Radius 2 keeps step 10's shape: its time is arithmetic (256-wide tiles were 1% slower in the
-// session that wrote this step). The variants tried before this one are in the README.
+// Radius 2 keeps step 10's shape: its time is arithmetic (256-wide tiles were slightly slower in
+// the session that wrote this step; not re-measured). The variants tried before this one are in
+// the README.
 // Predicted: the same bytes read in longer runs keep DRAM busier, and the box moves toward what
-// plain tiled copies reached in that session (0.88 of the copy ceiling; README, Variants tried).
+// plain tiled copies reached in that session (close to the copy ceiling; README, Variants tried).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
 //   11_wide_tiles  star7 512^3        0.3290 ms, 3263 GB/s (0.776 of copy), 5711 GFLOP/s (0.098 of FMA)
 //   11_wide_tiles  box27 512^3        0.3022 ms, 3553 GB/s (0.845 of copy), 23981 GFLOP/s (0.410 of FMA)

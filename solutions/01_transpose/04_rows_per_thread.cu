@@ -6,7 +6,8 @@
 // flight while one of them waits, each thread has 4 independent loads in flight before it needs
 // any, and there is a quarter of the index arithmetic per element.
 // Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
-// for this kernel).
+// for this kernel). Measured: 0.79, short of it; the profile shows 69% of issue slots busy, one
+// 4-byte access per instruction, which is likely the limit (step 05's float4s bring it to 9%).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
 //   04_rows_per_thread  transpose 16384x16384  0.6479 ms, 3315 GB/s (0.787 of copy)
 // END MEASURED

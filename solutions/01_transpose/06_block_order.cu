@@ -3,12 +3,18 @@
 // Step 05 numbers its blocks along the rows of the input: blocks that run at the same time read
 // neighbouring 256-byte pieces of the same 64 input rows (good) and write pieces 64 rows apart of
 // 64 *different* stretches of the output. Here blockIdx.x walks *down* the input instead, so
-// blocks that run together write neighbouring pieces of the same 64 output rows: the writes, the
-// side that costs more in DRAM (a partly written burst must be merged), become long runs.
+// blocks that run together write neighbouring pieces of the same 64 output rows: the writes
+// reach DRAM as long runs. The bytes moved do not change (the same traffic as step 05 at every
+// level); only their order does. Why DRAM prefers this order is not measured (candidates: more
+// accesses to an open DRAM page, fewer switches between reading and writing).
 // The second variant also gives each thread 8 tile rows instead of 4 (a 16x8 block per 64x64
 // tile): twice the loads in flight per thread, half the threads per tile.
 // Predicted: a few percent from the write order (step 05 is already close to the copy); the 8-row
-// variant within noise of the 4-row one.
+// variant within noise of the 4-row one. Measured: +2.7% for the order, as predicted; the 8-row
+// variant 3.6% slower, which the prediction missed: its 40 registers a thread (30 for the 4-row
+// kernel; results/compiled.txt) leave room for 75% occupancy, and the profile shows 73% against
+// 96%, but it keeps more bytes in flight per multiprocessor, not fewer, so the cause is not
+// established (README).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
 //   06_block_order         transpose 16384x16384  0.5184 ms, 4143 GB/s (0.983 of copy)
 //   06_block_order_8_rows  transpose 16384x16384  0.5370 ms, 3999 GB/s (0.949 of copy)
