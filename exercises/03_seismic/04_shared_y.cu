@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/04_shared_y.cu by exercises/generate.py (fingerprint 13cafb740a2b): edit the TODOs.
+// Generated from solutions/03_seismic/04_shared_y.cu by exercises/generate.py (fingerprint 20a066b39240): edit the TODOs.
 // Step 04 — shared memory for y: a block stages its rows and their y-halo once.
 //
 // In step 03 a block of 64 x 4 threads loads 9 rows per output row: each input row is fetched
@@ -7,7 +7,7 @@
 // into shared memory, 16 rows for 8 output rows, two float4 stores per thread, then reads the 9
 // rows of its column from the tile: 2 shared stores and 9 shared loads per thread, every one a
 // 512-byte warp access without bank conflicts (consecutive float4s). L1/L2 requests for y fall
-// from 9 rows per output row to 16/8 = 2. The cost: 16 KB of shared memory per block and a
+// from 9 rows per output row to 16/8 = 2. The cost: 8 KB of shared memory per block and a
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's.
 // Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.

@@ -6,7 +6,7 @@
 // into shared memory, 16 rows for 8 output rows, two float4 stores per thread, then reads the 9
 // rows of its column from the tile: 2 shared stores and 9 shared loads per thread, every one a
 // 512-byte warp access without bank conflicts (consecutive float4s). L1/L2 requests for y fall
-// from 9 rows per output row to 16/8 = 2. The cost: 16 KB of shared memory per block and a
+// from 9 rows per output row to 16/8 = 2. The cost: 8 KB of shared memory per block and a
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's.
 // Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.

@@ -1,0 +1,50 @@
+// Generated from solutions/03_seismic/07_prefetch.cu by exercises/generate.py (fingerprint f2476dc50829): edit the TODOs.
+// Step 07 — prefetch the next plane, and narrower vectors for occupancy.
+//
+// Step 06 moves the fewest bytes (its DRAM traffic is 2.06 cubes) but runs at a quarter of the
+// copy rate: each plane is load -> barrier -> compute -> store, so a warp has loads in flight
+// only between two barriers, and 98 registers per thread (the 9-float4 z window, the 5-float4
+// queue, the x window) leave room for 2 blocks of 256 threads per multiprocessor, 25% occupancy.
+// Two changes, each with its own variant:
+//   1. Prefetch: the loads of plane p+1 (two tile rows and the x neighbours, or the centre
+//      outside the chunk) are issued into registers before plane p is computed, so that their
+//      latency hides behind the compute and the barriers (chapter 2's step 06).
+//   2. kVec = 2: float2 per thread halves the window and the queue (14 float2 instead of 14
+//      float4), for more resident warps; the tile becomes 64 x 8 points per block. The
+//      _4_blocks variant also asks the compiler for 4 resident blocks (64 registers a thread).
+// Predicted: prefetching alone doubles the loads in flight per warp, toward 2x step 06; with
+// float2, occupancy from 25% to about 50%, toward the copy rate.
+// BEGIN MEASURED
+// END MEASURED
+#include "steps.hpp"
+
+namespace ch03 {
+namespace {
+
+constexpr int kTileX = 32, kTileY = 8;  // threads, one vector each
+constexpr int kTileRows = kTileY + 2 * kRadius;
+constexpr int kPlanes = 64;
+static_assert(kTileRows == 2 * kTileY, "each thread stages two rows of the tile");
+
+template <int kVec, int kMinBlocks>
+__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // TODO: step 06's loop, with plane p+1's loads issued into registers (a struct of the two tile rows, the x neighbours and the centre) before plane p is computed
+  (void)in; (void)out; (void)g;
+}
+
+template <int kVec, int kMinBlocks = 1>
+void laplacian_prefetch(const float* in, float* out, const Grid& grid) {
+  require_aligned_rows(grid, 64, "step 07");
+  course::launch(prefetch_kernel<kVec, kMinBlocks>,
+                 {dim3(course::blocks_for(grid.dx, kTileX * kVec), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
+                  dim3(kTileX, kTileY)},
+                 in, out, grid);
+}
+
+}  // namespace
+
+void laplacian_prefetch_4(const float* in, float* out, const Grid& grid) { laplacian_prefetch<4>(in, out, grid); }
+void laplacian_prefetch_2(const float* in, float* out, const Grid& grid) { laplacian_prefetch<2>(in, out, grid); }
+void laplacian_prefetch_2_4_blocks(const float* in, float* out, const Grid& grid) { laplacian_prefetch<2, 4>(in, out, grid); }
+
+}  // namespace ch03
