@@ -27,7 +27,6 @@
   STEP(06_one_pass, one_pass_256, 64)                     \
   STEP(07_prefetch, prefetch_4, 64)                       \
   STEP(07_prefetch, prefetch_2, 64)                       \
-  STEP(07_prefetch, prefetch_2_4_blocks, 64)              \
   /* one row per step, above this line */
 
 namespace ch03 {

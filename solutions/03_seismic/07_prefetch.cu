@@ -9,11 +9,11 @@
 //      outside the chunk) are issued into registers before plane p is computed, so that their
 //      latency hides behind the compute and the barriers (chapter 2's step 06).
 //   2. kVec = 2: float2 per thread halves the window and the queue (14 float2 instead of 14
-//      float4), for more resident warps; the tile becomes 64 x 8 points per block. The
-//      _4_blocks variant also asks the compiler for 4 resident blocks (64 registers a thread).
+//      float4), for more resident warps; the tile becomes 64 x 8 points per block.
 // Predicted: prefetching alone doubles the loads in flight per warp, toward 2x step 06; with
 // float2, occupancy from 25% to about 50%, toward the copy rate.
-// BEGIN MEASURED
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 72477c1b9cb3, 2026-11-22):
+//   not measured yet
 // END MEASURED
 #include "steps.hpp"
 
@@ -25,8 +25,8 @@ constexpr int kTileRows = kTileY + 2 * kRadius;
 constexpr int kPlanes = 64;
 static_assert(kTileRows == 2 * kTileY, "each thread stages two rows of the tile");
 
-template <int kVec, int kMinBlocks>
-__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+template <int kVec>
+__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // BEGIN SOLUTION: step 06's loop, with plane p+1's loads issued into registers (a struct of the two tile rows, the x neighbours and the centre) before plane p is computed
   using V = Vec<kVec>;
   __shared__ V tile[kTileRows][kTileX];
@@ -126,10 +126,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) prefetch_kernel
   // END SOLUTION
 }
 
-template <int kVec, int kMinBlocks = 1>
+template <int kVec>
 void laplacian_prefetch(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 07");
-  course::launch(prefetch_kernel<kVec, kMinBlocks>,
+  course::launch(prefetch_kernel<kVec>,
                  {dim3(course::blocks_for(grid.dx, kTileX * kVec), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
                   dim3(kTileX, kTileY)},
                  in, out, grid);
@@ -139,6 +139,5 @@ void laplacian_prefetch(const float* in, float* out, const Grid& grid) {
 
 void laplacian_prefetch_4(const float* in, float* out, const Grid& grid) { laplacian_prefetch<4>(in, out, grid); }
 void laplacian_prefetch_2(const float* in, float* out, const Grid& grid) { laplacian_prefetch<2>(in, out, grid); }
-void laplacian_prefetch_2_4_blocks(const float* in, float* out, const Grid& grid) { laplacian_prefetch<2, 4>(in, out, grid); }
 
 }  // namespace ch03
