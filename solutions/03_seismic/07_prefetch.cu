@@ -25,6 +25,21 @@ constexpr int kTileRows = kTileY + 2 * kRadius;
 constexpr int kPlanes = 64;
 static_assert(kTileRows == 2 * kTileY, "each thread stages two rows of the tile");
 
+// course::store_streaming for any Vec. On HIP, course/gpu.hpp unwraps only 16-byte vectors for
+// the non-temporal builtin, which rejects a float2 struct: there a float2 goes as two floats.
+template <class V>
+__device__ void store_streaming_vec(V* p, const V& v) {
+#if defined(COURSE_BACKEND_HIP)
+  if constexpr (sizeof(V) == 8) {
+    for (int i = 0; i < 2; ++i) course::store_streaming(reinterpret_cast<float*>(p) + i, lane(v, i));
+  } else {
+    course::store_streaming(p, v);
+  }
+#else
+  course::store_streaming(p, v);
+#endif
+}
+
 template <int kVec>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // BEGIN SOLUTION: step 06's loop, with plane p+1's loads issued into registers (a struct of the two tile rows, the x neighbours and the centre) before plane p is computed
@@ -111,7 +126,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) prefetch_kernel(const float
         for (int i = 0; i < kVec; ++i) lane(sum, i) += weight(r - kRadius) * lane(window[r], i);
       float* target = out + g.at(x0, y, p - kRadius);
       if (x0 + kVec <= g.dx) {
-        course::store_streaming(reinterpret_cast<V*>(target), sum);
+        store_streaming_vec(reinterpret_cast<V*>(target), sum);
       } else {
         for (int i = 0; i < kVec && x0 + i < g.dx; ++i) course::store_streaming(target + i, lane(sum, i));
       }
