@@ -1,9 +1,9 @@
-// Generated from solutions/03_seismic/02_sliding_window.cu by exercises/generate.py (fingerprint 9ab2cb84f042): edit the TODOs.
+// Generated from solutions/03_seismic/02_sliding_window.cu by exercises/generate.py (fingerprint 070ab100d284): edit the TODOs.
 // Step 02 — a sliding window in z: the z pass reads each input value once.
 //
-// In step 00 every z-neighbour is a separate load from a plane 4 MB away (512^3): nine planes
-// must stay in L2 for the z pass to read its input once, and at 512^3 they do not fit with the
-// output. Here a thread owns an (x, y) column over kPlanes planes and keeps the 2R+1 = 9 values
+// In step 00 every z-neighbour is a separate load from a plane up to 4 MB away (512^3): the nine
+// planes (9.5 MB) fit in the H200's L2, so DRAM sees each value once, but every output issues
+// nine loads that the L1 misses and the L2 serves, 10 cubes of L2 reads. Here a thread owns an (x, y) column over kPlanes planes and keeps the 2R+1 = 9 values
 // of its column in registers: it loads the plane R ahead, computes, and shifts the window by one.
 // Each input value is loaded once per column chunk, plus the 2R planes around the chunk that
 // two neighbouring chunks share: 8/64 = 12.5% more input reads at kPlanes = 64.

@@ -7,10 +7,11 @@
 // queue of R+1 registers until plane p + R has arrived, then out(p) = xy(p) + Dzz is stored
 // (streaming). Planes z_begin - R .. z_begin - 1 only fill the z window (their centres);
 // planes z_end .. z_end + R - 1 as well.
-// Bytes per point at best: 8 (read once, write once), plus the 2R planes of centres that two
-// z-chunks share and the y halo rows that two tiles share, which come from L2: reads per point
-// at DRAM (1 + 2R / kPlanes) when the shared rows hit in L2. The read/write ratio approaches 1
-// as kPlanes grows; fewer, longer blocks fill the GPU less, so the time does not fall forever.
+// Bytes per point at best: 8 (read once, write once). The 2R planes of centres that two z-chunks
+// share and the y-halo rows that two tiles share are read twice, from L2 when they hit there:
+// L2 reads per point 1 + 2R / kPlanes plus the halo rows, DRAM reads 1. The read/write ratio
+// approaches 1 as kPlanes grows; fewer, longer blocks fill the GPU less, so the time does not
+// fall forever.
 // Predicted: 20 -> 8 bytes per point against step 05 (2.5x at the same bandwidth), 3.5x
 // against the three passes; the fused kernel's registers (9 + 5 float4 + the x window) limit
 // occupancy, and with it the bytes in flight.
