@@ -1,0 +1,82 @@
+// Chapter 3 benchmark: every step on an N^3 interior (default 512^3 on a GPU), beside a device
+// copy of the same bytes. Effective bandwidth counts the fewest bytes the problem must move:
+// reading the field once and writing the result once (2 x 4 N^3 bytes), whatever the step moves
+// (three passes move 28 bytes per point at best). GFLOP/s counts the 25 FMAs of a point.
+// Step 00 runs on packed rows, the others on rows padded to 64 floats (steps.hpp): one input
+// and one output array of each layout. PyTorch's convolutions are measured by peer_torch.py.
+//
+//   bench_seismic [--size=N] [--ceilings=FILE] [--warm-l2] [--quiet] [--repetitions=N]
+//                 [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "course/benchmark.hpp"
+#include "course/device_buffer.hpp"
+#include "course/random.hpp"
+#include "steps.hpp"
+
+namespace {
+
+using ch03::Laplacian8;
+using course::DeviceBuffer;
+using course::Grid;
+
+// The input and output arrays of one row alignment.
+struct Arrays {
+  Grid grid;
+  std::vector<float> in;
+  DeviceBuffer<float> d_in, d_out;
+  Arrays(int n, int align, const course::Seed& seed)
+      : grid(course::make_grid(n, n, n, ch03::kRadius, ch03::kRadius, ch03::kRadius, align)),
+        in(course::random_floats(grid.size, seed)),
+        d_in(std::span<const float>(in)),
+        d_out(grid.size) {}
+};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  course::bench::Session session(argc, argv, {{"size", course::bench::on_cpu_backend() ? "40" : "512"}});
+  const int n = static_cast<int>(session.integer("size", 1024));  // 32-bit indices within a plane
+  const double array_bytes = 4.0 * (n + 64.0) * (n + 8.0) * (n + 8.0);  // the padded layout, the larger
+  // On the device: an input and an output array per layout; on the host: the inputs and one output.
+  session.require_memory(4 * array_bytes, 3 * array_bytes, "a " + std::to_string(n) + "^3 grid");
+  const course::Seed seed = session.seed();
+  std::printf("interior %d^3 floats (%.1f MB); effective bandwidth counts 2 x that\n", n, 4.0 * n * n * n / 1e6);
+  std::printf("inputs from %s\n", seed.describe().c_str());
+
+  std::map<int, std::unique_ptr<Arrays>> layouts;  // by row alignment
+  for (const ch03::Step& step : ch03::steps())
+    if (!layouts.count(step.align)) layouts[step.align] = std::make_unique<Arrays>(n, step.align, seed);
+
+  const double points = double(n) * n * n;
+  const double bytes = 2 * points * sizeof(float);
+  const double flops = 2.0 * course::nonzero_weights<Laplacian8>() * points;
+  const std::string group = "laplacian8 " + std::to_string(n) + "^3";
+  Arrays& aligned = *layouts.rbegin()->second;
+  session.add({.group = group, .name = "device copy (" COURSE_BACKEND_NAME " memcpy)",
+               .run = [&aligned, points] {
+                 GPU_CHECK(gpuMemcpy(aligned.d_out.data(), aligned.d_in.data(), size_t(points) * sizeof(float),
+                                     gpuMemcpyDeviceToDevice));
+               },
+               .bytes = bytes, .is_peer = true});
+  for (const ch03::Step& step : ch03::steps()) {
+    Arrays& arrays = *layouts.at(step.align);
+    // The tests' check, at 4096 random interior points: the whole cube would take minutes on the host.
+    auto validate = [&arrays, seed] {
+      const course::Comparison comparison = course::compare_with_reference<Laplacian8>(
+          arrays.in, arrays.d_out.to_host(), arrays.grid, ch03::tolerance(), 4096, seed);
+      return comparison.ok() ? std::string() : comparison.report();
+    };
+    session.add({.group = group, .name = step.source.id(), .prepare = [&arrays] { arrays.d_out.poison(); },
+                 .run = [&arrays, run = step.run] { run(arrays.d_in.data(), arrays.d_out.data(), arrays.grid); },
+                 .bytes = bytes, .rates = {course::bench::flops(flops)}, .validate = validate});
+  }
+  return session.run();
+} catch (const std::exception& error) {
+  std::fprintf(stderr, "error: %s\n", error.what());
+  return 1;
+}

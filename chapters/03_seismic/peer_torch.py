@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""What a PyTorch user would write for the seismic Laplacian, timed the way the course's
+benchmarks time (profiling/peer_timing.py: warm-up, CUDA events, L2 flushed, median of 20), on
+the same interior with the same effective-bandwidth count (2 x 4 N^3 bytes):
+  - three 1D convolutions of length 9 (one per axis, as conv3d with a 9x1x1, 1x9x1, 1x1x9
+    kernel) summed;
+  - one conv3d with the 9x9x9 kernel that holds the star's 25 weights (zeros elsewhere).
+
+    peer_torch.py [--size 512] [--out torch.json]
+"""
+import argparse
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+from peer_timing import median_ms, peer_case, write_results  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    sys.exit("error: PyTorch is not installed; this peer needs python3 with torch and a CUDA GPU")
+
+RADIUS = 4
+# The 8th-order central second difference (course/stencil.hpp, radius 4).
+WEIGHTS = [-1 / 560, 8 / 315, -1 / 5, 8 / 5, -205 / 72, 8 / 5, -1 / 5, 8 / 315, -1 / 560]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=512)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("error: no CUDA device for PyTorch")
+    torch.backends.cudnn.benchmark = True
+    n, r = args.size, RADIUS
+    props = torch.cuda.get_device_properties(0)
+    field = torch.rand(1, 1, n + 2 * r, n + 2 * r, n + 2 * r, device="cuda")
+    taps = torch.tensor(WEIGHTS, device="cuda")
+    along_z, along_y, along_x = taps.view(1, 1, 9, 1, 1), taps.view(1, 1, 1, 9, 1), taps.view(1, 1, 1, 1, 9)
+    star = torch.zeros(1, 1, 9, 9, 9, device="cuda")
+    star[0, 0, :, r, r] += taps
+    star[0, 0, r, :, r] += taps
+    star[0, 0, r, r, :] += taps
+    conv = torch.nn.functional.conv3d
+
+    def three_convolutions():
+        return (conv(field[:, :, :, r:-r, r:-r], along_z) + conv(field[:, :, r:-r, :, r:-r], along_y)
+                + conv(field[:, :, r:-r, r:-r, :], along_x))
+
+    with torch.no_grad():
+        # The two forms agree with each other (and so with the star's weights).
+        torch.testing.assert_close(three_convolutions(), conv(field, star), rtol=1e-4, atol=1e-4)
+        gigabytes = 2 * 4 * n**3 / 1e9
+        cases = []
+        for name, run in (("torch three conv1d of 9", three_convolutions), ("torch conv3d 9x9x9 star", lambda: conv(field, star))):
+            timing = median_ms(torch, run)
+            cases.append(peer_case(f"laplacian8 {n}^3", name, timing, {"GB": gigabytes}))
+            print(f"{name:26} {timing[0]:9.3f} ms {gigabytes / (timing[0] / 1e3):8.1f} GB/s")
+    if args.out:
+        write_results(args.out, cases, gpu=props.name, torch=torch.__version__, cudnn=torch.backends.cudnn.version(),
+                      size=n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+// Chapter 3's steps: one row each, in order. A row names the step's file (solutions/03_seismic/
+// or exercises/03_seismic/, without .cu), its variant, and the row alignment (in floats) of the
+// grid it runs on: step 00 runs on packed rows, every later step on rows padded to 64 floats.
+// The file defines
+//   void laplacian_<variant>(const float* in, float* out, const Grid& grid);
+// which computes out = Dxx(in) + Dyy(in) + Dzz(in) over the interior (seismic.hpp), leaves the
+// halo and padding of `out` untouched and returns once its kernels are launched (checked).
+#pragma once
+
+#include <array>
+#include <span>
+
+#include "course/step.hpp"
+#include "seismic.hpp"
+
+#define CH03_STEPS(STEP)                                  \
+  STEP(00_naive, naive, 1)                                \
+  STEP(01_aligned, aligned, 64)                           \
+  STEP(02_sliding_window, sliding_window, 64)             \
+  STEP(03_vectors, vectors_1, 64)                         \
+  STEP(03_vectors, vectors_2, 64)                         \
+  STEP(03_vectors, vectors_4, 64)                         \
+  STEP(04_shared_y, shared_y, 64)                         \
+  STEP(05_xy_fused, xy_fused, 64)                         \
+  STEP(06_one_pass, one_pass_16, 64)                      \
+  STEP(06_one_pass, one_pass_64, 64)                      \
+  STEP(06_one_pass, one_pass_256, 64)                     \
+  STEP(07_prefetch, prefetch_4, 64)                       \
+  STEP(07_prefetch, prefetch_2, 64)                       \
+  /* one row per step, above this line */
+
+namespace ch03 {
+
+using LaplacianFn = void (*)(const float* in, float* out, const Grid& grid);
+
+struct Step {
+  course::StepSource source;
+  LaplacianFn run;
+  int align;  // the grid's row alignment in floats
+};
+
+#define CH03_DECLARE(file, variant, align) void laplacian_##variant(const float* in, float* out, const Grid& grid);
+CH03_STEPS(CH03_DECLARE)
+#undef CH03_DECLARE
+
+inline std::span<const Step> steps() {
+#define CH03_ROW(file, variant, align) Step{COURSE_STEP_SOURCE(file, variant), laplacian_##variant, align},
+  static constexpr auto table = std::to_array<Step>({CH03_STEPS(CH03_ROW)});
+#undef CH03_ROW
+  return table;
+}
+
+}  // namespace ch03

@@ -1,0 +1,114 @@
+// Chapter 3 tests: every step against the float64 reference on fresh random input, at sizes that
+// cut every tile, vector and z-chunk and at thin grids (dz < 2R + 1); the halo and padding of the
+// output must stay untouched; and every step against a polynomial its differences are exact on.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "course/testing.hpp"
+#include "steps.hpp"
+
+namespace {
+
+using ch03::Laplacian8;
+using course::DeviceBuffer;
+using course::Grid;
+
+struct Size {
+  int dx, dy, dz;
+  std::string name() const { return std::to_string(dx) + "x" + std::to_string(dy) + "x" + std::to_string(dz); }
+};
+
+// The tiles: 64x4 threads of one float (steps 00-03) or of 4 floats (steps 03-04: 256 wide),
+// 32x8 float4s (steps 04-06: 128 x 8 points); the z-chunks: 64 planes (steps 02-05), 16, 64 or
+// 256 (step 06). 1x1x1 is the degenerate grid; dz = 1, 2, 5 and 6 are thinner than the 9-point
+// window; 131 and 258 cut the 128- and 256-wide tiles and leave 3 and 2 floats of a last float4;
+// dz = 70 cuts the 16- and 64-plane chunks (and is one partial 256-plane chunk); 3 x 70 puts
+// the tile's y-halo past both ends and gets wider, unequal halos (grid_for).
+constexpr std::array kSizes{Size{1, 1, 1}, Size{37, 29, 23}, Size{131, 9, 5}, Size{258, 3, 2},
+                            Size{3, 70, 6}, Size{21, 11, 70}, Size{64, 16, 1}};
+
+Grid grid_for(Size size, int align) {
+  if (size.dx == 3) return course::make_grid(size.dx, size.dy, size.dz, 6, 5, 7, align);
+  return course::make_grid(size.dx, size.dy, size.dz, ch03::kRadius, ch03::kRadius, ch03::kRadius, align);
+}
+
+// Runs the step on `in` (the whole array) and returns the whole output array, poisoned first.
+std::vector<float> run(const ch03::Step& step, const Grid& g, const std::vector<float>& in) {
+  DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
+  d_out.poison();
+  step.run(d_in.data(), d_out.data(), g);
+  GPU_CHECK(gpuDeviceSynchronize());
+  return d_out.to_host();
+}
+
+void test_random(const ch03::Step& step, Size size, const course::Seed& seed) {
+  const Grid g = grid_for(size, step.align);
+  const std::vector<float> in = course::random_floats(g.size, seed);
+  const std::vector<float> out = run(step, g, in);
+  EXPECT_TRUE(course::matches_reference(course::compare_with_reference<Laplacian8>(in, out, g, ch03::tolerance())));
+  EXPECT_TRUE(course::halo_untouched(out, g));
+}
+
+// On a polynomial of degree 9 in each variable the 8th-order differences are exact: the result
+// is the polynomial's Laplacian at every point. (The same check as chapter 2's AnalyticField.)
+void test_analytic(const ch03::Step& step, const course::Seed& seed) {
+  const Grid g = grid_for({21, 13, 11}, step.align);  // small: the polynomial costs ~1000 terms a point
+  // Coordinates from the interior's centre, scaled so that every term is at most 1 on the array.
+  const double cx = (g.dx - 1) / 2.0, cy = (g.dy - 1) / 2.0, cz = (g.dz - 1) / 2.0;
+  const auto u = course::Polynomial::random(Laplacian8::exact_degree, cx + g.hx, seed);
+  std::vector<float> in(g.size, 0.0f);
+  double largest = 0;
+  for (int z = -g.hz; z < g.dz + g.hz; ++z)
+    for (int y = -g.hy; y < g.dy + g.hy; ++y)
+      for (int x = -g.hx; x < g.dx + g.hx; ++x) {
+        const double value = u.value(x - cx, y - cy, z - cz);
+        in[g.at(x, y, z)] = static_cast<float>(value);
+        largest = std::max(largest, std::abs(value));
+      }
+  std::vector<double> expected;
+  for (int z = 0; z < g.dz; ++z)
+    for (int y = 0; y < g.dy; ++y)
+      for (int x = 0; x < g.dx; ++x) expected.push_back(Laplacian8::image(u, x - cx, y - cy, z - cz));
+  // The field's float rounding (relative 6e-8 of `largest`), amplified by the weights.
+  const double atol = 4e-7 * largest * course::abs_weight_sum<Laplacian8>();
+  EXPECT_TRUE(course::matches_reference(course::interior(run(step, g, in), g), expected, {atol, 1e-5},
+                                        g.interior_extents()));
+}
+
+// A step refuses a grid it cannot run on, before any launch (the pointers are never dereferenced):
+// halos narrower than the radius, and, past step 00, rows not aligned to 64 floats.
+void test_refuses_bad_layouts(const ch03::Step& step) {
+  if (step.align > 1) {
+    const Grid packed = course::make_grid(8, 8, 8, 4, 4, 4, 1);
+    EXPECT_THROW(step.run(nullptr, nullptr, packed), std::invalid_argument);
+  }
+  const Grid thin_halo = course::make_grid(8, 8, 8, 3, 4, 4, step.align);
+  EXPECT_THROW(step.run(nullptr, nullptr, thin_halo), std::invalid_argument);
+}
+
+const bool registered = [] {
+  for (const ch03::Step& step : ch03::steps()) {
+    course::register_step_test(step.source, "BadLayout", step.source.id(),
+                               [&step](const course::Seed&) { test_refuses_bad_layouts(step); });
+    for (const Size size : kSizes)
+      course::register_step_test(step.source, "Laplacian", step.source.id() + "/" + size.name(),
+                                 [&step, size](const course::Seed& seed) { test_random(step, size, seed); });
+    course::register_step_test(step.source, "AnalyticField", step.source.id(),
+                               [&step](const course::Seed& seed) { test_analytic(step, seed); });
+  }
+  return true;
+}();
+
+TEST(Layout, AlignedRowsStartOn256ByteBoundaries) {
+  const Grid g = course::make_grid(37, 5, 3, 4, 4, 4, 64);
+  EXPECT_EQ(g.pitch % 64, 0);
+  for (int y = -g.hy; y < g.dy + g.hy; ++y) EXPECT_EQ(g.at(0, y, 1) % 64, 0);
+}
+
+}  // namespace

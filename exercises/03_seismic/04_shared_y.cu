@@ -1,0 +1,101 @@
+// Generated from solutions/03_seismic/04_shared_y.cu by exercises/generate.py (fingerprint 9d759940e3d0): edit the TODOs.
+// Step 04 — shared memory for y: a block stages its rows and their y-halo once.
+//
+// In step 03 a block of 64 x 4 threads loads 9 rows per output row: each input row is fetched
+// by 9 different warps, through L1 if it is still there. Here a block of kTileX x kTileY threads,
+// float4 each (128 x 8 points), first copies the (kTileY + 2R) x kTileX float4 tile of its plane
+// into shared memory, 16 rows for 8 output rows, two float4 stores per thread, then reads the 9
+// rows of its column from the tile: 2 shared stores and 9 shared loads per thread, every one a
+// 512-byte warp access without bank conflicts (consecutive float4s). L1/L2 requests for y fall
+// from 9 rows per output row to 16/8 = 2. The cost: 8 KB of shared memory per block and a
+// barrier per plane.
+// The x pass is step 03's with float4, the z pass step 02's.
+// Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 72477c1b9cb3, 2026-11-22):
+//   04_shared_y  laplacian8 512^3  1.1145 ms, 963 GB/s (0.228 of copy), 6022 GFLOP/s (0.103 of FMA)
+// END MEASURED
+#include "steps.hpp"
+
+namespace ch03 {
+namespace {
+
+constexpr int kBlockX = 64, kBlockY = 4;  // threads of the x and z passes
+constexpr int kPlanes = 64;              // z-planes per thread of the z pass
+constexpr int kTileX = 32, kTileY = 8;   // threads of the y pass, one float4 each
+constexpr int kTileRows = kTileY + 2 * kRadius;
+
+__device__ void store_inside(float* p, const float4& v, int x0, int dx) {
+  if (x0 + 4 <= dx) {
+    *reinterpret_cast<float4*>(p) = v;
+  } else {
+    for (int i = 0; i < 4 && x0 + i < dx; ++i) p[i] = lane(v, i);
+  }
+}
+
+// Step 03's x pass with float4: out = Dxx(in).
+__global__ void x_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int z = blockIdx.z;
+  if (x0 >= g.dx || y >= g.dy) return;
+  float4 window[3];  // floats x0 - 4 .. x0 + 7
+  const auto* source = reinterpret_cast<const float4*>(in + g.at(x0 - kRadius, y, z));
+#pragma unroll
+  for (int v = 0; v < 3; ++v) window[v] = source[v];
+  const float* w = reinterpret_cast<const float*>(window);
+  float4 result;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int r = 0; r <= 2 * kRadius; ++r) sum += weight(r - kRadius) * w[i + r];
+    lane(result, i) = sum;
+  }
+  store_inside(out + g.at(x0, y, z), result, x0, g.dx);
+}
+
+// out += Dyy(in) from a shared tile of the block's rows and their halo.
+__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) y_tile_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // TODO: 1. copy the tile's 16 rows (kTileY + 2R) into shared memory, zeros outside the array; 2. barrier; 3. add the 9 rows of the thread's column to out
+  (void)in; (void)out; (void)g;
+}
+
+// Step 02's z pass: out += Dzz(in), a window of 2R+1 registers sliding up kPlanes planes.
+__global__ void z_window_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.dx || y >= g.dy) return;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+  const float* column = in + g.at(x, y, 0);
+  float window[2 * kRadius + 1];
+#pragma unroll
+  for (int r = 0; r < 2 * kRadius; ++r) window[r] = column[(z_begin - kRadius + r) * g.plane];
+  for (int z = z_begin; z < z_end; ++z) {
+    window[2 * kRadius] = column[(z + kRadius) * g.plane];
+    float sum = 0.0f;
+#pragma unroll
+    for (int r = 0; r <= 2 * kRadius; ++r) sum += weight(r - kRadius) * window[r];
+    out[g.at(x, y, z)] += sum;
+#pragma unroll
+    for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
+  }
+}
+
+}  // namespace
+
+void laplacian_shared_y(const float* in, float* out, const Grid& grid) {
+  require_aligned_rows(grid, 64, "step 04");
+  const dim3 block(kBlockX, kBlockY);
+  course::launch(x_kernel, {dim3(course::blocks_for(grid.dx, kBlockX * 4), course::blocks_for(grid.dy, kBlockY), grid.dz), block},
+                 in, out, grid);
+  course::launch(y_tile_kernel,
+                 {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), grid.dz), dim3(kTileX, kTileY)},
+                 in, out, grid);
+  course::launch(z_window_kernel,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY), course::blocks_for(grid.dz, kPlanes)),
+                  block},
+                 in, out, grid);
+}
+
+}  // namespace ch03

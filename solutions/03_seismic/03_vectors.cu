@@ -1,0 +1,126 @@
+// Step 03 — vectors: each thread of the x and y passes handles kVec = 1, 2 or 4 neighbouring
+// x points with float, float2 or float4 loads and stores.
+//
+// The x pass keeps a register window of 2R + kVec floats (R = 4 each side, a multiple of every
+// kVec, so the window is whole vectors): (2R + kVec) / kVec loads give kVec outputs, 3 float4
+// loads for 4 points where step 02 issued 9 scalar loads per point. The y pass loads a vector
+// from each of the 9 rows. Fewer, wider instructions: a warp's float4 load asks for 512 bytes
+// at once, so fewer loads are needed to keep the same bytes in flight.
+// Outputs past dx are never stored: the last vector of a row stores lane by lane. The z pass is
+// step 02's sliding window.
+// Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
+// where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 72477c1b9cb3, 2026-11-22):
+//   03_vectors_1  laplacian8 512^3  1.4842 ms, 723 GB/s (0.171 of copy), 4522 GFLOP/s (0.077 of FMA)
+//   03_vectors_2  laplacian8 512^3  1.1627 ms, 923 GB/s (0.219 of copy), 5772 GFLOP/s (0.098 of FMA)
+//   03_vectors_4  laplacian8 512^3  1.1015 ms, 975 GB/s (0.231 of copy), 6092 GFLOP/s (0.104 of FMA)
+// END MEASURED
+#include "steps.hpp"
+
+namespace ch03 {
+namespace {
+
+constexpr int kBlockX = 64, kBlockY = 4;  // threads
+constexpr int kPlanes = 64;              // z-planes per thread of the z pass
+
+// Stores lanes x0.. of v that are inside the interior (x < dx) at p (the lane x0's address).
+template <int kVec>
+__device__ void store_inside(float* p, const Vec<kVec>& v, int x0, int dx) {
+  if (x0 + kVec <= dx) {
+    *reinterpret_cast<Vec<kVec>*>(p) = v;
+  } else {
+    for (int i = 0; i < kVec && x0 + i < dx; ++i) p[i] = lane(v, i);
+  }
+}
+
+// out = Dxx(in) at kVec points per thread.
+template <int kVec>
+__global__ void x_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // BEGIN SOLUTION: load the 2R + kVec floats around the thread's kVec points as whole vectors, then each output lane sums 9 of them
+  static_assert(kRadius % kVec == 0, "the window must be whole vectors");
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int z = blockIdx.z;
+  if (x0 >= g.dx || y >= g.dy) return;
+  constexpr int kWindowVecs = (2 * kRadius + kVec) / kVec;
+  Vec<kVec> window[kWindowVecs];  // floats x0 - R .. x0 + kVec + R - 1
+  const auto* source = reinterpret_cast<const Vec<kVec>*>(in + g.at(x0 - kRadius, y, z));
+#pragma unroll
+  for (int v = 0; v < kWindowVecs; ++v) window[v] = source[v];
+  const float* w = reinterpret_cast<const float*>(window);
+  Vec<kVec> result;
+#pragma unroll
+  for (int i = 0; i < kVec; ++i) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int r = 0; r <= 2 * kRadius; ++r) sum += weight(r - kRadius) * w[i + r];
+    lane(result, i) = sum;
+  }
+  store_inside<kVec>(out + g.at(x0, y, z), result, x0, g.dx);
+  // STUB: (void)in; (void)out; (void)g;
+  // END SOLUTION
+}
+
+// out += Dyy(in) at kVec points per thread.
+template <int kVec>
+__global__ void y_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // BEGIN SOLUTION: read the output vector, add the 9 row vectors' weighted sum lane by lane, store the lanes inside
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int z = blockIdx.z;
+  if (x0 >= g.dx || y >= g.dy) return;
+  float* target = out + g.at(x0, y, z);
+  Vec<kVec> sum = *reinterpret_cast<const Vec<kVec>*>(target);
+#pragma unroll
+  for (int r = -kRadius; r <= kRadius; ++r) {
+    const Vec<kVec> row = *reinterpret_cast<const Vec<kVec>*>(in + g.at(x0, y + r, z));
+#pragma unroll
+    for (int i = 0; i < kVec; ++i) lane(sum, i) += weight(r) * lane(row, i);
+  }
+  store_inside<kVec>(target, sum, x0, g.dx);
+  // STUB: (void)in; (void)out; (void)g;
+  // END SOLUTION
+}
+
+// Step 02's z pass: out += Dzz(in), a window of 2R+1 registers sliding up kPlanes planes.
+__global__ void z_window_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.dx || y >= g.dy) return;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+  const float* column = in + g.at(x, y, 0);
+  float window[2 * kRadius + 1];
+#pragma unroll
+  for (int r = 0; r < 2 * kRadius; ++r) window[r] = column[(z_begin - kRadius + r) * g.plane];
+  for (int z = z_begin; z < z_end; ++z) {
+    window[2 * kRadius] = column[(z + kRadius) * g.plane];
+    float sum = 0.0f;
+#pragma unroll
+    for (int r = 0; r <= 2 * kRadius; ++r) sum += weight(r - kRadius) * window[r];
+    out[g.at(x, y, z)] += sum;
+#pragma unroll
+    for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
+  }
+}
+
+template <int kVec>
+void laplacian_vectors(const float* in, float* out, const Grid& grid) {
+  require_aligned_rows(grid, 64, "step 03");
+  const dim3 block(kBlockX, kBlockY);
+  const dim3 vector_blocks(course::blocks_for(grid.dx, kBlockX * kVec), course::blocks_for(grid.dy, kBlockY), grid.dz);
+  course::launch(x_kernel<kVec>, {vector_blocks, block}, in, out, grid);
+  course::launch(y_kernel<kVec>, {vector_blocks, block}, in, out, grid);
+  course::launch(z_window_kernel,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY), course::blocks_for(grid.dz, kPlanes)),
+                  block},
+                 in, out, grid);
+}
+
+}  // namespace
+
+void laplacian_vectors_1(const float* in, float* out, const Grid& grid) { laplacian_vectors<1>(in, out, grid); }
+void laplacian_vectors_2(const float* in, float* out, const Grid& grid) { laplacian_vectors<2>(in, out, grid); }
+void laplacian_vectors_4(const float* in, float* out, const Grid& grid) { laplacian_vectors<4>(in, out, grid); }
+
+}  // namespace ch03

@@ -1,0 +1,117 @@
+// Step 06 — one pass: x, y and z in one kernel that reads the field once and writes it once.
+//
+// A block of kTileX x kTileY threads (float4 each: 128 x 8 points) walks up kPlanes z-planes.
+// For every plane p it stages the y tile (step 05) and computes xy(p) = Dxx + Dyy there; the
+// centre float4 of each plane also enters a z window of 2R+1 registers (step 02). The output of
+// plane p needs the planes up to p + R, so the thread runs R planes ahead: xy(p) waits in a
+// queue of R+1 registers until plane p + R has arrived, then out(p) = xy(p) + Dzz is stored
+// (streaming). Planes z_begin - R .. z_begin - 1 only fill the z window (their centres);
+// planes z_end .. z_end + R - 1 as well.
+// Bytes per point at best: 8 (read once, write once). The 2R planes of centres that two z-chunks
+// share and the y-halo rows that two tiles share are read twice, from L2 when they hit there:
+// L2 reads per point 1 + 2R / kPlanes plus the halo rows, DRAM reads 1. The read/write ratio
+// approaches 1 as kPlanes grows; fewer, longer blocks fill the GPU less, so the time does not
+// fall forever.
+// Predicted: 20 -> 8 bytes per point against step 05 (2.5x at the same bandwidth), 3.5x
+// against the three passes; the fused kernel's registers (9 + 5 float4 + the x window) limit
+// occupancy, and with it the bytes in flight.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 72477c1b9cb3, 2026-11-22):
+//   06_one_pass_16   laplacian8 512^3  1.0044 ms, 1069 GB/s (0.253 of copy), 6681 GFLOP/s (0.114 of FMA)
+//   06_one_pass_64   laplacian8 512^3  1.0064 ms, 1067 GB/s (0.253 of copy), 6669 GFLOP/s (0.114 of FMA)
+//   06_one_pass_256  laplacian8 512^3  1.0128 ms, 1060 GB/s (0.251 of copy), 6626 GFLOP/s (0.113 of FMA)
+// END MEASURED
+#include "steps.hpp"
+
+namespace ch03 {
+namespace {
+
+constexpr int kTileX = 32, kTileY = 8;  // threads, one float4 each
+constexpr int kTileRows = kTileY + 2 * kRadius;
+
+template <int kPlanes>
+__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) one_pass_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // BEGIN SOLUTION: for p = z_begin - R .. z_end + R - 1: push plane p's centre into the z window; for p < z_end also stage its y tile and push xy(p) into a queue; once p - R >= z_begin store out(p - R) = queued xy + Dzz; shift both
+  __shared__ float4 tile[kTileRows][kTileX];
+  const int x0 = (blockIdx.x * kTileX + threadIdx.x) * 4;
+  const int y0 = blockIdx.y * kTileY;
+  const int y = y0 + threadIdx.y;
+  const bool inside = x0 < g.dx && y < g.dy;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+
+  float4 window[2 * kRadius + 1];  // the centres of planes p - 2R .. p
+  float4 queue[kRadius + 1];       // xy of planes p - R .. p
+  for (int p = z_begin - kRadius; p < z_end + kRadius; ++p) {
+    float4 centre = zero<float4>();
+    queue[kRadius] = zero<float4>();
+    if (p >= z_begin && p < z_end) {
+      // 1. Stage the y tile of plane p (the same branch in every thread of the block).
+      __syncthreads();  // the previous plane's tile has been read
+#pragma unroll
+      for (int row = threadIdx.y; row < kTileRows; row += kTileY) {
+        const int source_y = y0 - kRadius + row;
+        tile[row][threadIdx.x] = x0 < g.dx && source_y < g.dy + kRadius
+                                     ? *reinterpret_cast<const float4*>(in + g.at(x0, source_y, p))
+                                     : zero<float4>();
+      }
+      __syncthreads();
+      // 2. xy(p), x from the centre and its two neighbouring float4s.
+      if (inside) {
+        const float* row = in + g.at(x0, y, p);
+        centre = tile[threadIdx.y + kRadius][threadIdx.x];
+        const float4 x_window[3] = {*reinterpret_cast<const float4*>(row - 4), centre,
+                                    *reinterpret_cast<const float4*>(row + 4)};
+        const float* w = reinterpret_cast<const float*>(x_window);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          float s = 0.0f;
+#pragma unroll
+          for (int r = 0; r <= 2 * kRadius; ++r) s += weight(r - kRadius) * (w[i + r] + lane(tile[threadIdx.y + r][threadIdx.x], i));
+          lane(queue[kRadius], i) = s;
+        }
+      }
+    } else if (inside) {
+      // Planes below and above the chunk: only their centres, for the z window.
+      centre = *reinterpret_cast<const float4*>(in + g.at(x0, y, p));
+    }
+    window[2 * kRadius] = centre;
+    // 3. Plane p - R has all its z neighbours: out = xy + Dzz.
+    if (inside && p - kRadius >= z_begin) {
+      float4 sum = queue[0];
+#pragma unroll
+      for (int r = 0; r <= 2 * kRadius; ++r)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) lane(sum, i) += weight(r - kRadius) * lane(window[r], i);
+      float* target = out + g.at(x0, y, p - kRadius);
+      if (x0 + 4 <= g.dx) {
+        course::store_streaming(reinterpret_cast<float4*>(target), sum);
+      } else {
+        for (int i = 0; i < 4 && x0 + i < g.dx; ++i) course::store_streaming(target + i, lane(sum, i));
+      }
+    }
+    // 4. Shift the window and the queue by one plane.
+#pragma unroll
+    for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
+#pragma unroll
+    for (int r = 0; r < kRadius; ++r) queue[r] = queue[r + 1];
+  }
+  // STUB: (void)in; (void)out; (void)g;
+  // END SOLUTION
+}
+
+template <int kPlanes>
+void laplacian_one_pass(const float* in, float* out, const Grid& grid) {
+  require_aligned_rows(grid, 64, "step 06");
+  course::launch(one_pass_kernel<kPlanes>,
+                 {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
+                  dim3(kTileX, kTileY)},
+                 in, out, grid);
+}
+
+}  // namespace
+
+void laplacian_one_pass_16(const float* in, float* out, const Grid& grid) { laplacian_one_pass<16>(in, out, grid); }
+void laplacian_one_pass_64(const float* in, float* out, const Grid& grid) { laplacian_one_pass<64>(in, out, grid); }
+void laplacian_one_pass_256(const float* in, float* out, const Grid& grid) { laplacian_one_pass<256>(in, out, grid); }
+
+}  // namespace ch03

@@ -1,0 +1,158 @@
+// Step 07 — prefetch the next plane, and narrower vectors for occupancy.
+//
+// Step 06 moves the fewest bytes (its DRAM traffic is 2.06 cubes) but runs at a quarter of the
+// copy rate: each plane is load -> barrier -> compute -> store, so a warp has loads in flight
+// only between two barriers, and 98 registers per thread (the 9-float4 z window, the 5-float4
+// queue, the x window) leave room for 2 blocks of 256 threads per multiprocessor, 25% occupancy.
+// Two changes, each with its own variant:
+//   1. Prefetch: the loads of plane p+1 (two tile rows and the x neighbours, or the centre
+//      outside the chunk) are issued into registers before plane p is computed, so that their
+//      latency hides behind the compute and the barriers (chapter 2's step 06).
+//   2. kVec = 2: float2 per thread halves the window and the queue (14 float2 instead of 14
+//      float4), for more resident warps; the tile becomes 64 x 8 points per block.
+// Predicted: prefetching alone doubles the loads in flight per warp, toward 2x step 06; with
+// float2, occupancy from 25% to about 50%, toward the copy rate.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 72477c1b9cb3, 2026-11-22):
+//   not measured yet
+// END MEASURED
+#include "steps.hpp"
+
+namespace ch03 {
+namespace {
+
+constexpr int kTileX = 32, kTileY = 8;  // threads, one vector each
+constexpr int kTileRows = kTileY + 2 * kRadius;
+constexpr int kPlanes = 64;
+static_assert(kTileRows == 2 * kTileY, "each thread stages two rows of the tile");
+
+// course::store_streaming for any Vec. On HIP, course/gpu.hpp unwraps only 16-byte vectors for
+// the non-temporal builtin, which rejects a float2 struct: there a float2 goes as two floats.
+template <class V>
+__device__ void store_streaming_vec(V* p, const V& v) {
+#if defined(COURSE_BACKEND_HIP)
+  if constexpr (sizeof(V) == 8) {
+    for (int i = 0; i < 2; ++i) course::store_streaming(reinterpret_cast<float*>(p) + i, lane(v, i));
+  } else {
+    course::store_streaming(p, v);
+  }
+#else
+  course::store_streaming(p, v);
+#endif
+}
+
+template <int kVec>
+__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // BEGIN SOLUTION: step 06's loop, with plane p+1's loads issued into registers (a struct of the two tile rows, the x neighbours and the centre) before plane p is computed
+  using V = Vec<kVec>;
+  __shared__ V tile[kTileRows][kTileX];
+  const int x0 = (blockIdx.x * kTileX + threadIdx.x) * kVec;
+  const int y0 = blockIdx.y * kTileY;
+  const int y = y0 + threadIdx.y;
+  const bool inside = x0 < g.dx && y < g.dy;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+
+  // What a thread loads of one plane: inside the chunk its two tile rows and the x neighbours
+  // (R floats each side), outside only its centre.
+  struct Plane {
+    V rows[2];
+    V left[kRadius / kVec], right[kRadius / kVec];
+    V centre;
+  };
+  auto fetch = [&](int p, Plane& plane) {
+    if (p >= z_begin && p < z_end) {
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int source_y = y0 - kRadius + threadIdx.y + k * kTileY;
+        plane.rows[k] = x0 < g.dx && source_y < g.dy + kRadius ? *reinterpret_cast<const V*>(in + g.at(x0, source_y, p))
+                                                               : zero<V>();
+      }
+      if (inside) {
+        const float* row = in + g.at(x0, y, p);
+#pragma unroll
+        for (int v = 0; v < kRadius / kVec; ++v) {
+          plane.left[v] = *reinterpret_cast<const V*>(row - kRadius + v * kVec);
+          plane.right[v] = *reinterpret_cast<const V*>(row + kVec + v * kVec);
+        }
+      }
+    } else if (inside) {
+      plane.centre = *reinterpret_cast<const V*>(in + g.at(x0, y, p));
+    }
+  };
+
+  V window[2 * kRadius + 1];  // the centres of planes p - 2R .. p
+  V queue[kRadius + 1];       // xy of planes p - R .. p
+  Plane next{};
+  fetch(z_begin - kRadius, next);
+  for (int p = z_begin - kRadius; p < z_end + kRadius; ++p) {
+    // 1. Take plane p, and issue the loads of plane p+1.
+    const Plane current = next;
+    if (p + 1 < z_end + kRadius) fetch(p + 1, next);
+    V centre = current.centre;
+    queue[kRadius] = zero<V>();
+    if (p >= z_begin && p < z_end) {
+      // 2. Publish the tile (the same branch in every thread of the block).
+      __syncthreads();  // the previous plane's tile has been read
+      tile[threadIdx.y][threadIdx.x] = current.rows[0];
+      tile[threadIdx.y + kTileY][threadIdx.x] = current.rows[1];
+      __syncthreads();
+      // 3. xy(p).
+      if (inside) {
+        centre = tile[threadIdx.y + kRadius][threadIdx.x];
+        float w[2 * kRadius + kVec];  // floats x0 - R .. x0 + kVec + R - 1
+#pragma unroll
+        for (int i = 0; i < kRadius; ++i) {
+          w[i] = lane(current.left[i / kVec], i % kVec);
+          w[kRadius + kVec + i] = lane(current.right[i / kVec], i % kVec);
+        }
+#pragma unroll
+        for (int i = 0; i < kVec; ++i) w[kRadius + i] = lane(centre, i);
+#pragma unroll
+        for (int i = 0; i < kVec; ++i) {
+          float s = 0.0f;
+#pragma unroll
+          for (int r = 0; r <= 2 * kRadius; ++r) s += weight(r - kRadius) * (w[i + r] + lane(tile[threadIdx.y + r][threadIdx.x], i));
+          lane(queue[kRadius], i) = s;
+        }
+      }
+    }
+    window[2 * kRadius] = centre;
+    // 4. Plane p - R has all its z neighbours: out = xy + Dzz.
+    if (inside && p - kRadius >= z_begin) {
+      V sum = queue[0];
+#pragma unroll
+      for (int r = 0; r <= 2 * kRadius; ++r)
+#pragma unroll
+        for (int i = 0; i < kVec; ++i) lane(sum, i) += weight(r - kRadius) * lane(window[r], i);
+      float* target = out + g.at(x0, y, p - kRadius);
+      if (x0 + kVec <= g.dx) {
+        store_streaming_vec(reinterpret_cast<V*>(target), sum);
+      } else {
+        for (int i = 0; i < kVec && x0 + i < g.dx; ++i) course::store_streaming(target + i, lane(sum, i));
+      }
+    }
+    // 5. Shift the window and the queue by one plane.
+#pragma unroll
+    for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
+#pragma unroll
+    for (int r = 0; r < kRadius; ++r) queue[r] = queue[r + 1];
+  }
+  // STUB: (void)in; (void)out; (void)g;
+  // END SOLUTION
+}
+
+template <int kVec>
+void laplacian_prefetch(const float* in, float* out, const Grid& grid) {
+  require_aligned_rows(grid, 64, "step 07");
+  course::launch(prefetch_kernel<kVec>,
+                 {dim3(course::blocks_for(grid.dx, kTileX * kVec), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
+                  dim3(kTileX, kTileY)},
+                 in, out, grid);
+}
+
+}  // namespace
+
+void laplacian_prefetch_4(const float* in, float* out, const Grid& grid) { laplacian_prefetch<4>(in, out, grid); }
+void laplacian_prefetch_2(const float* in, float* out, const Grid& grid) { laplacian_prefetch<2>(in, out, grid); }
+
+}  // namespace ch03
