@@ -5,13 +5,14 @@
 // float4 each (128 x 8 points), first copies the (kTileY + 2R) x kTileX float4 tile of its plane
 // into shared memory, 16 rows for 8 output rows, two float4 stores per thread, then reads the 9
 // rows of its column from the tile: 2 shared stores and 9 shared loads per thread, every one a
-// 512-byte warp access without bank conflicts (consecutive float4s). L1/L2 requests for y fall
+// 512-byte warp access of consecutive float4s, 4 wavefronts, the minimum (the profile counts
+// about 1.4 bank conflicts per warp on top, a few percent). L1/L2 requests for y fall
 // from 9 rows per output row to 16/8 = 2. The cost: 8 KB of shared memory per block and a
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's.
 // Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 72477c1b9cb3, 2026-11-22):
-//   04_shared_y  laplacian8 512^3  1.1145 ms, 963 GB/s (0.228 of copy), 6022 GFLOP/s (0.103 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e42981d8e0c6, 2026-11-22):
+//   04_shared_y  laplacian8 512^3  1.1143 ms, 964 GB/s (0.228 of copy), 6023 GFLOP/s (0.103 of FMA)
 // END MEASURED
 #include "steps.hpp"
 
