@@ -4,10 +4,31 @@ before it, and the median, min and max of the runs; and writes the peer's cases 
 profiling/results.py's load_peers reads. For the chapters' peer_*.py scripts."""
 import json
 import statistics
+import sys
 
 import cli
 
 REPETITIONS = 20
+
+
+def torch_on_cuda():
+    """PyTorch, with a CUDA device to run on; else one error line and exit status 1."""
+    try:
+        import torch
+    except ImportError:
+        sys.exit("error: PyTorch is not installed; this peer needs python3 with torch and a CUDA GPU")
+    if not torch.cuda.is_available():
+        sys.exit("error: no CUDA device for PyTorch")
+    return torch
+
+
+def shifted_slice_sum(taps, n: int):
+    """A stencil as a PyTorch user writes it for torch.compile to fuse into one kernel: the sum of
+    w * volume[dz:dz+n, dy:dy+n, dx:dx+n] over taps (dz, dy, dx, w), on an n^3 interior of a
+    haloed volume. The weights are Python numbers, so the compiled kernel holds them as constants."""
+    def stencil(volume):
+        return sum(w * volume[dz:dz + n, dy:dy + n, dx:dx + n] for dz, dy, dx, w in taps)
+    return stencil
 
 
 def median_ms(torch, run, repetitions: int = REPETITIONS) -> tuple[float, float, float]:

@@ -15,12 +15,9 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
-from peer_timing import median_ms, peer_case, write_results  # noqa: E402
+from peer_timing import median_ms, peer_case, shifted_slice_sum, torch_on_cuda, write_results  # noqa: E402
 
-try:
-    import torch
-except ImportError:
-    sys.exit("error: PyTorch is not installed; this peer needs python3 with torch and a CUDA GPU")
+torch = torch_on_cuda()
 
 
 def main() -> int:
@@ -28,8 +25,6 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=512)
     parser.add_argument("--out")
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("error: no CUDA device for PyTorch")
     torch.backends.cudnn.benchmark = True
     n = args.size
     props = torch.cuda.get_device_properties(0)
@@ -49,13 +44,8 @@ def main() -> int:
         record(stencil, f"torch conv3d {edge}x{edge}x{edge}", lambda: torch.nn.functional.conv3d(x, weight))
         if stencil == "box27":
             record(stencil, "torch avg_pool3d 3x3x3", lambda: torch.nn.functional.avg_pool3d(x, edge, stride=1))
-        # The weights as Python numbers: torch.compile bakes them into the generated kernel.
         taps = [(dz, dy, dx, float(weight[0, 0, dz, dy, dx])) for dz in range(edge) for dy in range(edge) for dx in range(edge)]
-
-        def shifted_sum(volume, taps=taps):
-            return sum(w * volume[dz:dz + n, dy:dy + n, dx:dx + n] for dz, dy, dx, w in taps)
-
-        compiled = torch.compile(shifted_sum)
+        compiled = torch.compile(shifted_slice_sum(taps, n))
         volume = x[0, 0]
         record(stencil, f"torch.compile, sum of {edge ** 3} shifted slices", lambda: compiled(volume))
     if args.out:

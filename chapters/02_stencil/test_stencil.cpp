@@ -57,31 +57,12 @@ void test_random(const ch02::Step& step, Size size, const course::Seed& seed) {
 }
 
 // On a polynomial of the degree the operator's differences are exact on, its result is known in
-// closed form (Op::image) at every point.
+// closed form (Op::image) at every point (course::analytic_field).
 template <class Op>
 void test_analytic(const ch02::Step& step, const course::Seed& seed) {
   const Grid g = grid_for<Op>({37, 29, 23});
-  // Coordinates from the interior's centre, and terms scaled to at most 1 on the array, keep the
-  // field small where float rounds it.
-  const double cx = (g.dx - 1) / 2.0, cy = (g.dy - 1) / 2.0, cz = (g.dz - 1) / 2.0;
-  const auto u = course::Polynomial::random(Op::exact_degree, cx + g.hx, seed);
-  std::vector<float> in(g.size, 0.0f);
-  double largest = 0;
-  for (int z = -g.hz; z < g.dz + g.hz; ++z)
-    for (int y = -g.hy; y < g.dy + g.hy; ++y)
-      for (int x = -g.hx; x < g.dx + g.hx; ++x) {
-        const double value = u.value(x - cx, y - cy, z - cz);
-        in[g.at(x, y, z)] = static_cast<float>(value);
-        largest = std::max(largest, std::abs(value));
-      }
-  std::vector<double> expected;
-  for (int z = 0; z < g.dz; ++z)
-    for (int y = 0; y < g.dy; ++y)
-      for (int x = 0; x < g.dx; ++x) expected.push_back(Op::image(u, x - cx, y - cy, z - cz));
-  // The field is stored in float: its rounding (relative 6e-8 of `largest`) is what the
-  // operator's weights amplify.
-  const double atol = 4e-7 * largest * course::abs_weight_sum<Op>();
-  EXPECT_TRUE(course::matches_reference(course::interior(run(step, g, in), g), expected, {atol, 1e-5},
+  const course::AnalyticField field = course::analytic_field<Op>(g, seed);
+  EXPECT_TRUE(course::matches_reference(course::interior(run(step, g, field.in), g), field.expected, field.tolerance,
                                         g.interior_extents()));
 }
 

@@ -15,12 +15,9 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
-from peer_timing import median_ms, peer_case, write_results  # noqa: E402
+from peer_timing import median_ms, peer_case, shifted_slice_sum, torch_on_cuda, write_results  # noqa: E402
 
-try:
-    import torch
-except ImportError:
-    sys.exit("error: PyTorch is not installed; this peer needs python3 with torch and a CUDA GPU")
+torch = torch_on_cuda()
 
 RADIUS = 4
 # The 8th-order central second difference (course/stencil.hpp, radius 4).
@@ -32,8 +29,6 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=512)
     parser.add_argument("--out")
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("error: no CUDA device for PyTorch")
     torch.backends.cudnn.benchmark = True
     n, r = args.size, RADIUS
     props = torch.cuda.get_device_properties(0)
@@ -55,11 +50,7 @@ def main() -> int:
     taps_of_star = [(r, r, r, 3 * WEIGHTS[r])] + [
         offset for i, w in enumerate(WEIGHTS) if i != r
         for offset in ((i, r, r, w), (r, i, r, w), (r, r, i, w))]
-
-    def shifted_sum(volume):
-        return sum(w * volume[dz:dz + n, dy:dy + n, dx:dx + n] for dz, dy, dx, w in taps_of_star)
-
-    compiled = torch.compile(shifted_sum)
+    compiled = torch.compile(shifted_slice_sum(taps_of_star, n))
 
     with torch.no_grad():
         # The three forms agree with each other (and so with the star's weights).

@@ -3,9 +3,7 @@
 // output must stay untouched; and every step against a polynomial its differences are exact on.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -56,28 +54,11 @@ void test_random(const ch03::Step& step, Size size, const course::Seed& seed) {
 }
 
 // On a polynomial of degree 9 in each variable the 8th-order differences are exact: the result
-// is the polynomial's Laplacian at every point. (The same check as chapter 2's AnalyticField.)
+// is the polynomial's Laplacian at every point (course::analytic_field, as in chapter 2).
 void test_analytic(const ch03::Step& step, const course::Seed& seed) {
   const Grid g = grid_for({21, 13, 11}, step.align);  // small: the polynomial costs ~1000 terms a point
-  // Coordinates from the interior's centre, scaled so that every term is at most 1 on the array.
-  const double cx = (g.dx - 1) / 2.0, cy = (g.dy - 1) / 2.0, cz = (g.dz - 1) / 2.0;
-  const auto u = course::Polynomial::random(Laplacian8::exact_degree, cx + g.hx, seed);
-  std::vector<float> in(g.size, 0.0f);
-  double largest = 0;
-  for (int z = -g.hz; z < g.dz + g.hz; ++z)
-    for (int y = -g.hy; y < g.dy + g.hy; ++y)
-      for (int x = -g.hx; x < g.dx + g.hx; ++x) {
-        const double value = u.value(x - cx, y - cy, z - cz);
-        in[g.at(x, y, z)] = static_cast<float>(value);
-        largest = std::max(largest, std::abs(value));
-      }
-  std::vector<double> expected;
-  for (int z = 0; z < g.dz; ++z)
-    for (int y = 0; y < g.dy; ++y)
-      for (int x = 0; x < g.dx; ++x) expected.push_back(Laplacian8::image(u, x - cx, y - cy, z - cz));
-  // The field's float rounding (relative 6e-8 of `largest`), amplified by the weights.
-  const double atol = 4e-7 * largest * course::abs_weight_sum<Laplacian8>();
-  EXPECT_TRUE(course::matches_reference(course::interior(run(step, g, in), g), expected, {atol, 1e-5},
+  const course::AnalyticField field = course::analytic_field<Laplacian8>(g, seed);
+  EXPECT_TRUE(course::matches_reference(course::interior(run(step, g, field.in), g), field.expected, field.tolerance,
                                         g.interior_extents()));
 }
 

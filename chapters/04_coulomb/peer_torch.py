@@ -19,12 +19,9 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
-from peer_timing import median_ms, peer_case, write_results  # noqa: E402
+from peer_timing import median_ms, peer_case, torch_on_cuda, write_results  # noqa: E402
 
-try:
-    import torch
-except ImportError:
-    sys.exit("error: PyTorch is not installed; this peer needs python3 with torch and a CUDA GPU")
+torch = torch_on_cuda()
 
 SPACING, HEIGHT = 0.5, 1.25
 ELEMENTS_PER_CHUNK = 1 << 27  # points x atoms per chunk: a 512 MB float tensor
@@ -83,8 +80,6 @@ def main() -> int:
     parser.add_argument("--sizes", default="512x512:10000")
     parser.add_argument("--out")
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("error: no CUDA device for PyTorch")
     cases = []
     for item in args.sizes.split(","):
         try:

@@ -11,6 +11,7 @@
 // and out(x,y,z) = sum over the box of weight(i,j,k) * in(x+i, y+j, z+k).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <random>
@@ -21,6 +22,7 @@
 #include "course/compare.hpp"
 #include "course/gpu.hpp"
 #include "course/grid3d.hpp"
+#include "course/polynomial.hpp"
 #include "course/random.hpp"
 
 namespace course {
@@ -210,6 +212,36 @@ Comparison compare_with_reference(const std::vector<float>& in, const std::vecto
     for (std::size_t n = 0; n < sample; ++n) check(int(pick() % g.dx), int(pick() % g.dy), int(pick() % g.dz));
   }
   return result;
+}
+
+// An input whose exact result is known: a random polynomial of degree Op::exact_degree, on which
+// the operator's differences are exact, so that Op::image gives the result at every point.
+struct AnalyticField {
+  std::vector<float> in;          // the whole array, halo included
+  std::vector<double> expected;   // the interior, dense, z slowest
+  Tolerance tolerance;            // the float rounding of `in` (relative 6e-8), amplified by the weights
+};
+
+template <class Op>
+AnalyticField analytic_field(const Grid& g, const Seed& seed) {
+  // Coordinates from the interior's centre, and terms scaled to at most 1 on the array, keep the
+  // field small where float rounds it.
+  const double cx = (g.dx - 1) / 2.0, cy = (g.dy - 1) / 2.0, cz = (g.dz - 1) / 2.0;
+  const auto u = Polynomial::random(Op::exact_degree, cx + g.hx, seed);
+  AnalyticField field{std::vector<float>(g.size, 0.0f), {}, {}};
+  double largest = 0;
+  for (int z = -g.hz; z < g.dz + g.hz; ++z)
+    for (int y = -g.hy; y < g.dy + g.hy; ++y)
+      for (int x = -g.hx; x < g.dx + g.hx; ++x) {
+        const double value = u.value(x - cx, y - cy, z - cz);
+        field.in[g.at(x, y, z)] = static_cast<float>(value);
+        largest = std::max(largest, std::abs(value));
+      }
+  for (int z = 0; z < g.dz; ++z)
+    for (int y = 0; y < g.dy; ++y)
+      for (int x = 0; x < g.dx; ++x) field.expected.push_back(Op::image(u, x - cx, y - cy, z - cz));
+  field.tolerance = {4e-7 * largest * abs_weight_sum<Op>(), 1e-5};
+  return field;
 }
 
 }  // namespace course
