@@ -28,10 +28,7 @@ class DeviceBuffer {
     void* block = nullptr;
     GPU_CHECK(gpuMalloc(&block, bytes() + 2 * kGuardBytes));
     data_ = reinterpret_cast<T*>(static_cast<std::byte*>(block) + kGuardBytes);
-    if constexpr (kGuardBytes > 0) {
-      GPU_CHECK(gpuMemset(block, kGuardPattern, kGuardBytes));
-      GPU_CHECK(gpuMemset(end_bytes(), kGuardPattern, kGuardBytes));
-    }
+    arm_guards();
   }
   explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { copy_from(host); }
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -72,10 +69,7 @@ class DeviceBuffer {
   void poison() {
     if (count_ == 0) return;
     GPU_CHECK(gpuMemset(data_, 0xff, bytes()));
-    if constexpr (kGuardBytes > 0) {
-      GPU_CHECK(gpuMemset(start_bytes(), kGuardPattern, kGuardBytes));
-      GPU_CHECK(gpuMemset(end_bytes(), kGuardPattern, kGuardBytes));
-    }
+    arm_guards();
   }
 
  private:
@@ -88,6 +82,13 @@ class DeviceBuffer {
 
   void* start_bytes() const { return const_cast<std::byte*>(reinterpret_cast<const std::byte*>(data_)) - kGuardBytes; }
   void* end_bytes() const { return const_cast<std::byte*>(reinterpret_cast<const std::byte*>(data_)) + bytes(); }
+
+  void arm_guards() {
+    if constexpr (kGuardBytes > 0) {
+      GPU_CHECK(gpuMemset(start_bytes(), kGuardPattern, kGuardBytes));
+      GPU_CHECK(gpuMemset(end_bytes(), kGuardPattern, kGuardBytes));
+    }
+  }
 
   void check_guards() const {
     if constexpr (kGuardBytes > 0) {
