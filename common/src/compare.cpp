@@ -9,14 +9,15 @@ namespace {
 constexpr std::size_t kShownMismatches = 8;
 }
 
-// The name of each axis, fastest last: x, y, z, then w for a fourth.
-std::string axis_name(std::size_t axis, std::size_t rank) {
-  constexpr const char* names[] = {"x", "y", "z", "w"};
+// The name of each axis: the caller's, or by default x, y, z, then w for a fourth, fastest last.
+std::string axis_name(std::size_t axis, std::size_t rank, std::span<const std::string> names) {
+  if (axis < names.size()) return names[axis];
+  constexpr const char* spatial[] = {"x", "y", "z", "w"};
   const std::size_t from_fastest = rank - 1 - axis;
-  return from_fastest < 4 ? names[from_fastest] : "d" + std::to_string(axis);
+  return from_fastest < 4 ? spatial[from_fastest] : "d" + std::to_string(axis);
 }
 
-std::string coordinates(std::size_t index, std::span<const std::size_t> extents) {
+std::string coordinates(std::size_t index, std::span<const std::size_t> extents, std::span<const std::string> names) {
   std::vector<std::size_t> coordinate(extents.size());
   for (std::size_t d = extents.size(); d-- > 0;) {
     coordinate[d] = index % extents[d];
@@ -24,15 +25,15 @@ std::string coordinates(std::size_t index, std::span<const std::size_t> extents)
   }
   std::string text = "[";
   for (std::size_t d = 0; d < coordinate.size(); ++d)
-    text += (d ? ", " : "") + axis_name(d, extents.size()) + "=" + std::to_string(coordinate[d]);
+    text += (d ? ", " : "") + axis_name(d, extents.size(), names) + "=" + std::to_string(coordinate[d]);
   return text + "]";
 }
 
-std::string shape(std::span<const std::size_t> extents) {
+std::string shape(std::span<const std::size_t> extents, std::span<const std::string> names) {
   std::string text;
   for (std::size_t d = 0; d < extents.size(); ++d) text += (d ? " x " : "") + std::to_string(extents[d]);
   text += " (";
-  for (std::size_t d = 0; d < extents.size(); ++d) text += (d ? ", " : "") + axis_name(d, extents.size());
+  for (std::size_t d = 0; d < extents.size(); ++d) text += (d ? ", " : "") + axis_name(d, extents.size(), names);
   return text + ")";
 }
 
@@ -77,14 +78,14 @@ std::string Comparison::report() const {
     return text.str();
   }
   text << mismatches << " of " << checked << " elements";
-  if (!extents.empty()) text << " of the " << shape(extents) << " output";
+  if (!extents.empty()) text << " of the " << shape(extents, axis_names) << " output";
   text << " differ from the float64 reference by more than ";
   if (per_element_bounds)
     text << "their error bound";
   else
     text << "atol + rtol*|ref| (atol " << tolerance.atol << ", rtol " << tolerance.rtol << ")";
   for (const Mismatch& m : first) {
-    text << "\n  " << (&m == &first.front() ? "first wrong element " : "at ") << coordinates(m.index, extents) << ": got " << m.got << ", expected " << m.expected;
+    text << "\n  " << (&m == &first.front() ? "first wrong element " : "at ") << coordinates(m.index, extents, axis_names) << ": got " << m.got << ", expected " << m.expected;
     if (m.allowed >= 0) text << " (bound " << m.allowed << ")";
   }
   if (mismatches > first.size()) text << "\n  ... and " << mismatches - first.size() << " more";

@@ -110,6 +110,7 @@ PLOT_ARGS = ["bench.json", "--ceilings", "ceilings.json"]
 BENCH1 = "chapters/01_transpose/bench_transpose"
 BENCH2 = "chapters/02_stencil/bench_stencil"
 BENCH4 = "chapters/04_coulomb/bench_coulomb"
+BENCH5 = "chapters/05_lattice_boltzmann/bench_lbm"
 COURSE_CEILINGS = "common/course_ceilings"
 TEST1 = "chapters/01_transpose/test_transpose"
 
@@ -266,6 +267,11 @@ ROWS = [
     Row(BENCH2, ["--size=2000"], r"--size needs a whole number from 1 to 1024", status=2),
     Row(BENCH4, ["--sizes=64x32:abc"], r"--sizes needs NXxNY:ATOMS", status=1),
     Row(BENCH4, ["--sizes=4294967297x1:5"], r"--sizes needs NXxNY:ATOMS", status=1),
+    Row(BENCH5, ["--sizes=64x"], r"a size is NXxNY with NX and NY from 1 to 65536, not '64x'", status=1),
+    Row(BENCH5, ["--sizes=0x8"], r"a size is NXxNY with NX and NY from 1 to 65536, not '0x8'", status=1),
+    Row(BENCH5, ["--cpu-size=3"], r"a size is NXxNY", status=1),
+    Row(BENCH5, ["--steps=0"], r"--steps needs a whole number from 1 to 1000, not '0'", status=2),
+    Row(BENCH5, ["--flow=missing/flow.csv"], r"cannot write missing/flow.csv", status=1),
     Row(COURSE_CEILINGS, ["--megabytes=2x"], r"--megabytes needs a whole number from 1 to 1048576, not '2x'", status=2),
     Row(COURSE_CEILINGS, ["--megabytes=0"], r"--megabytes needs a whole number", status=2),
     Row(COURSE_CEILINGS, ["--out=missing/ceilings.json"], r"cannot write missing/ceilings.json", status=1),

@@ -26,6 +26,7 @@ struct Comparison {
   std::size_t mismatches = 0;
   std::vector<Mismatch> first;        // the first few, in memory order
   std::vector<std::size_t> extents;   // row-major extents, slowest first, for coordinates
+  std::vector<std::string> axis_names;  // their names, slowest first (by default ..., z, y, x)
   Tolerance tolerance;
   bool ok() const { return mismatches == 0; }
   std::string report() const;         // count, tolerance, and the first mismatches by coordinate
@@ -41,9 +42,10 @@ struct Comparison {
 Comparison compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,
                    std::vector<std::size_t> extents);
 
-// Coordinates of a flat row-major index with the axes named, fastest last: "[y=3, x=17]".
-std::string coordinates(std::size_t index, std::span<const std::size_t> extents);
+// Coordinates of a flat row-major index with the axes named, fastest last: "[y=3, x=17]"
+// (`names`, slowest first, replace the default x, y, z: "[y=3, x=17, k=2]").
+std::string coordinates(std::size_t index, std::span<const std::size_t> extents, std::span<const std::string> names = {});
 // "64 x 31 (y, x)": the extents with the axes' names.
-std::string shape(std::span<const std::size_t> extents);
+std::string shape(std::span<const std::size_t> extents, std::span<const std::string> names = {});
 
 }  // namespace course

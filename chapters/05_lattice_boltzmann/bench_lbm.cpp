@@ -1,0 +1,196 @@
+// Chapter 5 benchmark: every step on channels of NX x NY cells (by default 256^2 to 8192^2; on
+// the CPU backend 64 x 32), each timed run `--steps` time steps from the same random state near
+// equilibrium. A case counts lattice updates (MLUP: cells x steps) and the fewest bytes a time
+// step moves per cell (the 9 distributions read and written once: 72 bytes in float32, 36 in 16
+// bits); its state after the run is checked against the float64 reference's, value by value. Beside them, the paper's CPU schemes (linear and subscript addressing) are timed on
+// the host, on one core and on all of them, on `--cpu-size` (context "cpu_MLUPS <scheme>").
+// PyTorch is measured by peer_torch.py.
+// With --flow=FILE.csv it times nothing: every step runs the tests' Poiseuille channel from rest
+// (lbm.hpp, kPoiseuille) and FILE gets the velocity profile ux(y) every 100 time steps, beside
+// the analytic parabola (step,time,y,ux,analytic), for the chapter's figures (figures.py).
+//
+//   bench_lbm [--sizes=NXxNY[,...]] [--steps=N] [--cpu-size=NXxNY] [--ceilings=FILE] [--warm-l2]
+//             [--quiet] [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json ...]
+//   bench_lbm --flow=FILE.csv
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "course/benchmark.hpp"
+#include "course/compare.hpp"
+#include "course/device_buffer.hpp"
+#include "course/numbers.hpp"
+#include "course/output_file.hpp"
+#include "cpu_schemes.hpp"
+#include "reference.hpp"
+#include "steps.hpp"
+
+namespace {
+
+using ch05::Channel;
+using course::DeviceBuffer;
+
+constexpr float kTau = 0.8f, kForce = 1e-6f;  // as peer_torch.py
+
+Channel parse_size(const std::string& item) {
+  const std::size_t times = item.find('x');
+  const auto nx = course::parse_whole_number(std::string_view(item).substr(0, times), 1, 1 << 16);
+  const auto ny = times == std::string::npos ? std::nullopt
+                                             : course::parse_whole_number(std::string_view(item).substr(times + 1), 1, 1 << 16);
+  if (!nx || !ny) throw std::invalid_argument("a size is NXxNY with NX and NY from 1 to 65536, not '" + item + "'");
+  return {int(*nx), int(*ny), kTau, kForce};
+}
+
+std::vector<Channel> parse_sizes(const std::string& text) {
+  std::vector<Channel> sizes;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    sizes.push_back(parse_size(text.substr(start, end - start)));
+    start = end + 1;
+  }
+  return sizes;
+}
+
+std::string name_of(const Channel& c) { return std::to_string(c.nx) + "x" + std::to_string(c.ny); }
+
+// One channel's starting state and the reference's state `steps` later, shared by its cases.
+struct Problem {
+  Channel channel;
+  int steps;
+  DeviceBuffer<float> initial, stored;  // stored: a lattice's state, in the canonical layout
+  std::vector<double> expected;         // worked out on first use
+  Problem(const Channel& c, int steps_, const course::Seed& seed)
+      : channel(c), steps(steps_), initial(std::span<const float>(ch05::random_state(c, seed))),
+        stored(c.cells() * ch05::kDirections) {}
+
+  std::string check(ch05::Lattice& lattice, ch05::Storage storage) {
+    if (expected.empty()) {
+      const std::vector<float> start = initial.to_host();
+      expected.assign(start.begin(), start.end());
+      ch05::reference_advance(channel, expected, steps);
+    }
+    stored.poison();
+    lattice.store(stored.data());
+    course::Comparison comparison = course::compare(stored.to_host(), expected, ch05::tolerance(storage),
+                                                    {std::size_t(channel.ny), std::size_t(channel.nx), ch05::kDirections});
+    comparison.axis_names = {"y", "x", "k"};
+    return comparison.ok() ? std::string() : comparison.report();
+  }
+};
+
+// Million lattice updates per second of one of the paper's CPU schemes on the host.
+double cpu_scheme_rate(const Channel& c, ch05::Addressing addressing, int threads, int steps) {
+  ch05::CpuScheme scheme(c, addressing, threads);
+  scheme.load(ch05::state_at_rest(c));
+  scheme.advance(1);  // first touch of the pages out of the timing
+  const auto start = std::chrono::steady_clock::now();
+  scheme.advance(steps);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return double(c.cells()) * steps / seconds / 1e6;
+}
+
+// "AMD EPYC ... , 16 hardware threads": what the CPU schemes ran on.
+std::string host_cpu() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+}
+
+// The start-up of Poiseuille flow under every step, sampled along the first column.
+void write_flow(const std::string& path) {
+  course::OutputFile out(path);
+  const Channel c = ch05::kPoiseuille;
+  std::string csv = "step,time,y,ux,analytic\n";
+  const ch05::State rest = ch05::state_at_rest(c);
+  DeviceBuffer<float> state{std::span<const float>(rest)}, rho(c.cells()), ux(c.cells()), uy(c.cells());
+  const ch05::Fields fields{rho.data(), ux.data(), uy.data()};
+  for (const ch05::Step& step : ch05::steps()) {
+    std::unique_ptr<ch05::Lattice> lattice = step.make(c);
+    lattice->load(state.data());
+    int time = 0;
+    for (int sample = 100; sample <= ch05::kPoiseuilleSteps; sample += 100) {
+      ux.poison();
+      lattice->advance(sample - time, &fields);
+      time = sample;
+      const std::vector<float> profile = ux.to_host();
+      for (int y = 0; y < c.ny; ++y)
+        csv += step.source.id() + "," + std::to_string(time) + "," + std::to_string(y) + "," +
+               std::to_string(profile[std::size_t(y) * c.nx]) + "," + std::to_string(ch05::steady_velocity(c, y)) + "\n";
+    }
+  }
+  out.write(csv);
+  out.commit();
+  std::printf("wrote %s\n", path.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const bool cpu = course::bench::on_cpu_backend();
+  course::bench::Session session(argc, argv,
+                                 {{"sizes", cpu ? "64x32" : "256x256,1024x1024,2048x2048,4096x4096,8192x8192"},
+                                  {"steps", cpu ? "2" : "20"},
+                                  {"cpu-size", cpu ? "64x32" : "2048x2048"},
+                                  {"flow", ""}});
+  if (!session.text("flow").empty()) {
+    write_flow(session.text("flow"));
+    return 0;
+  }
+  const std::vector<Channel> sizes = parse_sizes(session.text("sizes"));
+  const int steps = int(session.integer("steps", 1000));
+  const Channel cpu_channel = parse_size(session.text("cpu-size"));
+  const course::Seed seed = session.seed();
+  std::printf("inputs from %s; tau %.2f, body force %g, %d time steps a run\n", seed.describe().c_str(), kTau, kForce, steps);
+
+  // Device: the starting and the stored state, and every step's lattice (up to two buffers of 9
+  // floats a cell, step 00's moments and step 01's pointers besides). Host: the state, a copy,
+  // and the reference's two in float64.
+  double device_bytes = 0, host_bytes = 0;
+  for (const Channel& c : sizes) {
+    device_bytes += double(c.cells()) * (2 * 9 * 4 + ch05::steps().size() * (2 * 9 * 4 + 3 * 4 + 16));
+    host_bytes += double(c.cells()) * (2 * 9 * 4 + 2 * 9 * 8);
+  }
+  session.require_memory(device_bytes, host_bytes, "--sizes=" + session.text("sizes"));
+
+  session.add_context("host_cpu", host_cpu());
+  for (const auto addressing : {ch05::Addressing::linear, ch05::Addressing::subscript}) {
+    const char* name = addressing == ch05::Addressing::linear ? "linear" : "subscript";
+    const int all = int(std::max(1u, std::thread::hardware_concurrency()));
+    for (const int threads : {1, all}) {
+      const double rate = cpu_scheme_rate(cpu_channel, addressing, threads, cpu ? 1 : 4);
+      std::printf("the paper's CPU scheme, %s addressing, %s, %d thread%s: %.1f MLUPS\n", name,
+                  name_of(cpu_channel).c_str(), threads, threads > 1 ? "s" : "", rate);
+      session.add_context("cpu_MLUPS " + std::string(name) + " " + std::to_string(threads) + " threads " + name_of(cpu_channel),
+                          std::to_string(rate));
+    }
+  }
+
+  std::deque<Problem> problems;  // stable addresses for the cases' lambdas
+  for (const Channel& c : sizes) {
+    Problem& problem = problems.emplace_back(c, steps, seed);
+    for (const ch05::Step& step : ch05::steps()) {
+      std::shared_ptr<ch05::Lattice> lattice = step.make(c);
+      session.add({.group = name_of(c), .name = step.source.id(),
+                   .prepare = [&problem, lattice] { lattice->load(problem.initial.data()); },
+                   .run = [&problem, lattice] { lattice->advance(problem.steps, nullptr); },
+                   .bytes = step.fewest_bytes_per_update() * double(c.cells()) * steps,
+                   .rates = {{"MLUP", double(c.cells()) * steps / 1e6}},
+                   .validate = [&problem, lattice, storage = step.storage] { return problem.check(*lattice, storage); }});
+    }
+  }
+  return session.run();
+} catch (const std::exception& error) {
+  std::fprintf(stderr, "error: %s\n", error.what());
+  return 1;
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""What a PyTorch user would write for the D2Q9 lattice Boltzmann channel on the GPU, timed the way
+the course's benchmarks time (profiling/peer_timing.py), on the benchmark's problem: nx x ny cells,
+periodic along x, walls halfway outside the first and last rows (halfway bounce-back), BGK
+collision with tau 0.8 and a body force 1e-6 along x, from rest. The state is a (9, ny, nx)
+float32 tensor of post-collision distributions; one time step
+
+  - streams by pulling: torch.roll of each direction's plane by its velocity, and torch.where
+    puts the opposite direction's own value where the pull would come from behind a wall;
+  - takes the moments (density, velocity) and collides, vectorised over the 9 directions.
+
+Three forms: that step in eager mode; the same function through torch.compile; and, through
+torch.compile, the step written one direction's plane at a time, which Inductor fuses into a
+single kernel (the vectorised form compiles to a copy per roll and a reduction over the 9
+directions that strides across the whole lattice, 5x slower on the H200 at 8192^2). A run is --steps time steps; rates count lattice
+updates (MLUP) and the fewest bytes a float32 two-buffer update moves (72 per cell: 9 floats
+read and 9 written). Each form is checked first, at 64 x 8 from a seeded random state near
+equilibrium: 5 steps against the same eager code in float64, and the mass after 20 steps.
+
+    peer_torch.py [--sizes 256x256,1024x1024,...] [--steps 20] [--out torch.json]
+"""
+import argparse
+import pathlib
+import re
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+import cli  # noqa: E402
+from peer_timing import median_ms, peer_case, torch_on_cuda, write_results  # noqa: E402
+
+torch = None  # PyTorch on CUDA: main() takes it once the options are known to be good
+
+# D2Q9: velocities e_k, weights w_k, and the direction opposite to each.
+VELOCITIES = ((0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
+WEIGHTS = (4 / 9,) + (1 / 9,) * 4 + (1 / 36,) * 4
+OPPOSITE = (0, 3, 4, 1, 2, 7, 8, 5, 6)
+TAU, FORCE = 0.8, 1e-6  # the benchmark's problem
+CHECK_FORCE = 1e-3  # the checks' force: 1e-6 would change f by less than their tolerance
+CHECK_NX, CHECK_NY, CHECK_SEED = 64, 8, 20261205
+BYTES_PER_CELL = 2 * 9 * 4
+DEFAULT_SIZES = "256x256,1024x1024,2048x2048,4096x4096,8192x8192"
+
+
+def lattice_step(ny: int, tau: float, force: float, double: bool = False):
+    """The time step f* -> f* of a channel ny rows wide, for (9, ny, nx) float32 tensors (float64
+    with `double`), vectorised over the 9 directions."""
+    dtype = torch.float64 if double else torch.float32
+
+    def column(values):  # one value per direction, broadcast over the (ny, nx) plane
+        return torch.tensor(values, dtype=dtype, device="cuda").view(9, 1, 1)
+    ex, ey, w = column([e[0] for e in VELOCITIES]), column([e[1] for e in VELOCITIES]), column(WEIGHTS)
+    opposite = torch.tensor(OPPOSITE, device="cuda")
+    rows = torch.arange(ny, device="cuda").view(1, ny, 1)
+    # Where the pull from y - e_y leaves the channel (row 0 for e_y = 1, row ny-1 for e_y = -1),
+    # torch.roll wraps around: those cells take the opposite direction's value instead.
+    behind_wall = ((ey == 1) & (rows == 0)) | ((ey == -1) & (rows == ny - 1))
+    forcing = 3 * w * ex * force
+
+    def step(f):
+        streamed = torch.stack([f[k].roll((e_y, e_x), (0, 1)) for k, (e_x, e_y) in enumerate(VELOCITIES)])
+        f = torch.where(behind_wall, f[opposite], streamed)
+        rho = f.sum(0)
+        ux, uy = (f * ex).sum(0) / rho, (f * ey).sum(0) / rho
+        eu = ex * ux + ey * uy
+        equilibrium = w * rho * (1 + 3 * eu + 4.5 * eu**2 - 1.5 * (ux**2 + uy**2))
+        return f - (f - equilibrium) / tau + forcing
+    return step
+
+
+def lattice_step_by_plane(ny: int, tau: float, force: float):
+    """The same step for float32, one direction's (ny, nx) plane at a time: the moments are sums of
+    planes and the constants Python numbers, so torch.compile makes one pointwise kernel of it."""
+    rows = torch.arange(ny, device="cuda").view(ny, 1)
+    first_row, last_row = rows == 0, rows == ny - 1
+
+    def step(f):
+        planes = []
+        for k, (e_x, e_y) in enumerate(VELOCITIES):
+            pulled = f[k].roll((e_y, e_x), (0, 1))
+            if e_y != 0:
+                pulled = torch.where(first_row if e_y == 1 else last_row, f[OPPOSITE[k]], pulled)
+            planes.append(pulled)
+        rho = sum(planes)
+        ux = sum(e_x * plane for plane, (e_x, _) in zip(planes, VELOCITIES) if e_x) / rho
+        uy = sum(e_y * plane for plane, (_, e_y) in zip(planes, VELOCITIES) if e_y) / rho
+        usq = ux * ux + uy * uy
+        collided = []
+        for plane, (e_x, e_y), w in zip(planes, VELOCITIES, WEIGHTS):
+            eu = e_x * ux + e_y * uy
+            equilibrium = w * rho * (1 + 3 * eu + 4.5 * eu * eu - 1.5 * usq)
+            collided.append(plane - (plane - equilibrium) / tau + 3 * w * e_x * force)
+        return torch.stack(collided)
+    return step
+
+
+def compiled(step_of):
+    """A form's maker through torch.compile. torch.compile specialises on the shape and on the
+    step's constants; a user running many sizes clears its cache for each, rather than meet its
+    recompile limit and fall back to eager."""
+    def make(ny: int, tau: float, force: float):
+        torch._dynamo.reset()
+        return torch.compile(step_of(ny, tau, force), dynamic=False)
+    return make
+
+
+# name -> make(ny, tau, force): the float32 step function
+FORMS = (("torch eager, roll + where", lattice_step),
+         ("torch.compile, roll + where", compiled(lattice_step)),
+         ("torch.compile, plane by plane", compiled(lattice_step_by_plane)))
+
+
+def advance(step, f, steps: int):
+    for _ in range(steps):
+        f = step(f)
+    return f
+
+
+def check(name: str, make_step) -> bool:
+    """The form against the same eager code in float64 (5 steps), and its mass after 20 steps,
+    at CHECK_NX x CHECK_NY from a seeded random state near equilibrium; says how it did."""
+    generator = torch.Generator(device="cuda").manual_seed(CHECK_SEED)
+    weights = torch.tensor(WEIGHTS, device="cuda").view(9, 1, 1)
+    start = weights * (1 + 0.1 * (2 * torch.rand(9, CHECK_NY, CHECK_NX, device="cuda", generator=generator) - 1))
+    step = make_step(CHECK_NY, TAU, CHECK_FORCE)
+    exact = advance(lattice_step(CHECK_NY, TAU, CHECK_FORCE, double=True), start.double(), 5)
+    difference = float((advance(step, start, 5).double() - exact).abs().max())
+    mass = float(start.double().sum())
+    mass_drift = abs(float(advance(step, start, 20).double().sum()) - mass) / mass
+    good = difference < 1e-5 and mass_drift < 1e-4
+    print(f"check {name}: {'ok' if good else 'FAILED'}: max |f - f(float64)| {difference:.1e} after 5 steps "
+          f"(below 1e-5), mass drift {mass_drift:.1e} after 20 (below 1e-4), {CHECK_NX}x{CHECK_NY}, seed {CHECK_SEED}")
+    return good
+
+
+def grid_sizes(text: str) -> list:
+    """An argparse type: NXxNY[,NXxNY...] with NX, NY >= 1."""
+    sizes = []
+    for item in text.split(","):
+        match = re.fullmatch(r"([0-9]+)x([0-9]+)", item)
+        if not match or min(int(match[1]), int(match[2])) < 1:
+            raise argparse.ArgumentTypeError(f"needs NXxNY[,NXxNY...] with NX, NY >= 1, not '{item}'")
+        sizes.append((int(match[1]), int(match[2])))
+    return sizes
+
+
+def whole_number_above_zero(text: str) -> int:
+    """An argparse type: a whole number of 1 or more."""
+    if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"needs a whole number of 1 or more, not '{text}'")
+    return int(text)
+
+
+def main() -> int:
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=grid_sizes, default=DEFAULT_SIZES, help=f"default {DEFAULT_SIZES}")
+    parser.add_argument("--steps", type=whole_number_above_zero, default=20, help="time steps per timed run")
+    parser.add_argument("--out", help="the results JSON to write")
+    args = parser.parse_args()
+    if args.out:
+        cli.check_output_file(args.out)
+    global torch
+    torch = torch_on_cuda()
+
+    forms = []
+    with torch.no_grad():
+        for name, make_step in FORMS:
+            try:
+                good = check(name, make_step)
+            except Exception as error:  # torch.compile needs a working Triton and C compiler
+                print(f"{name}: skipped, {type(error).__name__}: {str(error).splitlines()[0][:200]}")
+                continue
+            if not good:
+                raise cli.ToolError(f"{name} does not match float64 or loses mass: not timed")
+            forms.append((name, make_step))
+        if not forms:
+            raise cli.ToolError("no form could run: nothing to time")
+
+        cases = []
+        for nx, ny in args.sizes:
+            group, cells = f"{nx}x{ny}", nx * ny
+            amounts = {"MLUP": cells * args.steps / 1e6, "GB": BYTES_PER_CELL * cells * args.steps / 1e9}
+            for name, make_step in forms:
+                step = make_step(ny, TAU, FORCE)
+                state = [torch.tensor(WEIGHTS, device="cuda").view(9, 1, 1).expand(9, ny, nx).contiguous()]
+
+                def run():  # carries the state from run to run; median_ms's warm-up run compiles
+                    state[0] = advance(step, state[0], args.steps)
+                try:
+                    timing = median_ms(torch, run)
+                except torch.cuda.OutOfMemoryError:
+                    raise cli.ToolError(f"{group}: {name} does not fit in the GPU's memory") from None
+                if not bool(torch.isfinite(state[0]).all()):
+                    raise cli.ToolError(f"{group}: {name} ended with a distribution that is not finite")
+                cases.append(peer_case(group, name, timing, amounts, steps=args.steps))
+                seconds = timing[0] / 1e3
+                print(f"{group:>11} {name:30} {timing[0]:9.3f} ms per {args.steps} steps {amounts['MLUP'] / seconds:9.1f} "
+                      f"MLUP/s {amounts['GB'] / seconds:8.1f} GB/s")
+    if args.out:
+        write_results(args.out, cases, gpu=torch.cuda.get_device_properties(0).name, torch=torch.__version__,
+                      steps=args.steps, tau=TAU, force=FORCE)
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(main)

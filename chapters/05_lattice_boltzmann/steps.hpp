@@ -1,0 +1,68 @@
+// Chapter 5's steps: one row each, in order. A row names the step's file (solutions/
+// 05_lattice_boltzmann/ or exercises/..., without .cu), its variant, and how it stores a
+// distribution (the element type of its state: Storage::f32, or 16 bits); the file defines
+//   std::unique_ptr<Lattice> make_<variant>(const Channel& channel);
+// a Lattice (lbm.hpp) that holds the channel's state on the device in the step's layout.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <span>
+
+#include "course/compare.hpp"
+#include "course/step.hpp"
+#include "lbm.hpp"
+
+namespace ch05 {
+
+enum class Storage { f32, f16, bf16 };
+
+#define CH05_STEPS(STEP)                             \
+  STEP(00_paper, paper, f32)                         \
+  STEP(01_subscript, subscript, f32)                 \
+  STEP(02_ping_pong, ping_pong, f32)                 \
+  STEP(03_soa, soa, f32)                             \
+  STEP(04_fused, fused, f32)                         \
+  STEP(05_in_place, in_place, f32)                   \
+  STEP(06_half_storage, fp16_storage, f16)           \
+  STEP(06_half_storage, bf16_storage, bf16)          \
+  STEP(07_lean, lean_f32, f32)                       \
+  STEP(07_lean, lean_fp16, f16)                      \
+  STEP(07_lean, lean_bf16, bf16)                     \
+  STEP(08_fma_collision, fma_f32, f32)               \
+  STEP(08_fma_collision, fma_fp16, f16)              \
+  STEP(08_fma_collision, fma_bf16, bf16)             \
+  /* one row per step, above this line */
+
+struct Step {
+  course::StepSource source;
+  MakeLattice make;
+  Storage storage;
+  // Bytes a time step must move per cell: the 9 distributions read once and written once.
+  double fewest_bytes_per_update() const { return 2.0 * kDirections * (storage == Storage::f32 ? 4 : 2); }
+};
+
+// How far a step's state and moments may be from the float64 reference after up to 20 time
+// steps from a random state near equilibrium (the tests' and the benchmark's check). In float32
+// a step rounds each value (O(1)) by about 1e-7; 16-bit storage rounds each stored difference
+// from the weight (below ~0.06) to 11 significant bits (fp16) or 8 (bf16).
+inline course::Tolerance tolerance(Storage storage) {
+  switch (storage) {
+    case Storage::f16: return {2e-4, 0};
+    case Storage::bf16: return {2e-3, 0};
+    default: return {2e-6, 1e-5};
+  }
+}
+
+#define CH05_DECLARE(file, variant, storage) std::unique_ptr<Lattice> make_##variant(const Channel& channel);
+CH05_STEPS(CH05_DECLARE)
+#undef CH05_DECLARE
+
+inline std::span<const Step> steps() {
+#define CH05_ROW(file, variant, storage) Step{COURSE_STEP_SOURCE(file, variant), make_##variant, Storage::storage},
+  static const auto table = std::to_array<Step>({CH05_STEPS(CH05_ROW)});
+#undef CH05_ROW
+  return table;
+}
+
+}  // namespace ch05

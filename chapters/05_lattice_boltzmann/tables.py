@@ -1,0 +1,97 @@
+"""Chapter 5's README tables (profiling/report.py): every size's steps with the PyTorch peers
+against the copy ceiling, the targets at a glance, the paper's GPU-against-CPU comparison with
+the CPU schemes on one core and on all, and the profiled traffic per kernel."""
+import report_tables
+import results
+
+# Bytes each float32 step moves per cell and time step, as its header counts them; the 16-bit
+# variants (fp16, bf16 in their names) move 36.
+STEP_BYTES = {"00": 276, "01": 276, "02": 204, "03": 204}
+
+
+def bytes_per_update(case) -> int:
+    if not case.is_step:
+        return 72
+    if "fp16" in case.name or "bf16" in case.name:
+        return 36
+    return STEP_BYTES.get(case.name[:2], 72)
+
+
+def size_table(res, group: str, peers: list, torch_version: str) -> str:
+    cases = [c for c in res.cases if c.group == group] + [p for p in peers if p.group == group]
+    copy = res.ceilings["copy_GBps"]
+    first = next(c for c in cases if c.is_step)
+    lines = ["| step | median ms | MLUPS | bytes per update | GB/s at those bytes | of copy | vs 00 |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for c in cases:
+        name = f"`{c.name}`" if c.is_step else f"*{c.name}* (peer, PyTorch {torch_version})"
+        per_update = bytes_per_update(c)
+        gbps = c.rate("MLUP") * 1e6 * per_update / 1e9
+        lines.append(f"| {name} | {c.median_ms:.3f} | {c.rate('MLUP'):,.0f} | {per_update} | {gbps:,.0f} | "
+                     f"{gbps / copy:.3f} | {first.median_ms / c.median_ms:.2f}x |")
+    return "\n".join(lines)
+
+
+def sizes_tables(res, peers, torch_version) -> str:
+    parts = []
+    for group in res.groups():
+        first = next(c for c in res.cases if c.group == group)
+        nx, ny = (int(n) for n in group.split("x"))
+        steps = round(first.amounts["MLUP"] * 1e6 / (nx * ny))
+        parts.append(f"**{group}** ({steps} time steps a run, median of {first.repetitions} runs)\n\n"
+                     + size_table(res, group, peers, torch_version))
+    return "\n\n".join(parts)
+
+
+def best(cases, group, storage_16: bool):
+    steps = [c for c in cases if c.group == group and c.is_step and (bytes_per_update(c) == 36) == storage_16]
+    return max(steps, key=lambda c: c.rate("MLUP"))
+
+
+def targets_table(res, peers) -> str:
+    copy = res.ceilings["copy_GBps"]
+    lines = ["| size | best float32 step | MLUPS | of copy (72 B) | best 16-bit step | MLUPS | vs best float32 | "
+             "strongest PyTorch | MLUPS | best step vs it |",
+             "|---|---|---:|---:|---|---:|---:|---|---:|---:|"]
+    for group in res.groups():
+        f32, f16 = best(res.cases, group, False), best(res.cases, group, True)
+        torch = max((p for p in peers if p.group == group), key=lambda p: p.rate("MLUP"), default=None)
+        overall = max(f32.rate("MLUP"), f16.rate("MLUP"))
+        torch_cells = (f"*{torch.name}* | {torch.rate('MLUP'):,.0f} | {overall / torch.rate('MLUP'):.2f}x"
+                       if torch else " | | ")
+        lines.append(f"| {group} | `{f32.name}` | {f32.rate('MLUP'):,.0f} | {f32.rate('MLUP') * 72e6 / 1e9 / copy:.3f} | "
+                     f"`{f16.name}` | {f16.rate('MLUP'):,.0f} | {f16.rate('MLUP') / f32.rate('MLUP'):.2f}x | "
+                     f"{torch_cells} |")
+    lines.append("")
+    lines.append(f"Copy ceiling measured by `course_ceilings`: {copy:,.0f} GB/s (bytes read + written). Targets "
+                 "(issue): the best float32 step at 0.95 of copy at 8192² and 0.90 from 2048² up; the 16-bit step "
+                 "at 1.85x the best float32; the best step at 25x the PyTorch peer.")
+    return "\n".join(lines)
+
+
+def cpu_table(res) -> str:
+    """The paper's comparison: its CPU schemes on the host against the GPU at the same size."""
+    entries = {key.split(" ", 1)[1]: float(value) for key, value in res.context.items() if key.startswith("cpu_MLUPS ")}
+    size = next(iter(entries)).rsplit(" ", 1)[1]
+    gpu = [c for c in res.cases if c.group == size and c.is_step]
+    paper, fastest = gpu[0], max(gpu, key=lambda c: c.rate("MLUP"))
+    lines = ["| CPU scheme | threads | MLUPS | `00_paper` on the GPU is | the fastest step is |",
+             "|---|---:|---:|---:|---:|"]
+    for key, rate in entries.items():
+        addressing, threads = key.split(" ")[0], key.split(" ")[1]
+        lines.append(f"| {addressing} addressing | {threads} | {rate:,.1f} | {paper.rate('MLUP') / rate:,.0f}x faster | "
+                     f"{fastest.rate('MLUP') / rate:,.0f}x faster (`{fastest.name}`) |")
+    lines.append("")
+    lines.append(f"{size} channel, float32, the host of the {res.context['gpu']} "
+                 f"({res.context['host_cpu']}); the paper's four loops as `cpu_schemes.cpp` writes them.")
+    return "\n".join(lines)
+
+
+def tables(res) -> dict:
+    context, peers = results.load_peers(res.folder / "torch.json")
+    return {
+        "steps": sizes_tables(res, peers, context["torch"]),
+        "targets": targets_table(res, peers),
+        "cpu": cpu_table(res),
+        "traffic": report_tables.traffic_table(res.folder / "traffic.csv", "state (4096² cells x 9 floats, 604 MB)"),
+    }

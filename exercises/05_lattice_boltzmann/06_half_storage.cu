@@ -1,0 +1,152 @@
+// Generated from solutions/05_lattice_boltzmann/06_half_storage.cu by exercises/generate.py (fingerprint c87982be1307): edit the TODOs.
+// Step 06 — 16-bit storage: half the bytes, the arithmetic still in float32.
+//
+// Step 04's kernel moves 72 bytes a cell and does ~150 flops: the H200 could do that arithmetic
+// ~30 times over in the time the bytes take. So store each distribution in 16 bits and convert
+// in registers: 36 bytes a cell. Two formats, one variant each:
+//   fp16  (IEEE half)  1 sign, 5 exponent, 10 fraction bits: relative spacing 2^-11 = 4.9e-4
+//   bf16  (bfloat16)   1 sign, 8 exponent,  7 fraction bits: relative spacing 2^-8  = 3.9e-3
+// What is stored is not f_k but f_k - w_k, its distance from the fluid at rest (FluidX3D's
+// "DDF shifting"): at the low velocities of lattice Boltzmann flows that is ~0.01 where f_k is
+// ~0.1-0.4, so the same bits give 10-40 times smaller absolute rounding errors.
+// Bytes per cell and time step: 36 (step 04: 72).
+// Predicted: up to 2x step 04's lattice updates per second if it stays bandwidth-bound (the
+// conversions add ~36 instructions a cell to ~200); accuracy: fp16 rounding ~1e-5 per value
+// a step, bf16 ~1e-4, against velocities of ~0.05.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/:
+//   not measured yet
+// END MEASURED
+#include <cstdint>
+#include <utility>
+
+#if defined(COURSE_BACKEND_CUDA)
+#include <cuda_fp16.h>
+#elif defined(COURSE_BACKEND_HIP)
+#include <hip/hip_fp16.h>
+#endif
+
+#include "course/device_buffer.hpp"
+#include "steps.hpp"
+
+namespace ch05 {
+namespace {
+
+using course::DeviceBuffer;
+
+constexpr int kBlock = 128;  // cells of a row
+
+// The two formats, as 16-bit patterns. fp16 uses the GPU's conversion instructions (and the
+// host compiler's _Float16 on the CPU backend), rounding to nearest even; bf16 is the top half
+// of a float32, rounded to nearest even by adding just under half of the dropped part.
+struct Fp16 {
+  __host__ __device__ static std::uint16_t encode(float value) {
+#if defined(COURSE_BACKEND_CPU)
+    return std::bit_cast<std::uint16_t>(static_cast<_Float16>(value));
+#else
+    return __half_as_ushort(__float2half_rn(value));
+#endif
+  }
+  __host__ __device__ static float decode(std::uint16_t bits) {
+#if defined(COURSE_BACKEND_CPU)
+    return static_cast<float>(std::bit_cast<_Float16>(bits));
+#else
+    return __half2float(__ushort_as_half(bits));
+#endif
+  }
+};
+struct Bf16 {
+  __host__ __device__ static std::uint16_t encode(float value) {
+    const std::uint32_t bits = course::float_bits(value);
+    return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  }
+  __host__ __device__ static float decode(std::uint16_t bits) { return course::float_from_bits(std::uint32_t{bits} << 16); }
+};
+
+__host__ __device__ inline long long soa_index(int x, int y, int k, const Channel& c) {
+  return static_cast<long long>(k) * c.cells() + static_cast<long long>(y) * c.nx + x;
+}
+
+struct Cell {
+  int x, y;
+  long long at;
+  bool inside;
+};
+__device__ inline Cell this_cell(const Channel& c) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
+  return {x, y, static_cast<long long>(y) * c.nx + x, x < c.nx};
+}
+
+// Step 04's kernel, reading and writing shifted 16-bit values.
+template <class Format>
+__global__ void fused_16bit_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, Fields moments,
+                             bool write_moments, Channel c) {
+  const Cell cell = this_cell(c);
+  if (!cell.inside) return;
+  float f[kDirections];
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    const int from_x = (cell.x - velocity_x(k) + c.nx) % c.nx, from_y = cell.y - velocity_y(k);
+    const bool from_wall = from_y < 0 || from_y >= c.ny;
+    const std::uint16_t stored = from_wall ? src[soa_index(cell.x, cell.y, opposite(k), c)] : src[soa_index(from_x, from_y, k, c)];
+    // TODO: decode the stored value and add back the weight it was shifted by
+    f[k] = stored;
+  }
+  const Moments m = moments_of(f);
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    // TODO: store the collided value shifted by its weight, encoded
+    (void)dst;
+  }
+  if (write_moments) {
+    moments.rho[cell.at] = m.rho;
+    moments.ux[cell.at] = m.ux;
+    moments.uy[cell.at] = m.uy;
+  }
+}
+
+template <class Format>
+__global__ void to_16bit_layout(const float* __restrict__ canonical, std::uint16_t* __restrict__ f, Channel c) {
+  const Cell cell = this_cell(c);
+  if (!cell.inside) return;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) f[soa_index(cell.x, cell.y, k, c)] = Format::encode(canonical[cell.at * kDirections + k] - weight(k));
+}
+template <class Format>
+__global__ void from_16bit_layout(const std::uint16_t* __restrict__ f, float* __restrict__ canonical, Channel c) {
+  const Cell cell = this_cell(c);
+  if (!cell.inside) return;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) canonical[cell.at * kDirections + k] = Format::decode(f[soa_index(cell.x, cell.y, k, c)]) + weight(k);
+}
+
+template <class Format>
+class HalfLattice final : public Lattice {
+ public:
+  explicit HalfLattice(const Channel& channel)
+      : c_(channel), grid_(course::blocks_for(channel.nx, kBlock), channel.ny),
+        src_(channel.cells() * kDirections), dst_(channel.cells() * kDirections) {}
+
+  void load(const float* f) override { course::launch(to_16bit_layout<Format>, {grid_, kBlock}, f, src_.data(), c_); }
+  void store(float* f) override { course::launch(from_16bit_layout<Format>, {grid_, kBlock}, src_.data(), f, c_); }
+
+  void advance(int steps, const Fields* fields) override {
+    for (int step = 0; step < steps; ++step) {
+      const bool write_moments = fields && step == steps - 1;
+      course::launch(fused_16bit_kernel<Format>, {grid_, kBlock}, src_.data(), dst_.data(),
+                     write_moments ? *fields : Fields{}, write_moments, c_);
+      std::swap(src_, dst_);
+    }
+  }
+
+ private:
+  Channel c_;
+  dim3 grid_;
+  DeviceBuffer<std::uint16_t> src_, dst_;  // the state is in src_ between steps
+};
+
+}  // namespace
+
+std::unique_ptr<Lattice> make_fp16_storage(const Channel& channel) { return std::make_unique<HalfLattice<Fp16>>(channel); }
+std::unique_ptr<Lattice> make_bf16_storage(const Channel& channel) { return std::make_unique<HalfLattice<Bf16>>(channel); }
+
+}  // namespace ch05

@@ -1,0 +1,154 @@
+// Step 05 — in-place streaming: one buffer, the AA pattern.
+//
+// Step 04 needs two buffers because a cell's pull reads values its neighbours are overwriting.
+// The AA pattern (Bailey et al., 2009) alternates two kinds of time step over one array, each
+// reading and writing exactly the same nine slots a cell, so no thread ever touches a slot
+// another thread uses in the same step:
+//   pulling step  read  f_k(x) = A[opp(k)][x - e_k]           (at a wall: A[k][x])
+//                 write A[k][x + e_k] = f*_k(x)               (at a wall: A[opp(k)][x])
+//   local step    read  f_k(x) = A[k][x],  write A[opp(k)][x] = f*_k(x)
+// Between a local and a pulling step the cell's post-collision values sit in its own slots,
+// reversed; after a pulling step they sit where their neighbours will read them, so the local
+// step streams by reading its own slots. (x is periodic; the y walls bounce the values back
+// into the cell's own reversed slots, which is where the next step looks for them.)
+// Bytes per cell and time step: 72, as in step 04; memory: one buffer instead of two.
+// Predicted: the same time as step 04 (same bytes; the local step's reads and writes are all
+// aligned, the pulling step's are shifted both ways): within a few percent of it, at half the
+// memory, so twice the channel fits on the GPU.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/:
+//   not measured yet
+// END MEASURED
+#include "course/device_buffer.hpp"
+#include "steps.hpp"
+
+namespace ch05 {
+namespace {
+
+using course::DeviceBuffer;
+
+constexpr int kBlock = 128;  // cells of a row
+
+__host__ __device__ inline long long soa_index(int x, int y, int k, const Channel& c) {
+  return static_cast<long long>(k) * c.cells() + static_cast<long long>(y) * c.nx + x;
+}
+
+struct Cell {
+  int x, y;
+  long long at;
+  bool inside;
+};
+__device__ inline Cell this_cell(const Channel& c) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
+  return {x, y, static_cast<long long>(y) * c.nx + x, x < c.nx};
+}
+
+// The neighbour of (x, y) along direction k's velocity times `sign`, x periodic; false when it
+// is behind a wall.
+__host__ __device__ inline bool neighbour(int x, int y, int k, int sign, const Channel& c, int& to_x, int& to_y) {
+  to_x = (x + sign * velocity_x(k) + c.nx) % c.nx;
+  to_y = y + sign * velocity_y(k);
+  return to_y >= 0 && to_y < c.ny;
+}
+
+__device__ inline void write_moments(const Fields& moments, long long at, const Moments& m) {
+  moments.rho[at] = m.rho;
+  moments.ux[at] = m.ux;
+  moments.uy[at] = m.uy;
+}
+
+// The pulling step. Not __restrict__: `a` is read and written, each slot by one thread.
+__global__ void aa_pulling_kernel(float* a, Fields moments, bool with_moments, Channel c) {
+  const Cell cell = this_cell(c);
+  if (!cell.inside) return;
+  // BEGIN SOLUTION: read the nine values, collide, write them back as the pulling step's table above says
+  float f[kDirections];
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    int x, y;
+    f[k] = neighbour(cell.x, cell.y, k, -1, c, x, y) ? a[soa_index(x, y, opposite(k), c)] : a[soa_index(cell.x, cell.y, k, c)];
+  }
+  const Moments m = moments_of(f);
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    int x, y;
+    const float value = collide(k, f[k], m, 1.0f / c.tau, c.force);
+    if (neighbour(cell.x, cell.y, k, +1, c, x, y))
+      a[soa_index(x, y, k, c)] = value;
+    else
+      a[soa_index(cell.x, cell.y, opposite(k), c)] = value;
+  }
+  if (with_moments) write_moments(moments, cell.at, m);
+  // STUB: (void)a; (void)moments; (void)with_moments;
+  // END SOLUTION
+}
+
+__global__ void aa_local_kernel(float* a, Fields moments, bool with_moments, Channel c) {
+  const Cell cell = this_cell(c);
+  if (!cell.inside) return;
+  // BEGIN SOLUTION: read slot k of the cell, collide, write into slot opposite(k)
+  float f[kDirections];
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) f[k] = a[soa_index(cell.x, cell.y, k, c)];
+  const Moments m = moments_of(f);
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) a[soa_index(cell.x, cell.y, opposite(k), c)] = collide(k, f[k], m, 1.0f / c.tau, c.force);
+  if (with_moments) write_moments(moments, cell.at, m);
+  // STUB: (void)a; (void)moments; (void)with_moments;
+  // END SOLUTION
+}
+
+// A loaded state waits for a pulling step: each value in its own cell's reversed slot.
+__global__ void to_aa_layout(const float* __restrict__ canonical, float* __restrict__ a, Channel c) {
+  const Cell cell = this_cell(c);
+  if (!cell.inside) return;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) a[soa_index(cell.x, cell.y, opposite(k), c)] = canonical[cell.at * kDirections + k];
+}
+// `after_pulling`: the last step was a pulling step, so f*_k(x) is in its neighbour's slot k.
+__global__ void from_aa_layout(const float* __restrict__ a, float* __restrict__ canonical, bool after_pulling, Channel c) {
+  const Cell cell = this_cell(c);
+  if (!cell.inside) return;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    int x, y;
+    canonical[cell.at * kDirections + k] = after_pulling && neighbour(cell.x, cell.y, k, +1, c, x, y)
+                                               ? a[soa_index(x, y, k, c)]
+                                               : a[soa_index(cell.x, cell.y, opposite(k), c)];
+  }
+}
+
+class InPlaceLattice final : public Lattice {
+ public:
+  explicit InPlaceLattice(const Channel& channel)
+      : c_(channel), grid_(course::blocks_for(channel.nx, kBlock), channel.ny), a_(channel.cells() * kDirections) {}
+
+  void load(const float* f) override {
+    course::launch(to_aa_layout, {grid_, kBlock}, f, a_.data(), c_);
+    next_is_pulling_ = true;
+  }
+  void store(float* f) override { course::launch(from_aa_layout, {grid_, kBlock}, a_.data(), f, !next_is_pulling_, c_); }
+
+  void advance(int steps, const Fields* fields) override {
+    for (int step = 0; step < steps; ++step) {
+      const bool with_moments = fields && step == steps - 1;
+      const Fields moments = with_moments ? *fields : Fields{};
+      if (next_is_pulling_)
+        course::launch(aa_pulling_kernel, {grid_, kBlock}, a_.data(), moments, with_moments, c_);
+      else
+        course::launch(aa_local_kernel, {grid_, kBlock}, a_.data(), moments, with_moments, c_);
+      next_is_pulling_ = !next_is_pulling_;
+    }
+  }
+
+ private:
+  Channel c_;
+  dim3 grid_;
+  DeviceBuffer<float> a_;
+  bool next_is_pulling_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<Lattice> make_in_place(const Channel& channel) { return std::make_unique<InPlaceLattice>(channel); }
+
+}  // namespace ch05

@@ -1,0 +1,240 @@
+// Step 08 — fewer instructions a cell, part 2: the collision rewritten for fused multiply-adds.
+//
+// After step 07 the 16-bit kernels still issue more instructions than their bytes allow (the
+// profile: issue slots busier than DRAM), and most are now the physics, written as lbm.hpp
+// writes it for reading: for each k, feq = w rho (1 + 3 eu + 4.5 eu^2 - 1.5 u.u), then
+// f - omega (f - feq) + 3 w e_x g: a dozen multiplies, adds and subtracts that the compiler may
+// not regroup into multiply-adds (float rounding forbids it). Rearranged by hand, with what is
+// the same for the whole cell or the whole grid worked out once:
+//   t_k  = A + eu (B + C eu)          A = rho (1 - 1.5 u.u), B = 3 rho, C = 4.5 rho
+//   f*_k = (1 - omega) f_k + (omega w_k) t_k + 3 w_k e_kx g
+// two multiply-adds for t_k, two for f*_k, and eu = +-ux +-uy at most one add: five
+// instructions a direction where step 07 has about twelve. The roundings of omega w_k would
+// make sum_k f*_k differ from sum_k f_k by the same ~1e-8 every step, a drift of mass (2e-4
+// over the tests' 4000 steps); so the rest direction is not computed but takes the mass the
+// other eight leave, f*_0 = sum_k f_k - sum_{k>0} f*_k, and mass is kept to round-off. The 16-bit variants store
+// s = f - w; in that variable the same formula holds with A less 1 (the weights cancel), the
+// density is 1 + sum s and the momentum sum s e (the weights sum to 1 and their first moments
+// to 0), so the nine adds that undo the shift go too. bf16 is converted by the GPU's instruction
+// on NVIDIA (cvt.rn.bf16.f32) instead of step 06's integer rounding.
+// Bytes per cell and time step: 72 (float32) or 36 (16 bits), as before.
+// Predicted: float32 unchanged (bound by its bytes); the 16-bit variants faster by the share
+// of issue slots saved, ~80 of ~300 instructions a cell, up to the copy ceiling's 1.9x of
+// float32 if issue was the limit.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/:
+//   not measured yet
+// END MEASURED
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+
+#if defined(COURSE_BACKEND_CUDA)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#elif defined(COURSE_BACKEND_HIP)
+#include <hip/hip_fp16.h>
+#endif
+
+#include "course/device_buffer.hpp"
+#include "steps.hpp"
+
+namespace ch05 {
+namespace {
+
+using course::DeviceBuffer;
+
+constexpr int kBlock = 128;  // cells of a row
+
+// How a distribution is stored: its type, whether it is shifted by its weight (s = f - w), and
+// the conversion of the stored value to and from float.
+struct Float32 {
+  using Stored = float;
+  static constexpr bool kShifted = false;
+  __host__ __device__ static float encode(float value) { return value; }
+  __host__ __device__ static float decode(float stored) { return stored; }
+};
+struct Fp16 {
+  using Stored = std::uint16_t;
+  static constexpr bool kShifted = true;
+  __host__ __device__ static std::uint16_t encode(float value) {
+#if defined(COURSE_BACKEND_CPU)
+    return std::bit_cast<std::uint16_t>(static_cast<_Float16>(value));
+#else
+    return __half_as_ushort(__float2half_rn(value));
+#endif
+  }
+  __host__ __device__ static float decode(std::uint16_t bits) {
+#if defined(COURSE_BACKEND_CPU)
+    return static_cast<float>(std::bit_cast<_Float16>(bits));
+#else
+    return __half2float(__ushort_as_half(bits));
+#endif
+  }
+};
+struct Bf16 {
+  using Stored = std::uint16_t;
+  static constexpr bool kShifted = true;
+  __host__ __device__ static std::uint16_t encode(float value) {
+#if defined(COURSE_BACKEND_CUDA)
+    return __bfloat16_as_ushort(__float2bfloat16_rn(value));
+#else
+    const std::uint32_t bits = course::float_bits(value);
+    return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+#endif
+  }
+  __host__ __device__ static float decode(std::uint16_t bits) { return course::float_from_bits(std::uint32_t{bits} << 16); }
+};
+
+// Everything a cell needs to find its neighbours, worked out once.
+struct Neighbourhood {
+  unsigned here, west, east;  // offsets in a plane of this cell and of its row's neighbours
+  unsigned row;               // cells in a row (nx), the offset between rows
+  bool south_wall, north_wall;
+};
+
+// The offset, within direction k's plane, that cell (x, y) pulls f_k from: its upwind neighbour
+// (x - e_kx, y - e_ky). `wall` says that the neighbour is behind a wall.
+template <int k>
+__device__ inline unsigned upwind(const Neighbourhood& n, bool& wall) {
+  constexpr int ex = velocity_x(k), ey = velocity_y(k);
+  const unsigned column = ex == 0 ? n.here : ex > 0 ? n.west : n.east;
+  wall = ey > 0 ? n.south_wall : ey < 0 ? n.north_wall : false;
+  return ey > 0 ? column - n.row : ey < 0 ? column + n.row : column;
+}
+
+// Step 07's pull: the nine stored values of the upwind neighbours, converted to float.
+template <class Format, int k = 0>
+__device__ inline void pull(const typename Format::Stored* __restrict__ src, unsigned plane, const Neighbourhood& n,
+                            float (&f)[kDirections]) {
+  if constexpr (k < kDirections) {
+    bool wall;
+    const unsigned from = upwind<k>(n, wall);
+    // At a wall the value comes back from this cell's opposite direction.
+    f[k] = Format::decode(wall ? src[opposite(k) * plane + n.here] : src[k * plane + from]);
+    pull<Format, k + 1>(src, plane, n, f);
+  }
+}
+
+// The density, the velocity and the per-cell constants of the collision (the header's A, B, C).
+struct CellCollision {
+  float sum;  // of the nine stored values: the cell's mass (less 1 when shifted)
+  float rho, ux, uy;
+  float a, b, c;
+};
+
+template <class Format>
+__device__ inline CellCollision prepare_collision(const float (&s)[kDirections]) {
+  // BEGIN SOLUTION: density and momentum of the stored values (shifted: rho = 1 + sum s), then A (less 1 when shifted), B, C of the header
+  const float sum = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
+  const float rho = Format::kShifted ? 1.0f + sum : sum;
+  const float inverse = 1.0f / rho;
+  const float ux = (s[1] - s[3] + s[5] - s[6] - s[7] + s[8]) * inverse;
+  const float uy = (s[2] - s[4] + s[5] + s[6] - s[7] - s[8]) * inverse;
+  const float a = rho * (1.0f - 1.5f * (ux * ux + uy * uy)) - (Format::kShifted ? 1.0f : 0.0f);
+  return {sum, rho, ux, uy, a, 3.0f * rho, 4.5f * rho};
+  // STUB: (void)s; return {};
+  // END SOLUTION
+}
+
+// What the collision needs from the whole grid, worked out once on the host.
+struct GridCollision {
+  float keep;                // 1 - omega
+  float relax[kDirections];  // omega w_k (the rest direction's is not used)
+  float force[kDirections];  // 3 w_k e_kx g
+};
+
+template <class Format>
+__global__ void fma_kernel(const typename Format::Stored* __restrict__ src, typename Format::Stored* __restrict__ dst,
+                           Fields moments, bool write_moments, Channel c, GridCollision g) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
+  if (x >= c.nx) return;
+  const unsigned row_start = static_cast<unsigned>(y) * c.nx;
+  const Neighbourhood n{row_start + x, row_start + (x == 0 ? c.nx - 1 : x - 1), row_start + (x == c.nx - 1 ? 0 : x + 1),
+                        static_cast<unsigned>(c.nx), y == 0, y == c.ny - 1};
+  const unsigned plane = static_cast<unsigned>(c.cells());
+  float s[kDirections];
+  pull<Format>(src, plane, n, s);
+  const CellCollision cell = prepare_collision<Format>(s);
+  // The moving directions by the formula; the rest direction takes what mass is left, so the
+  // cell's mass leaves exactly as it came, whatever the roundings of omega w_k.
+  float collided_sum = 0.0f;
+#pragma unroll
+  for (int k = 1; k < kDirections; ++k) {
+    // BEGIN SOLUTION: eu, then t = A + eu (B + C eu) and (1 - omega) s + (omega w_k) t + 3 w_k e_x g, as multiply-adds (fmaf); add it to collided_sum
+    const float eu = velocity_x(k) * cell.ux + velocity_y(k) * cell.uy;
+    const float t = fmaf(fmaf(cell.c, eu, cell.b), eu, cell.a);
+    const float collided = fmaf(g.relax[k], t, fmaf(g.keep, s[k], g.force[k]));
+    collided_sum += collided;
+    dst[k * plane + n.here] = Format::encode(collided);
+    // STUB: (void)dst; (void)g;
+    // END SOLUTION
+  }
+  dst[n.here] = Format::encode(cell.sum - collided_sum);
+  if (write_moments) {
+    moments.rho[n.here] = cell.rho;
+    moments.ux[n.here] = cell.ux;
+    moments.uy[n.here] = cell.uy;
+  }
+}
+
+template <class Format>
+__global__ void to_fma_layout(const float* __restrict__ canonical, typename Format::Stored* __restrict__ f, Channel c) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
+  if (x >= c.nx) return;
+  const long long cell = static_cast<long long>(y) * c.nx + x;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k)
+    f[k * c.cells() + cell] = Format::encode(canonical[cell * kDirections + k] - (Format::kShifted ? weight(k) : 0.0f));
+}
+template <class Format>
+__global__ void from_fma_layout(const typename Format::Stored* __restrict__ f, float* __restrict__ canonical, Channel c) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
+  if (x >= c.nx) return;
+  const long long cell = static_cast<long long>(y) * c.nx + x;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k)
+    canonical[cell * kDirections + k] = Format::decode(f[k * c.cells() + cell]) + (Format::kShifted ? weight(k) : 0.0f);
+}
+
+template <class Format>
+class FmaLattice final : public Lattice {
+ public:
+  explicit FmaLattice(const Channel& channel)
+      : c_(channel), grid_(course::blocks_for(channel.nx, kBlock), channel.ny),
+        src_(channel.cells() * kDirections), dst_(channel.cells() * kDirections) {
+    const float omega = 1.0f / channel.tau;
+    g_.keep = 1.0f - omega;
+    for (int k = 0; k < kDirections; ++k) {
+      g_.relax[k] = omega * weight(k);
+      g_.force[k] = 3.0f * weight(k) * velocity_x(k) * channel.force;
+    }
+    if (channel.cells() * kDirections > (1LL << 32) - 1)
+      throw std::invalid_argument("step 08 offsets the state's values in 32 bits: at most 477,218,588 cells");
+  }
+
+  void load(const float* f) override { course::launch(to_fma_layout<Format>, {grid_, kBlock}, f, src_.data(), c_); }
+  void store(float* f) override { course::launch(from_fma_layout<Format>, {grid_, kBlock}, src_.data(), f, c_); }
+
+  void advance(int steps, const Fields* fields) override {
+    for (int step = 0; step < steps; ++step) {
+      const bool write_moments = fields && step == steps - 1;
+      course::launch(fma_kernel<Format>, {grid_, kBlock}, src_.data(), dst_.data(), write_moments ? *fields : Fields{},
+                     write_moments, c_, g_);
+      std::swap(src_, dst_);
+    }
+  }
+
+ private:
+  Channel c_;
+  dim3 grid_;
+  DeviceBuffer<typename Format::Stored> src_, dst_;  // the state is in src_ between steps
+  GridCollision g_;
+};
+
+}  // namespace
+
+std::unique_ptr<Lattice> make_fma_f32(const Channel& channel) { return std::make_unique<FmaLattice<Float32>>(channel); }
+std::unique_ptr<Lattice> make_fma_fp16(const Channel& channel) { return std::make_unique<FmaLattice<Fp16>>(channel); }
+std::unique_ptr<Lattice> make_fma_bf16(const Channel& channel) { return std::make_unique<FmaLattice<Bf16>>(channel); }
+
+}  // namespace ch05
