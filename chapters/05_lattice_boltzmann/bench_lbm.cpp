@@ -4,7 +4,9 @@
 // step moves per cell (the 9 distributions read and written once: 72 bytes in float32, 36 in 16
 // bits); its state after the run is checked against the float64 reference's, value by value. Beside them, the paper's CPU schemes (linear and subscript addressing) are timed on
 // the host, on one core and on all of them, on `--cpu-size` (context "cpu_MLUPS <scheme>").
-// PyTorch is measured by peer_torch.py.
+// Each size also times the steps' memory structure without their arithmetic (stream_copy.hpp)
+// at 4-byte and 2-byte values, as ceilings for the fused steps. PyTorch is measured by
+// peer_torch.py.
 // With --flow=FILE.csv it times nothing: every step runs the tests' Poiseuille channel from rest
 // (lbm.hpp, kPoiseuille) and FILE gets the velocity profile ux(y) every 100 time steps, beside
 // the analytic parabola (step,time,y,ux,analytic), for the chapter's figures (figures.py).
@@ -30,6 +32,7 @@
 #include "cpu_schemes.hpp"
 #include "reference.hpp"
 #include "steps.hpp"
+#include "stream_copy.hpp"
 
 namespace {
 
@@ -153,12 +156,12 @@ int main(int argc, char** argv) try {
   const course::Seed seed = session.seed();
   std::printf("inputs from %s; tau %.2f, body force %g, %d time steps a run\n", seed.describe().c_str(), kTau, kForce, steps);
 
-  // Device: the starting and the stored state, and every step's lattice (up to two buffers of 9
+  // Device: the starting and the stored state, the copies' two, and every step's lattice (up to two buffers of 9
   // floats a cell, step 00's moments and step 01's pointers besides). Host: the state, a copy,
   // and the reference's two in float64.
   double device_bytes = 0, host_bytes = 0;
   for (const Channel& c : sizes) {
-    device_bytes += double(c.cells()) * (2 * 9 * 4 + ch05::steps().size() * (2 * 9 * 4 + 3 * 4 + 16));
+    device_bytes += double(c.cells()) * (4 * 9 * 4 + ch05::steps().size() * (2 * 9 * 4 + 3 * 4 + 16));
     host_bytes += double(c.cells()) * (2 * 9 * 4 + 2 * 9 * 8);
   }
   session.require_memory(device_bytes, host_bytes, "--sizes=" + session.text("sizes"));
@@ -177,6 +180,7 @@ int main(int argc, char** argv) try {
   }
 
   std::deque<Problem> problems;  // stable addresses for the cases' lambdas
+  std::deque<DeviceBuffer<float>> copy_buffers;
   for (const Channel& c : sizes) {
     Problem& problem = problems.emplace_back(c, steps, seed);
     for (const ch05::Step& step : ch05::steps()) {
@@ -188,6 +192,20 @@ int main(int argc, char** argv) try {
                    .rates = {{"MLUP", double(c.cells()) * steps / 1e6}},
                    .validate = [&problem, lattice, storage = step.storage] { return problem.check(*lattice, storage); }});
     }
+    // Two states' room (float32), used by the copies at either width; their content is not checked.
+    float* a = copy_buffers.emplace_back(c.cells() * ch05::kDirections).data();
+    float* b = copy_buffers.emplace_back(c.cells() * ch05::kDirections).data();
+    const auto halves = [](float* p) { return reinterpret_cast<std::uint16_t*>(p); };
+    const double updates = double(c.cells()) * steps;
+    session.add({.group = name_of(c), .name = "stream copy, 4-byte values", .run = [a, b, c, steps] { ch05::stream_copy_f32(a, b, c, steps); },
+                 .bytes = 72 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
+    session.add({.group = name_of(c), .name = "stream copy, 2-byte values",
+                 .run = [a, b, c, steps, halves] { ch05::stream_copy_16bit(halves(a), halves(b), c, steps); },
+                 .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
+    if (c.nx % 2 == 0)
+      session.add({.group = name_of(c), .name = "stream copy, 2-byte values in pairs",
+                   .run = [a, b, c, steps, halves] { ch05::stream_copy_16bit_pairs(halves(a), halves(b), c, steps); },
+                   .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
   }
   return session.run();
 } catch (const std::exception& error) {

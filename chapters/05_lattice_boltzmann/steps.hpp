@@ -32,6 +32,8 @@ enum class Storage { f32, f16, bf16 };
   STEP(08_fma_collision, fma_f32, f32)               \
   STEP(08_fma_collision, fma_fp16, f16)              \
   STEP(08_fma_collision, fma_bf16, bf16)             \
+  STEP(09_pairs, pairs_fp16, f16)                    \
+  STEP(09_pairs, pairs_bf16, bf16)                   \
   /* one row per step, above this line */
 
 struct Step {

@@ -1,0 +1,272 @@
+// Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
+//
+// Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
+// half of what the memory system serves best. The benchmark's copy of the same structure says
+// what that costs by itself: at 8192^2 the one-cell-a-thread copy of 2-byte values reaches 0.90
+// of the device copy, the same copy two cells a thread, in 4-byte words, 0.96 (results/,
+// "stream copy" rows). So here a thread takes two neighbouring cells of a row, x0 = 2t and
+// x0 + 1, and every global load and store is a word holding both:
+//   - rows are padded to an even number of cells, so a pair never straddles two rows;
+//   - the directions that do not move along x (0, 2, 4) pull the word straight above, below or
+//     here: both cells' values at once;
+//   - the six that move along x pull values one cell to the side, which straddle two threads'
+//     words: the block first stages those rows' words in shared memory (its 256 cells and one
+//     more cell either side), waits once, and each thread picks its two values from there;
+//   - the pair's two results of a direction are converted together (one cvt.rn.f16x2.f32 for
+//     fp16) and stored as one word.
+// Collision as in step 08. Bytes per cell and time step: 36.
+// Predicted: towards the 4-byte copy structure's ceiling, 0.96 of copy at 8192^2, from step
+// 08's 0.81; fewer instructions a cell as well (half the stores and conversions, the addressing
+// shared by two cells), so 1.8-1.9x the float32 steps.
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+
+#if defined(COURSE_BACKEND_CUDA)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#elif defined(COURSE_BACKEND_HIP)
+#include <hip/hip_fp16.h>
+#endif
+
+#include "course/device_buffer.hpp"
+#include "steps.hpp"
+
+namespace ch05 {
+namespace {
+
+using course::DeviceBuffer;
+
+constexpr int kBlock = 128;           // threads, each two cells of one row
+constexpr int kCells = 2 * kBlock;    // cells of a row a block covers
+// The directions that move along x, j = 0..5.
+__host__ __device__ constexpr int shifted_direction(int j) {
+  constexpr int k[6] = {1, 3, 5, 6, 7, 8};
+  return k[j];
+}
+
+// A pair of 16-bit values in a word: the even cell in the low half.
+__host__ __device__ inline std::uint16_t low(std::uint32_t word) { return static_cast<std::uint16_t>(word & 0xffffu); }
+__host__ __device__ inline std::uint16_t high(std::uint32_t word) { return static_cast<std::uint16_t>(word >> 16); }
+__host__ __device__ inline std::uint32_t pack(std::uint16_t even, std::uint16_t odd) { return even | std::uint32_t{odd} << 16; }
+
+// Step 08's formats (values stored shifted by their weights), with a pair converted at once.
+struct Fp16 {
+  __host__ __device__ static float decode(std::uint16_t bits) {
+#if defined(COURSE_BACKEND_CPU)
+    return static_cast<float>(std::bit_cast<_Float16>(bits));
+#else
+    return __half2float(__ushort_as_half(bits));
+#endif
+  }
+  __host__ __device__ static std::uint32_t encode_pair(float even, float odd) {
+#if defined(COURSE_BACKEND_CPU)
+    return pack(std::bit_cast<std::uint16_t>(static_cast<_Float16>(even)), std::bit_cast<std::uint16_t>(static_cast<_Float16>(odd)));
+#else
+    const __half2 both = __floats2half2_rn(even, odd);
+    return pack(__half_as_ushort(__low2half(both)), __half_as_ushort(__high2half(both)));
+#endif
+  }
+};
+struct Bf16 {
+  __host__ __device__ static float decode(std::uint16_t bits) { return course::float_from_bits(std::uint32_t{bits} << 16); }
+  __host__ __device__ static std::uint32_t encode_pair(float even, float odd) {
+#if defined(COURSE_BACKEND_CUDA)
+    const __nv_bfloat162 both = __floats2bfloat162_rn(even, odd);
+    return pack(__bfloat16_as_ushort(__low2bfloat16(both)), __bfloat16_as_ushort(__high2bfloat16(both)));
+#else
+    const auto round = [](float value) {
+      const std::uint32_t bits = course::float_bits(value);
+      return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+    };
+    return pack(round(even), round(odd));
+#endif
+  }
+};
+
+// Where things are: plane k of the state holds ny rows of `pitch` cells (nx rounded up to even),
+// as pitch/2 words a row.
+struct Layout {
+  unsigned pitch;        // cells a row, even
+  unsigned plane_words;  // words a plane
+  __host__ __device__ unsigned word(int k, int x, int y) const { return k * plane_words + (y * pitch + x) / 2; }
+  // One cell's 16-bit value (x of either parity).
+  __device__ std::uint16_t cell(const std::uint32_t* state, int k, int x, int y) const {
+    const std::uint32_t w = state[word(k, x, y)];
+    return x % 2 ? high(w) : low(w);
+  }
+};
+
+// Step 08's collision of one cell, from its nine stored (shifted) values; writes the nine
+// results, the rest direction taking the mass the others leave.
+struct GridCollision {
+  float keep;                // 1 - omega
+  float relax[kDirections];  // omega w_k
+  float force[kDirections];  // 3 w_k e_kx g
+};
+
+__device__ inline Moments collide_cell(const float (&s)[kDirections], const GridCollision& g, float (&out)[kDirections]) {
+  const float sum = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
+  const float rho = 1.0f + sum;
+  const float inverse = 1.0f / rho;
+  const float ux = (s[1] - s[3] + s[5] - s[6] - s[7] + s[8]) * inverse;
+  const float uy = (s[2] - s[4] + s[5] + s[6] - s[7] - s[8]) * inverse;
+  const float a = rho * (1.0f - 1.5f * (ux * ux + uy * uy)) - 1.0f, b = 3.0f * rho, c = 4.5f * rho;
+  float collided_sum = 0.0f;
+#pragma unroll
+  for (int k = 1; k < kDirections; ++k) {
+    const float eu = velocity_x(k) * ux + velocity_y(k) * uy;
+    out[k] = fmaf(g.relax[k], fmaf(fmaf(c, eu, b), eu, a), fmaf(g.keep, s[k], g.force[k]));
+    collided_sum += out[k];
+  }
+  out[0] = sum - collided_sum;
+  return {rho, ux, uy};
+}
+
+template <class Format>
+__global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_t* __restrict__ dst, Fields moments,
+                             bool write_moments, Channel c, Layout layout, GridCollision g) {
+  // Row `y - e_y` of each x-moving direction, cells bx0 - 2 .. bx0 + 257 as words 0 .. kBlock + 1:
+  // this thread's pair is word 1 + t; word 0's high half is the cell west of the block, word
+  // kBlock + 1's low half the cell east of it (wrapping around the periodic row).
+  __shared__ std::uint32_t tile[6][kBlock + 2];
+  const int t = threadIdx.x, y = blockIdx.y;
+  const int bx0 = blockIdx.x * kCells, x0 = bx0 + 2 * t;
+  const bool active = x0 < c.nx, second = x0 + 1 < c.nx;
+  const int last = (bx0 + kCells < c.nx ? bx0 + kCells : c.nx) - 1;  // the block's last cell
+  const int after_last = last + 1 == c.nx ? 0 : last + 1;
+  const bool south_wall = y == 0, north_wall = y == c.ny - 1;
+
+  // 1. Stage the rows the x-moving directions pull from (not behind a wall: the same for the block).
+  // BEGIN SOLUTION: for each shifted direction j (k = shifted_direction(j)) not behind a wall: this thread's word of row y - e_y into tile[j][1 + t] (with the cell after `last` in the right half when this thread holds `last`), and the west halo (thread 0)
+#pragma unroll
+  for (int j = 0; j < 6; ++j) {
+    const int k = shifted_direction(j), ey = velocity_y(k), from_y = y - ey;
+    if (ey > 0 ? south_wall : ey < 0 ? north_wall : false) continue;
+    if (active) {
+      std::uint32_t word = src[layout.word(k, x0, from_y)];
+      if (last == x0) word = pack(low(word), layout.cell(src, k, after_last, from_y));  // an odd row's end: the pad half
+      tile[j][1 + t] = word;
+      if (last == x0 + 1) tile[j][2 + t] = pack(layout.cell(src, k, after_last, from_y), 0);
+    }
+    if (t == 0) tile[j][0] = pack(0, layout.cell(src, k, bx0 == 0 ? c.nx - 1 : bx0 - 1, from_y));
+  }
+  // STUB: (void)tile; (void)last; (void)after_last;
+  // END SOLUTION
+  __syncthreads();
+  if (!active) return;
+
+  // 2. Pull the pair's nine values each.
+  float s0[kDirections], s1[kDirections];
+  const auto split = [&](int k, std::uint32_t word) {
+    s0[k] = Format::decode(low(word));
+    s1[k] = Format::decode(high(word));
+  };
+  split(0, src[layout.word(0, x0, y)]);
+  split(2, south_wall ? src[layout.word(4, x0, y)] : src[layout.word(2, x0, y - 1)]);
+  split(4, north_wall ? src[layout.word(2, x0, y)] : src[layout.word(4, x0, y + 1)]);
+#pragma unroll
+  for (int j = 0; j < 6; ++j) {
+    const int k = shifted_direction(j), ex = velocity_x(k), ey = velocity_y(k);
+    if (ey > 0 ? south_wall : ey < 0 ? north_wall : false) {
+      split(k, src[layout.word(opposite(k), x0, y)]);  // bounced: this pair's own opposite values
+    } else {
+      // BEGIN SOLUTION: cell x0 pulls from x0 - e_x, cell x0 + 1 from x0 + 1 - e_x: pick each from the tile (cell bx0 + p is half (p + 2) % 2 of word (p + 2) / 2)
+      const int p0 = 2 * t - ex + 2, p1 = 2 * t + 1 - ex + 2;
+      const std::uint32_t w0 = tile[j][p0 / 2], w1 = tile[j][p1 / 2];
+      s0[k] = Format::decode(p0 % 2 ? high(w0) : low(w0));
+      s1[k] = Format::decode(p1 % 2 ? high(w1) : low(w1));
+      // STUB: s0[k] = s1[k] = 0.0f;
+      // END SOLUTION
+    }
+  }
+
+  // 3. Collide both, store each direction's pair as one word.
+  float out0[kDirections], out1[kDirections] = {};
+  const Moments m0 = collide_cell(s0, g, out0);
+  Moments m1{};
+  if (second) m1 = collide_cell(s1, g, out1);
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) dst[layout.word(k, x0, y)] = Format::encode_pair(out0[k], out1[k]);
+  if (write_moments) {
+    const long long at = static_cast<long long>(y) * c.nx + x0;
+    moments.rho[at] = m0.rho, moments.ux[at] = m0.ux, moments.uy[at] = m0.uy;
+    if (second) moments.rho[at + 1] = m1.rho, moments.ux[at + 1] = m1.ux, moments.uy[at + 1] = m1.uy;
+  }
+}
+
+// The canonical layout in and out, a pair a thread (the pad half of an odd row holds 0).
+template <class Format>
+__global__ void to_pairs_layout(const float* __restrict__ canonical, std::uint32_t* __restrict__ state, Channel c,
+                                Layout layout) {
+  const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
+  if (x0 >= c.nx) return;
+  const long long cell = static_cast<long long>(y) * c.nx + x0;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    const std::uint32_t both = Format::encode_pair(canonical[cell * kDirections + k] - weight(k),
+                                                   x0 + 1 < c.nx ? canonical[(cell + 1) * kDirections + k] - weight(k) : 0.0f);
+    state[layout.word(k, x0, y)] = x0 + 1 < c.nx ? both : pack(low(both), 0);
+  }
+}
+template <class Format>
+__global__ void from_pairs_layout(const std::uint32_t* __restrict__ state, float* __restrict__ canonical, Channel c,
+                                  Layout layout) {
+  const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
+  if (x0 >= c.nx) return;
+  const long long cell = static_cast<long long>(y) * c.nx + x0;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    const std::uint32_t both = state[layout.word(k, x0, y)];
+    canonical[cell * kDirections + k] = Format::decode(low(both)) + weight(k);
+    if (x0 + 1 < c.nx) canonical[(cell + 1) * kDirections + k] = Format::decode(high(both)) + weight(k);
+  }
+}
+
+template <class Format>
+class PairsLattice final : public Lattice {
+ public:
+  explicit PairsLattice(const Channel& channel)
+      : c_(channel), layout_(make_layout(channel)), grid_(course::blocks_for(channel.nx, kCells), channel.ny),
+        src_(std::size_t{kDirections} * layout_.plane_words), dst_(std::size_t{kDirections} * layout_.plane_words) {
+    const float omega = 1.0f / channel.tau;
+    g_.keep = 1.0f - omega;
+    for (int k = 0; k < kDirections; ++k) {
+      g_.relax[k] = omega * weight(k);
+      g_.force[k] = 3.0f * weight(k) * velocity_x(k) * channel.force;
+    }
+  }
+
+  void load(const float* f) override { course::launch(to_pairs_layout<Format>, {grid_, kBlock}, f, src_.data(), c_, layout_); }
+  void store(float* f) override { course::launch(from_pairs_layout<Format>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
+
+  void advance(int steps, const Fields* fields) override {
+    for (int step = 0; step < steps; ++step) {
+      const bool write_moments = fields && step == steps - 1;
+      course::launch(pairs_kernel<Format>, {grid_, kBlock}, src_.data(), dst_.data(), write_moments ? *fields : Fields{},
+                     write_moments, c_, layout_, g_);
+      std::swap(src_, dst_);
+    }
+  }
+
+ private:
+  static Layout make_layout(const Channel& c) {
+    const long long pitch = c.nx + c.nx % 2;
+    if (pitch * c.ny * kDirections > (1LL << 32) - 1)
+      throw std::invalid_argument("step 09 offsets the state's values in 32 bits: at most 477,218,588 cells");
+    return {static_cast<unsigned>(pitch), static_cast<unsigned>(pitch * c.ny / 2)};
+  }
+
+  Channel c_;
+  Layout layout_;
+  dim3 grid_;
+  DeviceBuffer<std::uint32_t> src_, dst_;  // the state is in src_ between steps
+  GridCollision g_;
+};
+
+}  // namespace
+
+std::unique_ptr<Lattice> make_pairs_fp16(const Channel& channel) { return std::make_unique<PairsLattice<Fp16>>(channel); }
+std::unique_ptr<Lattice> make_pairs_bf16(const Channel& channel) { return std::make_unique<PairsLattice<Bf16>>(channel); }
+
+}  // namespace ch05
