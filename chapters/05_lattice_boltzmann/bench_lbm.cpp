@@ -156,12 +156,14 @@ int main(int argc, char** argv) try {
   const course::Seed seed = session.seed();
   std::printf("inputs from %s; tau %.2f, body force %g, %d time steps a run\n", seed.describe().c_str(), kTau, kForce, steps);
 
-  // Device: the starting and the stored state, the copies' two, and every step's lattice (up to two buffers of 9
-  // floats a cell, step 00's moments and step 01's pointers besides). Host: the state, a copy,
-  // and the reference's two in float64.
+  // Device: the starting and the stored state, the copies' two, and every step's lattice (its
+  // two buffers of nine values a cell, or one, and at most 20 bytes a cell of moments and step
+  // 01's pointers). Host: the state, a copy, and the reference's two in float64.
   double device_bytes = 0, host_bytes = 0;
   for (const Channel& c : sizes) {
-    device_bytes += double(c.cells()) * (4 * 9 * 4 + ch05::steps().size() * (2 * 9 * 4 + 3 * 4 + 16));
+    double per_cell = 4 * 9 * 4;
+    for (const ch05::Step& step : ch05::steps()) per_cell += step.fewest_bytes_per_update() + 20;
+    device_bytes += double(c.cells()) * per_cell;
     host_bytes += double(c.cells()) * (2 * 9 * 4 + 2 * 9 * 8);
   }
   session.require_memory(device_bytes, host_bytes, "--sizes=" + session.text("sizes"));
