@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 88b460b43109): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 0ea70b08978a): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -19,6 +19,10 @@
 // Predicted: about 150 instructions per warp and plane instead of 264, and 64 registers, 4 blocks
 // per multiprocessor (50% of the warps) instead of 2; from 0.49 of the copy rate toward the
 // fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it).
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 48fdb1f80062, 2026-11-22):
+//   08_async_ring         laplacian8 512^3  0.3952 ms, 2717 GB/s (0.640 of copy), 16982 GFLOP/s (0.288 of FMA)
+//   08_async_ring_capped  laplacian8 512^3  0.4696 ms, 2287 GB/s (0.539 of copy), 14292 GFLOP/s (0.243 of FMA)
+// END MEASURED
 #include <type_traits>
 
 #include "steps.hpp"
