@@ -29,6 +29,7 @@
   STEP(07_prefetch, prefetch_2, 64)                       \
   STEP(08_async_ring, async_ring, 64)                     \
   STEP(08_async_ring, async_ring_capped, 64)              \
+  STEP(08_async_ring, async_ring_deep, 64)                \
   STEP(09_prefetched_sums, prefetched_sums, 64)           \
   /* one row per step, above this line */
 

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 0ea70b08978a): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 9bdb6112868f): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -14,11 +14,17 @@
 //   2. Partial sums instead of the window and the queue: plane p's centre adds its weight to the
 //      9 outputs out(p - R) .. out(p + R) it contributes to, and xy(p) goes into out(p); out(p-R)
 //      is complete and stored. 9 vectors live instead of 14, and 25 FMAs a point, no more.
-//   3. The plane loop is unrolled by 9, the length of the ring of sums (a multiple of kStages),
-//      so that which sum is which is known at compile time: nothing is shifted.
+//   3. The plane loop is unrolled by 9, the length of the ring of sums, so that which sum is
+//      which is known at compile time: nothing is shifted (nor, with 3 tiles, which tile).
+// Variants: `async_ring`, 3 tiles and no register cap; `async_ring_capped`, the same held to
+// 64 registers (__launch_bounds__(256, 4)) for 4 blocks per multiprocessor; `async_ring_deep`,
+// 5 tiles (43.5 KB), the copies 4 planes ahead instead of 2, added after the first two were
+// measured: their loads, timed as a copy, took 0.76 of the device copy, and step 09 (README)
+// suggested that at 2 blocks per multiprocessor the depth of the prefetch is what hides latency.
 // Predicted: about 150 instructions per warp and plane instead of 264, and 64 registers, 4 blocks
 // per multiprocessor (50% of the warps) instead of 2; from 0.49 of the copy rate toward the
-// fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it).
+// fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it). For the deep
+// ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 48fdb1f80062, 2026-11-22):
 //   08_async_ring         laplacian8 512^3  0.3952 ms, 2717 GB/s (0.640 of copy), 16982 GFLOP/s (0.288 of FMA)
 //   08_async_ring_capped  laplacian8 512^3  0.4696 ms, 2287 GB/s (0.539 of copy), 14292 GFLOP/s (0.243 of FMA)
@@ -32,20 +38,19 @@ namespace {
 
 constexpr int kTileX = 32, kTileY = 8;  // threads, one float4 each: 128 x 8 points, one float4 of x-halo each side
 constexpr int kPlanes = 64;     // z-planes per block
-constexpr int kStages = 3;      // tiles in the ring: plane p in use, p+1 and p+2 on their way
 constexpr int kSums = 2 * kRadius + 1;
-static_assert(kSums % kStages == 0, "the loop is unrolled by kSums, so each tile slot is a constant too");
 
-template <int kMinBlocks>
+// kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way.
+template <int kStages, int kMinBlocks>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // TODO: a ring of kStages haloed tiles filled by course::copy_async kStages-1 planes ahead; per plane: wait, barrier, start the next copies, add the centre's weight to 9 partial sums and xy to out(p)'s, store out(p - R); unroll by 9 so the ring positions are constants
   (void)in; (void)out; (void)g;
 }
 
-template <int kMinBlocks>
+template <int kStages, int kMinBlocks>
 void launch_async_ring(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 08");
-  course::launch(async_ring_kernel<kMinBlocks>,
+  course::launch(async_ring_kernel<kStages, kMinBlocks>,
                  {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
                   dim3(kTileX, kTileY)},
                  in, out, grid);
@@ -53,7 +58,8 @@ void launch_async_ring(const float* in, float* out, const Grid& grid) {
 
 }  // namespace
 
-void laplacian_async_ring(const float* in, float* out, const Grid& grid) { launch_async_ring<2>(in, out, grid); }
-void laplacian_async_ring_capped(const float* in, float* out, const Grid& grid) { launch_async_ring<4>(in, out, grid); }
+void laplacian_async_ring(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2>(in, out, grid); }
+void laplacian_async_ring_capped(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 4>(in, out, grid); }
+void laplacian_async_ring_deep(const float* in, float* out, const Grid& grid) { launch_async_ring<5, 2>(in, out, grid); }
 
 }  // namespace ch03
