@@ -170,11 +170,11 @@ def draw_bandwidth(out: pathlib.Path) -> None:
     axis.axvline(copy, color="black", linestyle="--", linewidth=1)
     axis.text(copy, len(cases) - 0.3, f" copy ceiling {copy:.0f} GB/s", fontsize=7, va="bottom")
     # The bytes each form must move bound it: three passes 28 bytes a point, x and y fused 20, one pass 8.
-    for fraction, label, colour in ((8 / 28, "three passes' ceiling, 8/28", "#7f7f7f"),
-                                    (8 / 20, "xy + z's ceiling, 8/20", "#7f7f7f"),
-                                    (0.85, "issue 15's target for one pass, 0.85", "#e15759")):
+    for fraction, label, colour, side in ((8 / 28, "three passes' ceiling, 8/28 ", "#7f7f7f", "right"),
+                                          (8 / 20, " xy + z's ceiling, 8/20", "#7f7f7f", "left"),
+                                          (0.85, "issue 15's target for one pass, 0.85 ", "#e15759", "right")):
         axis.axvline(fraction * copy, color=colour, linestyle=":", linewidth=1)
-        axis.text(fraction * copy, -0.8, label + " ", fontsize=6.5, color=colour, ha="right")
+        axis.text(fraction * copy, -0.8, label, fontsize=6.5, color=colour, ha=side)
     axis.set_yticks(range(len(cases)))
     axis.set_yticklabels(names, fontsize=7)
     axis.invert_yaxis()

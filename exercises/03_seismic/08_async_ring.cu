@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 9bdb6112868f): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 11d11229dacf): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -25,9 +25,12 @@
 // per multiprocessor (50% of the warps) instead of 2; from 0.49 of the copy rate toward the
 // fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it). For the deep
 // ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 48fdb1f80062, 2026-11-22):
-//   08_async_ring         laplacian8 512^3  0.3952 ms, 2717 GB/s (0.640 of copy), 16982 GFLOP/s (0.288 of FMA)
-//   08_async_ring_capped  laplacian8 512^3  0.4696 ms, 2287 GB/s (0.539 of copy), 14292 GFLOP/s (0.243 of FMA)
+// The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
+// the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
+//   08_async_ring         laplacian8 512^3  0.3970 ms, 2705 GB/s (0.640 of copy), 16904 GFLOP/s (0.287 of FMA)
+//   08_async_ring_capped  laplacian8 512^3  0.4722 ms, 2274 GB/s (0.538 of copy), 14211 GFLOP/s (0.241 of FMA)
+//   08_async_ring_deep    laplacian8 512^3  0.3904 ms, 2750 GB/s (0.650 of copy), 17190 GFLOP/s (0.291 of FMA)
 // END MEASURED
 #include <type_traits>
 
