@@ -1,11 +1,11 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 11d11229dacf): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 2df19de47d3e): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
 // executes: 120 registers (a 9-vector z window, a 5-vector queue of xy, a 5-vector prefetch)
-// leave 2 blocks per multiprocessor, and a plane costs a warp 264 instructions, of which the
-// 25 FMAs per point take 100: the rest shifts the window and the queue (48 moves a plane), adds
-// up addresses and moves the prefetched vectors through registers into the tile.
+// leave 2 blocks per multiprocessor, and a plane costs a warp 264 instructions, of which its
+// arithmetic takes 108 (27 a point): the rest shifts the window and the queue (12 float4 a plane
+// in its source), adds up addresses and moves the prefetched vectors through registers into the tile.
 // Three changes:
 //   1. The tile of plane p + kStages - 1, with its x-halo (one float4 each side), is copied
 //      into a ring of kStages tiles in shared memory by cp.async (course::copy_async, chapter 2's
