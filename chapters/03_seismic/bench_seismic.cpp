@@ -4,6 +4,8 @@
 // (three passes move 28 bytes per point at best). GFLOP/s counts the 25 FMAs of a point.
 // Step 00 runs on packed rows, the others on rows padded to 64 floats (steps.hpp): one input
 // and one output array of each layout. PyTorch's convolutions are measured by peer_torch.py.
+// Beside the device copy, two copies through the loads of the one-pass steps (copy_ceiling.hpp):
+// the ceilings of those structures, with none of the arithmetic.
 //
 //   bench_seismic [--size=N] [--ceilings=FILE] [--warm-l2] [--quiet] [--repetitions=N]
 //                 [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
@@ -11,11 +13,13 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/benchmark.hpp"
 #include "course/device_buffer.hpp"
 #include "course/random.hpp"
+#include "copy_ceiling.hpp"
 #include "steps.hpp"
 
 namespace {
@@ -63,6 +67,24 @@ int main(int argc, char** argv) try {
                                      gpuMemcpyDeviceToDevice));
                },
                .bytes = bytes, .is_peer = true});
+  // A structural copy must leave exactly the input in the output's interior.
+  auto copied_exactly = [&aligned] {
+    const std::vector<float> out = aligned.d_out.to_host();
+    const Grid& g = aligned.grid;
+    for (int z = 0; z < g.dz; ++z)
+      for (int y = 0; y < g.dy; ++y)
+        for (int x = 0; x < g.dx; ++x)
+          if (out[g.at(x, y, z)] != aligned.in[g.at(x, y, z)])
+            return "out(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") is not the input";
+    return std::string();
+  };
+  const std::pair<const char*, ch03::LaplacianFn> structural_copies[] = {
+      {"copy through step 07's loads", ch03::copy_through_prefetch},
+      {"copy through step 08's loads", ch03::copy_through_async_ring}};
+  for (const auto& [name, copy] : structural_copies)
+    session.add({.group = group, .name = name, .prepare = [&aligned] { aligned.d_out.poison(); },
+                 .run = [&aligned, copy] { copy(aligned.d_in.data(), aligned.d_out.data(), aligned.grid); },
+                 .bytes = bytes, .validate = copied_exactly, .is_peer = true});
   for (const ch03::Step& step : ch03::steps()) {
     Arrays& arrays = *layouts.at(step.align);
     // The tests' check, at 4096 random interior points: the whole cube would take minutes on the host.

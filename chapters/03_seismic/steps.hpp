@@ -27,6 +27,10 @@
   STEP(06_one_pass, one_pass_256, 64)                     \
   STEP(07_prefetch, prefetch_4, 64)                       \
   STEP(07_prefetch, prefetch_2, 64)                       \
+  STEP(08_async_ring, async_ring, 64)                     \
+  STEP(08_async_ring, async_ring_capped, 64)              \
+  STEP(08_async_ring, async_ring_deep, 64)                \
+  STEP(09_prefetched_sums, prefetched_sums, 64)           \
   /* one row per step, above this line */
 
 namespace ch03 {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "course/device_buffer.hpp"
+#include "copy_ceiling.hpp"
 #include "course/testing.hpp"
 #include "steps.hpp"
 
@@ -85,6 +86,29 @@ const bool registered = [] {
   }
   return true;
 }();
+
+// The benchmark's structural copies (copy_ceiling.hpp) leave exactly the input in the interior,
+// at every size the steps are tested at, and the halo untouched.
+class CopyCeiling : public course::DeviceTest {};
+
+TEST_F(CopyCeiling, CopiesTheInteriorThroughEachStructure) {
+  const course::Seed seed = course::fresh_seed();
+  SCOPED_TRACE(seed.describe());
+  for (const auto copy : {ch03::copy_through_prefetch, ch03::copy_through_async_ring}) {
+    for (const Size size : kSizes) {
+      SCOPED_TRACE(size.name());
+      const Grid g = grid_for(size, 64);
+      const std::vector<float> in = course::random_floats(g.size, seed);
+      DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
+      d_out.poison();
+      copy(d_in.data(), d_out.data(), g);
+      GPU_CHECK(gpuDeviceSynchronize());
+      const std::vector<float> out = d_out.to_host();
+      EXPECT_EQ(course::interior(out, g), course::interior(in, g));
+      EXPECT_TRUE(course::halo_untouched(out, g));
+    }
+  }
+}
 
 TEST(Layout, AlignedRowsStartOn256ByteBoundaries) {
   const Grid g = course::make_grid(37, 5, 3, 4, 4, 4, 64);

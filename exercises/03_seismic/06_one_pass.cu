@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/06_one_pass.cu by exercises/generate.py (fingerprint 1f3f9ff975d1): edit the TODOs.
+// Generated from solutions/03_seismic/06_one_pass.cu by exercises/generate.py (fingerprint 7f17f3b48e48): edit the TODOs.
 // Step 06 — one pass: x, y and z in one kernel that reads the field once and writes it once.
 //
 // A block of kTileX x kTileY threads (float4 each: 128 x 8 points) walks up kPlanes z-planes.
@@ -16,10 +16,10 @@
 // Predicted: 20 -> 8 bytes per point against step 05 (2.5x at the same bandwidth), 3.5x
 // against the three passes; the fused kernel's registers (9 + 5 float4 + the x window) limit
 // occupancy, and with it the bytes in flight.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e42981d8e0c6, 2026-11-22):
-//   06_one_pass_16   laplacian8 512^3  1.0046 ms, 1069 GB/s (0.253 of copy), 6680 GFLOP/s (0.114 of FMA)
-//   06_one_pass_64   laplacian8 512^3  1.0065 ms, 1067 GB/s (0.252 of copy), 6667 GFLOP/s (0.114 of FMA)
-//   06_one_pass_256  laplacian8 512^3  1.0132 ms, 1060 GB/s (0.251 of copy), 6624 GFLOP/s (0.113 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
+//   06_one_pass_16   laplacian8 512^3  1.0351 ms, 1037 GB/s (0.245 of copy), 6483 GFLOP/s (0.110 of FMA)
+//   06_one_pass_64   laplacian8 512^3  1.0400 ms, 1032 GB/s (0.244 of copy), 6453 GFLOP/s (0.109 of FMA)
+//   06_one_pass_256  laplacian8 512^3  1.0475 ms, 1025 GB/s (0.242 of copy), 6406 GFLOP/s (0.109 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -10,10 +10,10 @@
 // step 02's sliding window.
 // Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
 // where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e42981d8e0c6, 2026-11-22):
-//   03_vectors_1  laplacian8 512^3  1.4842 ms, 723 GB/s (0.171 of copy), 4522 GFLOP/s (0.077 of FMA)
-//   03_vectors_2  laplacian8 512^3  1.1630 ms, 923 GB/s (0.218 of copy), 5771 GFLOP/s (0.098 of FMA)
-//   03_vectors_4  laplacian8 512^3  1.1016 ms, 975 GB/s (0.231 of copy), 6092 GFLOP/s (0.104 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
+//   03_vectors_1  laplacian8 512^3  1.5054 ms, 713 GB/s (0.169 of copy), 4458 GFLOP/s (0.076 of FMA)
+//   03_vectors_2  laplacian8 512^3  1.1757 ms, 913 GB/s (0.216 of copy), 5708 GFLOP/s (0.097 of FMA)
+//   03_vectors_4  laplacian8 512^3  1.1107 ms, 967 GB/s (0.229 of copy), 6042 GFLOP/s (0.102 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

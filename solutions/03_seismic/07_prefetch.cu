@@ -12,12 +12,12 @@
 //      float4), for more resident warps; the tile becomes 64 x 8 points per block.
 // Predicted: prefetching alone doubles the loads in flight per warp, toward 2x step 06; with
 // float2, occupancy from 25% to about 50%, toward the copy rate.
-// The profile: float4 keeps step 06's bytes and warps (120 registers, 2 blocks) and runs 1.92x
+// The profile: float4 keeps step 06's bytes and warps (120 registers, 2 blocks) and runs 1.97x
 // faster; float2's 71 registers give 3 blocks (36%), not 4, and it is slower than float4: half
 // the points per thread for the same index work and barriers, 1.37x the warp instructions.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e42981d8e0c6, 2026-11-22):
-//   07_prefetch_4  laplacian8 512^3  0.5232 ms, 2052 GB/s (0.486 of copy), 12827 GFLOP/s (0.218 of FMA)
-//   07_prefetch_2  laplacian8 512^3  0.5971 ms, 1798 GB/s (0.425 of copy), 11240 GFLOP/s (0.191 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
+//   07_prefetch_4  laplacian8 512^3  0.5289 ms, 2030 GB/s (0.480 of copy), 12688 GFLOP/s (0.215 of FMA)
+//   07_prefetch_2  laplacian8 512^3  0.6021 ms, 1783 GB/s (0.422 of copy), 11146 GFLOP/s (0.189 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

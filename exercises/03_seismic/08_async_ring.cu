@@ -1,0 +1,68 @@
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 2df19de47d3e): edit the TODOs.
+// Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
+//
+// Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
+// executes: 120 registers (a 9-vector z window, a 5-vector queue of xy, a 5-vector prefetch)
+// leave 2 blocks per multiprocessor, and a plane costs a warp 264 instructions, of which its
+// arithmetic takes 108 (27 a point): the rest shifts the window and the queue (12 float4 a plane
+// in its source), adds up addresses and moves the prefetched vectors through registers into the tile.
+// Three changes:
+//   1. The tile of plane p + kStages - 1, with its x-halo (one float4 each side), is copied
+//      into a ring of kStages tiles in shared memory by cp.async (course::copy_async, chapter 2's
+//      step 10) while plane p is computed: no registers hold the loads in flight, and each
+//      thread's copy offsets are computed once. The planes of the z-halo copy only their centres.
+//   2. Partial sums instead of the window and the queue: plane p's centre adds its weight to the
+//      9 outputs out(p - R) .. out(p + R) it contributes to, and xy(p) goes into out(p); out(p-R)
+//      is complete and stored. 9 vectors live instead of 14, and 25 FMAs a point, no more.
+//   3. The plane loop is unrolled by 9, the length of the ring of sums, so that which sum is
+//      which is known at compile time: nothing is shifted (nor, with 3 tiles, which tile).
+// Variants: `async_ring`, 3 tiles and no register cap; `async_ring_capped`, the same held to
+// 64 registers (__launch_bounds__(256, 4)) for 4 blocks per multiprocessor; `async_ring_deep`,
+// 5 tiles (43.5 KB), the copies 4 planes ahead instead of 2, added after the first two were
+// measured: their loads, timed as a copy, took 0.76 of the device copy, and step 09 (README)
+// suggested that at 2 blocks per multiprocessor the depth of the prefetch is what hides latency.
+// Predicted: about 150 instructions per warp and plane instead of 264, and 64 registers, 4 blocks
+// per multiprocessor (50% of the warps) instead of 2; from 0.49 of the copy rate toward the
+// fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it). For the deep
+// ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
+// The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
+// the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
+//   08_async_ring         laplacian8 512^3  0.3970 ms, 2705 GB/s (0.640 of copy), 16904 GFLOP/s (0.287 of FMA)
+//   08_async_ring_capped  laplacian8 512^3  0.4722 ms, 2274 GB/s (0.538 of copy), 14211 GFLOP/s (0.241 of FMA)
+//   08_async_ring_deep    laplacian8 512^3  0.3904 ms, 2750 GB/s (0.650 of copy), 17190 GFLOP/s (0.291 of FMA)
+// END MEASURED
+#include <type_traits>
+
+#include "steps.hpp"
+
+namespace ch03 {
+namespace {
+
+constexpr int kTileX = 32, kTileY = 8;  // threads, one float4 each: 128 x 8 points, one float4 of x-halo each side
+constexpr int kPlanes = 64;     // z-planes per block
+constexpr int kSums = 2 * kRadius + 1;
+
+// kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way.
+template <int kStages, int kMinBlocks>
+__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // TODO: a ring of kStages haloed tiles filled by course::copy_async kStages-1 planes ahead; per plane: wait, barrier, start the next copies, add the centre's weight to 9 partial sums and xy to out(p)'s, store out(p - R); unroll by 9 so the ring positions are constants
+  (void)in; (void)out; (void)g;
+}
+
+template <int kStages, int kMinBlocks>
+void launch_async_ring(const float* in, float* out, const Grid& grid) {
+  require_aligned_rows(grid, 64, "step 08");
+  course::launch(async_ring_kernel<kStages, kMinBlocks>,
+                 {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
+                  dim3(kTileX, kTileY)},
+                 in, out, grid);
+}
+
+}  // namespace
+
+void laplacian_async_ring(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2>(in, out, grid); }
+void laplacian_async_ring_capped(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 4>(in, out, grid); }
+void laplacian_async_ring_deep(const float* in, float* out, const Grid& grid) { launch_async_ring<5, 2>(in, out, grid); }
+
+}  // namespace ch03

@@ -1,0 +1,186 @@
+// Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
+//
+// Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
+// executes: 120 registers (a 9-vector z window, a 5-vector queue of xy, a 5-vector prefetch)
+// leave 2 blocks per multiprocessor, and a plane costs a warp 264 instructions, of which its
+// arithmetic takes 108 (27 a point): the rest shifts the window and the queue (12 float4 a plane
+// in its source), adds up addresses and moves the prefetched vectors through registers into the tile.
+// Three changes:
+//   1. The tile of plane p + kStages - 1, with its x-halo (one float4 each side), is copied
+//      into a ring of kStages tiles in shared memory by cp.async (course::copy_async, chapter 2's
+//      step 10) while plane p is computed: no registers hold the loads in flight, and each
+//      thread's copy offsets are computed once. The planes of the z-halo copy only their centres.
+//   2. Partial sums instead of the window and the queue: plane p's centre adds its weight to the
+//      9 outputs out(p - R) .. out(p + R) it contributes to, and xy(p) goes into out(p); out(p-R)
+//      is complete and stored. 9 vectors live instead of 14, and 25 FMAs a point, no more.
+//   3. The plane loop is unrolled by 9, the length of the ring of sums, so that which sum is
+//      which is known at compile time: nothing is shifted (nor, with 3 tiles, which tile).
+// Variants: `async_ring`, 3 tiles and no register cap; `async_ring_capped`, the same held to
+// 64 registers (__launch_bounds__(256, 4)) for 4 blocks per multiprocessor; `async_ring_deep`,
+// 5 tiles (43.5 KB), the copies 4 planes ahead instead of 2, added after the first two were
+// measured: their loads, timed as a copy, took 0.76 of the device copy, and step 09 (README)
+// suggested that at 2 blocks per multiprocessor the depth of the prefetch is what hides latency.
+// Predicted: about 150 instructions per warp and plane instead of 264, and 64 registers, 4 blocks
+// per multiprocessor (50% of the warps) instead of 2; from 0.49 of the copy rate toward the
+// fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it). For the deep
+// ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
+// The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
+// the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
+//   08_async_ring         laplacian8 512^3  0.3970 ms, 2705 GB/s (0.640 of copy), 16904 GFLOP/s (0.287 of FMA)
+//   08_async_ring_capped  laplacian8 512^3  0.4722 ms, 2274 GB/s (0.538 of copy), 14211 GFLOP/s (0.241 of FMA)
+//   08_async_ring_deep    laplacian8 512^3  0.3904 ms, 2750 GB/s (0.650 of copy), 17190 GFLOP/s (0.291 of FMA)
+// END MEASURED
+#include <type_traits>
+
+#include "steps.hpp"
+
+namespace ch03 {
+namespace {
+
+constexpr int kTileX = 32, kTileY = 8;  // threads, one float4 each: 128 x 8 points, one float4 of x-halo each side
+constexpr int kPlanes = 64;     // z-planes per block
+constexpr int kSums = 2 * kRadius + 1;
+
+// kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way.
+template <int kStages, int kMinBlocks>
+__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // BEGIN SOLUTION: a ring of kStages haloed tiles filled by course::copy_async kStages-1 planes ahead; per plane: wait, barrier, start the next copies, add the centre's weight to 9 partial sums and xy to out(p)'s, store out(p - R); unroll by 9 so the ring positions are constants
+  constexpr int kThreads = kTileX * kTileY;
+  constexpr int kWidth = kTileX + 2;  // float4s per tile row
+  constexpr int kHeight = kTileY + 2 * kRadius;
+  constexpr int kCopies = kHeight * kWidth;
+  constexpr int kPasses = (kCopies + kThreads - 1) / kThreads;
+  __shared__ float4 tiles[kStages][kHeight][kWidth];
+
+  const int thread = threadIdx.x + threadIdx.y * kTileX;
+  const int x_left = blockIdx.x * kTileX * 4 - kRadius;  // the tile's first float
+  const int y_top = blockIdx.y * kTileY - kRadius;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+
+  // 1. This thread's copies, the same in every plane: where each comes from relative to the
+  //    tile's corner, whether it lies in the array's rows (x may run into the row's padding,
+  //    whose values feed only outputs that are not stored), and whether it is a centre, the
+  //    only part a z-halo plane needs.
+  int offset[kPasses];
+  bool valid[kPasses], centre[kPasses];
+#pragma unroll
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const int copy = thread + pass * kThreads;
+    const int row = copy / kWidth, column = copy % kWidth;
+    const int x = x_left + 4 * column, y = y_top + row;
+    valid[pass] = copy < kCopies && y < g.dy + kRadius && x + 4 <= g.pitch - g.lead;
+    centre[pass] = row >= kRadius && row < kRadius + kTileY && column >= 1 && column <= kTileX;
+    offset[pass] = valid[pass] ? row * g.pitch + 4 * column : 0;
+  }
+  const int steps = z_end - z_begin + 2 * kRadius;  // planes z_begin - R .. z_end + R - 1
+  const float* plane_source = in + g.at(x_left, y_top, z_begin - kRadius);
+  auto start_copies = [&](int s, int slot) {
+    const bool halo_plane = s < kRadius || s >= steps - kRadius;
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int copy = thread + pass * kThreads;
+      if (copy < kCopies && (!halo_plane || centre[pass]))
+        course::copy_async(&tiles[slot][0][0] + copy, reinterpret_cast<const float4*>(plane_source + offset[pass]), valid[pass]);
+    }
+    plane_source += g.plane;
+  };
+
+  const int x0 = x_left + kRadius + 4 * threadIdx.x;
+  const int y = y_top + kRadius + threadIdx.y;
+  const bool inside = x0 < g.dx && y < g.dy;
+  float* target = out + g.at(x0, y, z_begin);  // out(p - R) from s = 2R on
+  float4 sums[kSums] = {};  // at step s, sums[(s + k) % kSums] is out(p - R + k)'s, k = 0 .. 2R
+
+  // 2. Prime the ring; every step commits a group, empty or not, so that "plane s has landed"
+  //    is always "at most kStages - 2 groups pending".
+#pragma unroll
+  for (int s = 0; s + 1 < kStages; ++s) {
+    if (s < steps) start_copies(s, s);
+    course::commit_copies();
+  }
+  // The tile slot of plane s: a constant when kStages divides the unrolling, else counted.
+  int counted_slot = 0;
+  auto plane_step = [&](int s, auto position) {
+    constexpr int j = decltype(position)::value;  // s % kSums
+    const int slot = kSums % kStages == 0 ? j % kStages : counted_slot;
+    counted_slot = counted_slot + 1 == kStages ? 0 : counted_slot + 1;
+    // 3. Plane s has landed for every thread; the slot of plane s - 1 takes plane s + kStages - 1.
+    course::wait_copies<kStages - 2>();
+    __syncthreads();
+    if (s + kStages - 1 < steps) start_copies(s + kStages - 1, slot == 0 ? kStages - 1 : slot - 1);
+    course::commit_copies();
+
+    // 4. The centre goes into the 9 sums it weighs in; xy(p)'s 16 neighbours into out(p)'s.
+    const float4 (*tile)[kWidth] = tiles[slot];
+    const float4 c = tile[threadIdx.y + kRadius][threadIdx.x + 1];
+#pragma unroll
+    for (int k = 0; k < kSums; ++k) {
+      float4& sum = sums[(j + k) % kSums];
+      const float w = k == kRadius ? 3 * weight(0) : weight(kRadius - k);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) lane(sum, i) = k == 2 * kRadius ? w * lane(c, i) : fmaf(w, lane(c, i), lane(sum, i));
+    }
+    if (s >= kRadius && s < steps - kRadius) {  // a plane of the chunk (the same branch in every thread)
+      float4& sum = sums[(j + kRadius) % kSums];
+      const float4 left = tile[threadIdx.y + kRadius][threadIdx.x], right = tile[threadIdx.y + kRadius][threadIdx.x + 2];
+      float w[2 * kRadius + 4];  // floats x0 - R .. x0 + 3 + R
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        w[i] = lane(left, i);
+        w[kRadius + i] = lane(c, i);
+        w[2 * kRadius + i] = lane(right, i);
+      }
+#pragma unroll
+      for (int r = 0; r <= 2 * kRadius; ++r) {
+        if (r == kRadius) continue;
+        const float4 row = tile[threadIdx.y + r][threadIdx.x + 1];
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          lane(sum, i) = fmaf(weight(r - kRadius), w[i + r], fmaf(weight(r - kRadius), lane(row, i), lane(sum, i)));
+      }
+    }
+    // 5. out(p - R) has all its terms.
+    if (s >= 2 * kRadius) {
+      const float4& sum = sums[j];
+      if (inside && x0 + 4 <= g.dx) {
+        course::store_streaming(reinterpret_cast<float4*>(target), sum);
+      } else if (inside) {
+        for (int i = 0; i < 4 && x0 + i < g.dx; ++i) course::store_streaming(target + i, lane(sum, i));
+      }
+      target += g.plane;
+    }
+  };
+  for (int s = 0; s < steps; s += kSums) {
+    plane_step(s, std::integral_constant<int, 0>{});
+    if (s + 1 < steps) plane_step(s + 1, std::integral_constant<int, 1>{});
+    if (s + 2 < steps) plane_step(s + 2, std::integral_constant<int, 2>{});
+    if (s + 3 < steps) plane_step(s + 3, std::integral_constant<int, 3>{});
+    if (s + 4 < steps) plane_step(s + 4, std::integral_constant<int, 4>{});
+    if (s + 5 < steps) plane_step(s + 5, std::integral_constant<int, 5>{});
+    if (s + 6 < steps) plane_step(s + 6, std::integral_constant<int, 6>{});
+    if (s + 7 < steps) plane_step(s + 7, std::integral_constant<int, 7>{});
+    if (s + 8 < steps) plane_step(s + 8, std::integral_constant<int, 8>{});
+  }
+  static_assert(kSums == 9, "the loop above is unrolled by kSums");
+  // STUB: (void)in; (void)out; (void)g;
+  // END SOLUTION
+}
+
+template <int kStages, int kMinBlocks>
+void launch_async_ring(const float* in, float* out, const Grid& grid) {
+  require_aligned_rows(grid, 64, "step 08");
+  course::launch(async_ring_kernel<kStages, kMinBlocks>,
+                 {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
+                  dim3(kTileX, kTileY)},
+                 in, out, grid);
+}
+
+}  // namespace
+
+void laplacian_async_ring(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2>(in, out, grid); }
+void laplacian_async_ring_capped(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 4>(in, out, grid); }
+void laplacian_async_ring_deep(const float* in, float* out, const Grid& grid) { launch_async_ring<5, 2>(in, out, grid); }
+
+}  // namespace ch03
