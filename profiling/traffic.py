@@ -77,9 +77,10 @@ PERMISSION_HELP = ("Nsight Compute was refused the GPU's performance counters (E
 
 def short_name(kernel: str) -> str:
     """'void ch01::(anonymous namespace)::transpose_tile_kernel<1>(const float *, ...)' -> 'transpose_tile_kernel<1>'.
-    Nsight Compute also writes the anonymous namespace as '<unnamed>' and, in some versions, as 'unnamed>'."""
+    Nsight Compute also writes the anonymous namespace as '<unnamed>' and, in some versions, as 'unnamed>'
+    (then 'kernel<unnamed>::Fp16>' is the template 'kernel<Fp16>': a '<' after a name opens its arguments)."""
     name = re.sub(r"^void\s+", "", kernel)
-    name = re.sub(r"\(anonymous namespace\)::|<unnamed>::|unnamed>::", "", name)
+    name = re.sub(r"\(anonymous namespace\)::|(?<!\w)<unnamed>::|unnamed>::", "", name)
     depth, cut = 0, len(name)
     for i, ch in enumerate(name):  # drop the parameter list: the first '(' outside template brackets
         depth += (ch == "<") - (ch == ">")

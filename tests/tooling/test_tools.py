@@ -102,6 +102,8 @@ class NsightComputeParser(unittest.TestCase):
             "void transpose_readWrite_alignment_kernel<float, float, 1, 0, 6, 5, 3>(int)": "transpose_readWrite_alignment_kernel<float, float, 1, 0, 6, 5, 3>",
             "ch01::<unnamed>::transpose_naive_kernel(const float *, float *, int, int)": "transpose_naive_kernel",
             "void unnamed>::naive_kernel<Box27>(const float *, float *, Grid)": "naive_kernel<Box27>",
+            "void unnamed>::fma_kernel<unnamed>::Fp16>(const T1::Stored *, T1::Stored *, Fields)": "fma_kernel<Fp16>",
+            "void ch05::<unnamed>::fma_kernel<ch05::<unnamed>::Bf16>(const unsigned short *)": "fma_kernel<Bf16>",
             "void ch02::<unnamed>::z_chunk_kernel<ch02::Compound<2>, 4, 32>(const float *, float *, ch02::Grid)": "z_chunk_kernel<Compound<2>, 4, 32>",
         }
         for full, short in cases.items():

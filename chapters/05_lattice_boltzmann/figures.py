@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+"""Draws chapter 5's pictures into figures/, from the committed results/ only:
+  profile.png   results/flow.csv: the steady velocity profile ux(y) of step 07 in float32, fp16
+                and bf16 against the analytic parabola, each with its relative L2 error; and
+                step 07 float32's start-up from rest towards the parabola;
+  flow.png      results/flow.csv: step 07 float32's ux over time and y (the channel's cross-section
+                developing from rest), and the steady channel seen from above;
+  layouts.png   the access patterns: the paper's layout (steps 00-02) and the 32 values one warp
+                touches, the structure of arrays (steps 03 on) and one warp's loads in each plane,
+                and the AA pattern's two kinds of time step (step 05) along x;
+  rates.png     results/bench.json, ceilings.json and torch.json: MLUPS of every step at every
+                size, against the copy ceiling at 72 and 36 bytes per update and the fastest
+                PyTorch peer.
+
+    chapters/05_lattice_boltzmann/figures.py [--results DIR] [--out-dir DIR]
+"""
+import argparse
+import csv
+import math
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "profiling"))
+import cli  # noqa: E402
+import plot  # noqa: E402
+import results  # noqa: E402
+
+PROFILE_STEPS = {"07_lean_f32": ("o", "tab:blue"), "07_lean_fp16": ("s", "tab:orange"), "07_lean_bf16": ("^", "tab:green")}
+STARTUP_STEP = "07_lean_f32"
+STARTUP_TIMES = (100, 300, 1000, 2000, 4000)
+FLOW_COLUMNS = ("step", "time", "y", "ux", "analytic")
+# The D2Q9 velocities and opposites of lbm.hpp, for the layout picture.
+VELOCITY_X = (0, 1, 0, -1, 0, 1, -1, -1, 1)
+VELOCITY_Y = (0, 0, 1, 0, -1, 1, 1, -1, -1)
+DIRECTIONS = 9
+WARP = 32
+WALL = "#8c8c8c"
+
+
+# ---- reading (everything is read and checked before any picture is written) ----
+
+def read_flow(path: pathlib.Path) -> dict:
+    """{step: {time: [(y, ux, analytic), ...] sorted by y}} from flow.csv."""
+    rows = csv.DictReader(cli.read_text(path, "the flow CSV (step,time,y,ux,analytic)").splitlines())
+    missing = [column for column in FLOW_COLUMNS if column not in (rows.fieldnames or [])]
+    if missing:
+        raise cli.ToolError(f"lacks the column(s) {', '.join(missing)}: expected {','.join(FLOW_COLUMNS)}", path)
+    flow = {}
+    for line, row in enumerate(rows, start=2):
+        try:
+            time, y = int(row["time"]), int(row["y"])
+            ux, analytic = float(row["ux"]), float(row["analytic"])
+        except (TypeError, ValueError):
+            raise cli.ToolError(f"line {line}: time and y need whole numbers, ux and analytic numbers", path) from None
+        if not (math.isfinite(ux) and math.isfinite(analytic)):
+            raise cli.ToolError(f"line {line}: ux and analytic need finite numbers", path)
+        flow.setdefault(row["step"], {}).setdefault(time, []).append((y, ux, analytic))
+    for step in PROFILE_STEPS:
+        if step not in flow:
+            raise cli.ToolError(f"has no rows of step {step}", path)
+    for times in flow.values():
+        for profile in times.values():
+            profile.sort()
+    last = max(flow[STARTUP_STEP])
+    for step in PROFILE_STEPS:
+        if last not in flow[step]:
+            raise cli.ToolError(f"has no profile of {step} at time {last}, the last time of {STARTUP_STEP}", path)
+    missing_times = [str(t) for t in STARTUP_TIMES if t not in flow[STARTUP_STEP]]
+    if missing_times:
+        raise cli.ToolError(f"has no profile of {STARTUP_STEP} at time(s) {', '.join(missing_times)}", path)
+    rows_across = {len(profile) for profile in flow[STARTUP_STEP].values()}
+    if len(rows_across) != 1:
+        raise cli.ToolError(f"the profiles of {STARTUP_STEP} do not all have the same rows y", path)
+    return flow
+
+
+def relative_l2(profile: list) -> float:
+    """sqrt(sum (ux - analytic)^2 / sum analytic^2) over the rows of one profile."""
+    return math.sqrt(sum((ux - a) ** 2 for _, ux, a in profile) / sum(a * a for _, _, a in profile))
+
+
+def parabola(profile: list):
+    """The analytic profile as a function of a continuous y: the CSV's analytic column samples
+    A (y + 1/2)(ny - 1/2 - y) at the cell centres, with the walls half a cell outside the rows;
+    A is recovered from it, so the curve can be drawn down to zero at the walls."""
+    ny = len(profile)
+    shape = [(y + 0.5) * (ny - 0.5 - y) for y, _, _ in profile]
+    scale = sum(a * s for (_, _, a), s in zip(profile, shape)) / sum(s * s for s in shape)
+    return ny, lambda y: scale * (y + 0.5) * (ny - 0.5 - y)
+
+
+def read_rates(folder: pathlib.Path):
+    """(context, step cases, ceilings, PyTorch peer cases) of the recorded benchmark."""
+    context, cases = results.load(folder / "bench.json")
+    ceilings = results.load_ceilings(folder / "ceilings.json", cases)
+    _, peers = results.load_peers(folder / "torch.json")
+    for case in cases + peers:
+        if "MLUP" not in case.amounts:
+            raise cli.ToolError(f"{case.group}/{case.name} counts no MLUP", folder)
+    return context, [c for c in cases if c.is_step], ceilings, peers
+
+
+# ---- drawing ----
+
+def save(figure, path: pathlib.Path, plt) -> None:
+    with cli.atomic_output(path, binary=True) as f:
+        figure.savefig(f, format="png", dpi=120, bbox_inches="tight")
+    plt.close(figure)
+    print(f"wrote {path}")
+
+
+def draw_walls(axis, ny: int) -> None:
+    """The walls half a cell outside the first and last rows (y vertical), shaded beyond."""
+    for inside, outside in ((-0.5, -1.5), (ny - 0.5, ny + 0.5)):
+        axis.axhspan(min(inside, outside), max(inside, outside), color=WALL, alpha=0.35, hatch="///", linewidth=0)
+        axis.axhline(inside, color="black", linewidth=1.2)
+
+
+def draw_profile(flow: dict, out: pathlib.Path, plt) -> None:
+    last = max(flow[STARTUP_STEP])
+    ny, analytic = parabola(flow[STARTUP_STEP][last])
+    fine = [-0.5 + (ny * i) / 200 for i in range(201)]
+    figure, (steady, startup) = plt.subplots(1, 2, figsize=(12, 5.6), sharey=True)
+    steady.plot([analytic(y) for y in fine], fine, color="black", linewidth=1.2, label="analytic parabola")
+    for step, (marker, colour) in PROFILE_STEPS.items():
+        profile = flow[step][last]
+        size = {"o": 9, "s": 6, "^": 4}[marker]  # decreasing, so the three overlapping markers stay visible
+        steady.plot([ux for _, ux, _ in profile], [y for y, _, _ in profile], marker, markersize=size, color=colour,
+                    markerfacecolor="none" if marker != "^" else colour, label=f"{step}: relative L2 error {relative_l2(profile):.2e}")
+    steady.set_title(f"Steady profile at time step {last}: step 07 in its three storage types", fontsize=10, loc="left")
+    steady.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12), fontsize=8, frameon=False)
+    colours = plt.get_cmap("viridis")
+    for i, time in enumerate(STARTUP_TIMES):
+        profile = flow[STARTUP_STEP][time]
+        startup.plot([ux for _, ux, _ in profile], [y for y, _, _ in profile], "o-", markersize=3, linewidth=1,
+                     color=colours(0.9 * i / (len(STARTUP_TIMES) - 1)), label=f"t = {time}")  # viridis ends too pale on white
+    startup.plot([analytic(y) for y in fine], fine, "--", color="black", linewidth=1.2, label="analytic (steady)")
+    startup.set_title(f"Start-up from rest of {STARTUP_STEP}: the profile at time step t", fontsize=10, loc="left")
+    startup.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12), fontsize=8, frameon=False, ncol=3)
+    for axis in (steady, startup):
+        draw_walls(axis, ny)
+        axis.set_ylim(-1.5, ny + 0.5)
+        axis.set_xlim(left=0)
+        axis.set_xlabel("ux, velocity along the channel (lattice units: cells per time step)")
+        axis.grid(alpha=0.3)
+    steady.set_ylabel(f"y, row across the channel (cells; walls, shaded, at -0.5 and {ny - 0.5})")
+    figure.suptitle(f"D2Q9 Poiseuille flow, {ny} cells across, driven by a body force from rest", fontsize=11)
+    figure.tight_layout()
+    save(figure, out, plt)
+
+
+def draw_flow(flow: dict, out: pathlib.Path, plt) -> None:
+    times = sorted(flow[STARTUP_STEP])
+    last = times[-1]
+    profile = flow[STARTUP_STEP][last]
+    ny = len(profile)
+    ys = [y for y, _, _ in profile]
+    field = [[flow[STARTUP_STEP][t][row][1] for t in times] for row in range(ny)]  # rows y, columns time
+    figure, (history, above) = plt.subplots(2, 1, figsize=(12, 10), gridspec_kw={"height_ratios": [3, 2]},
+                                         layout="constrained")
+    mesh = history.pcolormesh(times, ys, field, shading="nearest", cmap="viridis")
+    contours = history.contour(times, ys, field, levels=[0.01, 0.02, 0.03, 0.04, 0.045], colors="white", linewidths=0.7)
+    history.clabel(contours, fmt="%.3f", fontsize=7)
+    figure.colorbar(mesh, ax=[history, above], label="ux (cells per time step)", shrink=0.7)
+    draw_walls(history, ny)
+    history.set_ylim(-1.5, ny + 0.5)
+    history.set_xlabel(f"time step (sampled every {times[1] - times[0]})")
+    history.set_ylabel("y, row across the channel (cells)")
+    history.set_title(f"{STARTUP_STEP}: the channel's cross-section ux(y) over time, from rest to the steady parabola\n"
+                      "(white: lines of equal ux; shaded: the walls)", fontsize=9.5, loc="left")
+    # Seen from above: the field is uniform along x, so the steady column is repeated; an arrow's
+    # length is ux, stretched so that the fastest spans 80% of the gap to the next arrow.
+    length, spacing = 3 * ny, 4
+    top = max(ux for _, ux, _ in profile)
+    stretch = 0.8 * spacing / top
+    xs = list(range(0, length, spacing))
+    speeds = [ux for _ in xs for _, ux, _ in profile]
+    above.quiver([x for x in xs for _ in profile], [y for _ in xs for y, _, _ in profile], speeds, [0.0] * len(speeds),
+                 speeds, cmap="viridis", norm=mesh.norm,
+                 angles="xy", scale_units="xy", scale=1 / stretch, width=0.0025)
+    draw_walls(above, ny)
+    above.set_xlim(-1, length + 1)
+    above.set_ylim(-1.5, ny + 0.5)
+    above.set_aspect("equal")
+    above.set_xlabel(f"x along the channel (cells); an arrow every {spacing} cells and every row, its length ux x {stretch:.0f}")
+    above.set_ylabel("y (cells)")
+    above.set_title(f"The steady flow (t = {last}) seen from above, over 3 channel widths.\nThe simulated channel is periodic "
+                    "along x and its field does not vary along x: this picture repeats the simulated columns", fontsize=9.5, loc="left")
+    save(figure, out, plt)
+
+
+def box(axis, x: float, y: float, width: float, face, edge, linewidth: float) -> None:
+    """A rectangle one unit high: a float in memory, a register, or the outline of a cell."""
+    from matplotlib.patches import Rectangle  # here: main() has checked, through plot.pyplot(), that matplotlib is there
+    axis.add_patch(Rectangle((x, y), width, 1, facecolor=face, edgecolor=edge, linewidth=linewidth))
+
+
+def slot(axis, x: float, y: float, k: int, colours, text: str = "") -> None:
+    box(axis, x, y, 1, colours(k), "white", 0.5)
+    if text:
+        axis.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=6.5)
+
+
+def draw_paper_layout(axis, colours) -> None:
+    """Steps 00-02: id = k + (y + x ny) 9 ; the block is threads (k, row) = (threadIdx.x, threadIdx.y),
+    9 x 32, so its threads in launch order are the consecutive ids of 32 cells of one column."""
+    cells = 8
+    for cell in range(cells):
+        for k in range(DIRECTIONS):
+            i = cell * DIRECTIONS + k
+            slot(axis, i, 0, k, colours, str(k))
+        box(axis, cell * DIRECTIONS, 0, DIRECTIONS, "none", "black", 1.2)
+        axis.text(cell * DIRECTIONS + 4.5, 1.25, f"cell (x, y = {cell})", ha="center", fontsize=7)
+    for warp, (colour, where) in enumerate((("tab:red", -0.55), ("tab:purple", -1.35))):
+        first, last = warp * WARP, warp * WARP + WARP - 1
+        axis.annotate("", xy=(first, where), xytext=(last + 1, where),
+                      arrowprops={"arrowstyle": "|-|", "color": colour, "linewidth": 1.5, "mutation_scale": 3})
+        # The warp's 32 ids, cut at cell boundaries: the rest of a cell begun by the previous
+        # warp, whole cells, and the start of the next cell.
+        head = (DIRECTIONS - first % DIRECTIONS) % DIRECTIONS
+        whole, tail = divmod(WARP - head, DIRECTIONS)
+        parts = ([f"directions {first % DIRECTIONS}-8 of cell y = {first // DIRECTIONS}"] if head else []) + \
+            [f"cells y = {(first + head) // DIRECTIONS}-{(first + head) // DIRECTIONS + whole - 1} whole"] + \
+            ([f"direction{'s 0-' if tail > 1 else ' '}{tail - 1} of cell y = {(last // DIRECTIONS)}"] if tail else [])
+        axis.text(first, where - 0.3, f"warp {warp}: threads {first}-{last} of the block = ids {first}-{last}, 128 contiguous "
+                  f"bytes: {', '.join(parts)}", ha="left", va="top", fontsize=7, color=colour)
+    axis.text(cells * DIRECTIONS + 0.5, 0.5, "... cell y = ny - 1,\nthen column x + 1", va="center", fontsize=7)
+    axis.set_xlim(-0.5, cells * DIRECTIONS + 9)
+    axis.set_ylim(-2.6, 2.0)
+    axis.set_xticks(range(0, cells * DIRECTIONS + 1, DIRECTIONS))
+    axis.set_yticks([])
+    axis.set_xlabel("float offset in memory within column x (id = k + 9 (y + x ny)); number and colour: direction k", fontsize=8)
+    axis.set_title("(a) Steps 00-02, the paper's layout: a cell's 9 directions side by side. A block is 9 x 32 threads "
+                   "(k = threadIdx.x fastest): each warp touches 32 consecutive floats,\nspread over parts of 4 cells, "
+                   "so a cell's work (its moments, its collision) is split between threads and sometimes between warps",
+                   fontsize=8.5, loc="left")
+
+
+def draw_soa_layout(axis, colours) -> None:
+    """Steps 03 on: f[k][y][x], a thread per cell; a warp = 32 cells of a row. Its pull of
+    direction k reads column x - e_kx of row y - e_ky: 32 consecutive floats of plane k."""
+    shown, x0 = 48, 8
+    for k in range(DIRECTIONS):
+        row = DIRECTIONS - 1 - k
+        shift = -VELOCITY_X[k]
+        for x in range(shown):
+            read = x0 + shift <= x < x0 + shift + WARP
+            box(axis, x, row, 1, colours(k) if read else "#f2f2f2", "white", 0.4)
+        for sector in range(0, shown + 1, 8):  # 32-byte sectors: 8 floats
+            axis.plot([sector, sector], [row, row + 1], color="black", linewidth=0.8)
+        touched = (x0 + shift + WARP - 1) // 8 - (x0 + shift) // 8 + 1
+        row_read = "y" if not VELOCITY_Y[k] else f"y{-VELOCITY_Y[k]:+d}"
+        columns = f"x0{shift:+d}" if shift else "x0"
+        axis.text(shown + 0.5, row + 0.5, f"plane k = {k}: row {row_read}, from column {columns}: {touched} sectors",
+                  va="center", fontsize=7)
+    axis.set_xlim(-0.5, shown + 24)
+    axis.set_ylim(-0.3, DIRECTIONS + 0.2)
+    axis.set_xticks(range(0, shown + 1, 8), [f"x0{x - x0:+d}" if x != x0 else "x0" for x in range(0, shown + 1, 8)], fontsize=7)
+    axis.set_yticks([])
+    axis.set_xlabel("column within a row of each plane (black ticks: 32-byte sector boundaries, 8 floats); coloured: "
+                    "the 32 floats one warp (cells x0 .. x0+31 of row y) pulls", fontsize=8)
+    axis.set_title("(b) Steps 03 on, structure of arrays f[k][y][x]: 9 planes of nx ny floats. A thread per cell; a warp's "
+                   "load of direction k is 32 consecutive floats of plane k,\n128 bytes: 4 sectors, or 5 where the pull "
+                   "along x shifts it by one float", fontsize=8.5, loc="left")
+
+
+def draw_aa_pattern(axes, colours) -> None:
+    """Step 05 in a 1D slice along x: directions 3 (west), 0 (rest), 1 (east) of cells x-1, x, x+1,
+    and the thread of cell x. Pulling step: read A[opp k][x - e_k], write A[k][x + e_k]; local
+    step: read A[k][x], write A[opp k][x]."""
+    order = (3, 0, 1)  # slots drawn left to right within a cell
+    arrow_of = {3: "\u2190", 0: "\u00b7", 1: "\u2192"}
+    opposite = {0: 0, 1: 3, 3: 1}
+    cell_width, gap = 3, 1
+    origin = {dx: (dx + 1) * (cell_width + gap) for dx in (-1, 0, 1)}
+
+    def slot_x(dx, k):
+        return origin[dx] + order.index(k)
+
+    kinds = {
+        "pulling step": {k: (-VELOCITY_X[k], opposite[k], VELOCITY_X[k], k) for k in order},  # read cell, read k, write cell, write k
+        "local step": {k: (0, k, 0, opposite[k]) for k in order},
+    }
+    for axis, (kind, moves) in zip(axes, kinds.items()):
+        for dx in (-1, 0, 1):
+            for k in order:
+                slot(axis, slot_x(dx, k), 2, k, colours, f"A[{k}]\n{arrow_of[k]}")
+            box(axis, origin[dx], 2, cell_width, "none", "black", 1.2)
+            axis.text(origin[dx] + cell_width / 2, 3.25, ["cell x-1", "cell x", "cell x+1"][dx + 1], ha="center", fontsize=8)
+        # The thread of cell x: its nine values in registers (three drawn), below the memory row.
+        for k in order:
+            box(axis, slot_x(0, k), -1, 1, "white", "black", 0.8)
+            axis.text(slot_x(0, k) + 0.5, -0.5, f"f{k}", ha="center", va="center", fontsize=7)
+        axis.text(origin[0] + cell_width / 2, -1.45, "thread of cell x (registers)", ha="center", va="top", fontsize=7)
+        for k, (read_dx, read_k, write_dx, write_k) in moves.items():
+            register = (slot_x(0, k) + 0.5, 0.0)
+            axis.annotate("", xy=register, xytext=(slot_x(read_dx, read_k) + 0.35, 2.0),
+                          arrowprops={"arrowstyle": "->", "color": "tab:blue", "linewidth": 1.3, "connectionstyle": "arc3,rad=0.15"})
+            axis.annotate("", xy=(slot_x(write_dx, write_k) + 0.65, 2.0), xytext=(register[0] + 0.15, 0.0),
+                          arrowprops={"arrowstyle": "->", "color": "tab:red", "linewidth": 1.3, "linestyle": "--",
+                                      "connectionstyle": "arc3,rad=0.15"})
+        if kind == "pulling step":
+            rule = ("pulling step: f_k = A[opp k][x - e_k], then A[k][x + e_k] = f*_k\n"
+                    "the cell reads its neighbours' facing slots and writes its values back into those same slots")
+        else:
+            rule = ("local step: f_k = A[k][x], then A[opp k][x] = f*_k\n"
+                    "the cell reads and writes only its own slots, each value into the opposite one (swapped)")
+        axis.set_title(rule, fontsize=8, loc="left")
+        axis.set_xlim(origin[-1] - 0.5, origin[1] + cell_width + 0.5)
+        axis.set_ylim(-2.2, 3.8)
+        axis.set_aspect("equal")
+        axis.axis("off")
+    axes[0].plot([], [], "-", color="tab:blue", label="read into register f_k")
+    axes[0].plot([], [], "--", color="tab:red", label="write of the collided f*_k")
+    axes[0].legend(loc="lower left", fontsize=7, frameon=False, bbox_to_anchor=(-0.02, -0.12))
+
+
+def draw_layouts(out: pathlib.Path, plt) -> None:
+    colours = plt.get_cmap("tab10")
+    figure = plt.figure(figsize=(14, 13), layout="constrained")
+    paper, soa, aa = figure.subfigures(3, 1, height_ratios=[2.4, 3.8, 3.4])
+    draw_paper_layout(paper.subplots(), colours)
+    draw_soa_layout(soa.subplots(), colours)
+    draw_aa_pattern(aa.subplots(1, 2), colours)
+    aa.suptitle("(c) Step 05, the AA pattern in one buffer A[k][y][x], along x (directions 3 west, 0 rest, 1 east; the "
+                "other six alike). Each kind of step reads and writes the same slots,\nso no thread touches a slot "
+                "another thread uses in the same step; the two kinds alternate", fontsize=8.5, x=0.01, ha="left")
+    save(figure, out, plt)
+
+
+def size_key(group: str):
+    """Sizes NXxNY in order of cells; other names last, in the order they came."""
+    try:
+        nx, ny = (int(n) for n in group.split("x"))
+        return nx * ny
+    except ValueError:
+        return math.inf
+
+
+def draw_rates(context: dict, steps: list, ceilings: dict, peers: list, out: pathlib.Path, plt) -> None:
+    groups = sorted(dict.fromkeys(c.group for c in steps), key=size_key)
+    names = list(dict.fromkeys(c.name for c in steps))
+    rate = {(c.group, c.name): c.rate("MLUP") for c in steps}
+    colours = plt.get_cmap("tab20")
+    width = 0.8 / (len(names) + 1)
+    figure, axis = plt.subplots(figsize=(14, 6.2))
+    strongest = {}
+    for group in groups:
+        mine = [p for p in peers if group.startswith(p.group)]
+        if mine:
+            strongest[group] = max(mine, key=lambda p: p.rate("MLUP"))
+    for j, name in enumerate(names):
+        xs = [i - 0.4 + (j + 0.5) * width for i, g in enumerate(groups) if (g, name) in rate]
+        axis.bar(xs, [rate[(g, name)] for g in groups if (g, name) in rate], width, color=colours(j), label=name)
+    peer_names = sorted(set(p.name for p in strongest.values()))
+    label = "PyTorch, fastest peer" + (f" ({peer_names[0]})" if len(peer_names) == 1 else " at each size (named)")
+    xs = [i - 0.4 + (len(names) + 0.5) * width for i, g in enumerate(groups) if g in strongest]
+    axis.bar(xs, [strongest[g].rate("MLUP") for g in groups if g in strongest], width, color="white", edgecolor="black",
+             hatch="xxx", label=label)
+    if len(peer_names) > 1:
+        for x, g in zip(xs, [g for g in groups if g in strongest]):
+            axis.text(x, strongest[g].rate("MLUP") * 1.1, strongest[g].name, rotation=90, ha="center", va="bottom", fontsize=6)
+    copy = ceilings["copy_GBps"]
+    for per_update, style, what in ((72, "-", "float32"), (36, "--", "16-bit storage")):
+        mlups = copy * 1e9 / per_update / 1e6
+        axis.axhline(mlups, color="black", linestyle=style, linewidth=1.1)
+        axis.text(-0.45, mlups * 1.04, f"copy ceiling at {per_update} B per update ({what}): {mlups:,.0f} MLUPS",
+                  ha="left", va="bottom", fontsize=8)  # over the smallest size, whose bars stay low
+    axis.set_yscale("log")
+    axis.set_xticks(range(len(groups)), [f"{g} cells" for g in groups])
+    axis.set_xlim(-0.5, len(groups) - 0.4)
+    lowest = min([c.rate("MLUP") for c in steps] + [p.rate("MLUP") for p in strongest.values()])
+    axis.set_ylim(lowest / 1.5, copy * 1e9 / 36 / 1e6 * 1.6)
+    axis.set_xlabel("channel size (nx x ny)")
+    axis.set_ylabel("MLUPS: million cell updates per second\n(cells x time steps / median time, log scale)")
+    axis.grid(axis="y", which="both", alpha=0.3)
+    axis.set_title(f"Every step's lattice updates per second, D2Q9 ({context['gpu']}, {context['backend']}, commit "
+                   f"{context['commit']}); the copy ceiling is {copy:,.0f} GB/s", fontsize=10, loc="left")
+    axis.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    figure.tight_layout()
+    save(figure, out, plt)
+
+
+def main() -> int:
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--results", type=pathlib.Path, default=HERE / "results",
+                        help="the folder holding flow.csv, bench.json, ceilings.json and torch.json (default: %(default)s)")
+    parser.add_argument("--out-dir", type=pathlib.Path, default=HERE / "figures",
+                        help="where the PNGs go (default: %(default)s)")
+    args = parser.parse_args()
+    if not args.results.is_dir():
+        raise cli.ToolError("no such folder of results" if not args.results.exists() else "is not a folder", args.results)
+    flow = read_flow(args.results / "flow.csv")
+    context, steps, ceilings, peers = read_rates(args.results)
+    plt = plot.pyplot()
+    out = cli.output_folder(args.out_dir)
+    draw_profile(flow, out / "profile.png", plt)
+    draw_flow(flow, out / "flow.png", plt)
+    draw_layouts(out / "layouts.png", plt)
+    draw_rates(context, steps, ceilings, peers, out / "rates.png", plt)
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(main)
