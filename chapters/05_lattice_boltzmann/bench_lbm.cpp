@@ -119,7 +119,7 @@ void write_flow(const std::string& path) {
   DeviceBuffer<float> state{std::span<const float>(rest)}, rho(c.cells()), ux(c.cells()), uy(c.cells());
   const ch05::Fields fields{rho.data(), ux.data(), uy.data()};
   for (const ch05::Step& step : ch05::steps()) {
-    std::unique_ptr<ch05::Lattice> lattice = step.make(c);
+    std::unique_ptr<ch05::Lattice> lattice = ch05::make_lattice(step, c);
     lattice->load(state.data());
     int time = 0;
     for (int sample = 100; sample <= ch05::kPoiseuilleSteps; sample += 100) {
@@ -186,7 +186,7 @@ int main(int argc, char** argv) try {
   for (const Channel& c : sizes) {
     Problem& problem = problems.emplace_back(c, steps, seed);
     for (const ch05::Step& step : ch05::steps()) {
-      std::shared_ptr<ch05::Lattice> lattice = step.make(c);
+      std::shared_ptr<ch05::Lattice> lattice = ch05::make_lattice(step, c);
       session.add({.group = name_of(c), .name = step.source.id(),
                    .prepare = [&problem, lattice] { lattice->load(problem.initial.data()); },
                    .run = [&problem, lattice] { lattice->advance(problem.steps, nullptr); },

@@ -60,6 +60,13 @@ inline course::Tolerance tolerance(Storage storage) {
 CH05_STEPS(CH05_DECLARE)
 #undef CH05_DECLARE
 
+// A step's lattice for `channel`, which is checked first (check_channel: std::invalid_argument
+// for an empty grid or tau <= 1/2): how the tests and the benchmark make every lattice.
+inline std::unique_ptr<Lattice> make_lattice(const Step& step, const Channel& channel) {
+  check_channel(channel);
+  return step.make(channel);
+}
+
 inline std::span<const Step> steps() {
 #define CH05_ROW(file, variant, storage) Step{COURSE_STEP_SOURCE(file, variant), make_##variant, Storage::storage},
   static const auto table = std::to_array<Step>({CH05_STEPS(CH05_ROW)});

@@ -1,6 +1,10 @@
 """Chapter 5's README tables (profiling/report.py): every size's steps with the PyTorch peers
 against the copy ceiling, the targets at a glance, the paper's GPU-against-CPU comparison with
-the CPU schemes on one core and on all, and the profiled traffic per kernel."""
+the CPU schemes on one core and on all, the profiled traffic per kernel, and what each step's
+storage keeps of the physics (results/flow.csv: the Poiseuille start-up, bench_lbm --flow)."""
+import csv
+import math
+
 import report_tables
 import results
 
@@ -94,6 +98,50 @@ def cpu_table(res) -> str:
     return "\n".join(lines)
 
 
+def accuracy_table(flow_csv) -> str:
+    """Per step, at the last recorded time: the profile's relative L2 distance from the parabola
+    and the centre velocity against the parabola's."""
+    with flow_csv.open() as f:
+        rows = list(csv.DictReader(f))
+    last = max(int(r["time"]) for r in rows)
+    steps = list(dict.fromkeys(r["step"] for r in rows))
+    lines = ["| step | profile's relative L2 distance from the parabola | centre velocity | of the parabola's |",
+             "|---|---:|---:|---:|"]
+    for step in steps:
+        profile = [r for r in rows if r["step"] == step and int(r["time"]) == last]
+        distance = math.sqrt(sum((float(r["ux"]) - float(r["analytic"])) ** 2 for r in profile) /
+                             sum(float(r["analytic"]) ** 2 for r in profile))
+        centre = max(profile, key=lambda r: float(r["analytic"]))
+        lines.append(f"| `{step}` | {100 * distance:.2f}% | {float(centre['ux']):.5f} | "
+                     f"{float(centre['ux']) / float(centre['analytic']):.3f} |")
+    lines.append("")
+    lines.append(f"The tests' channel (4 x 24 cells, tau 0.8, centre velocity 0.05 at steady state) after {last} "
+                 "time steps from rest, on the GPU (`bench_lbm --flow`); the parabola is the steady profile for walls "
+                 "half a cell outside the first and last rows.")
+    return "\n".join(lines)
+
+
+PROFILE_CELLS = 4096 * 4096  # profile.sh's channel
+
+
+def instructions_table(traffic_csv) -> str:
+    """The one-kernel steps and the copies from the profile: instructions issued per cell update
+    beside the units that could be the limit."""
+    with traffic_csv.open() as f:
+        rows = [r for r in csv.DictReader(f)
+                if r["kernel"].startswith(("fused", "aa_", "lean", "fma", "pairs", "stream_copy"))]
+    lines = ["| kernel | ms | instructions per cell | issue % | DRAM % | occupancy % |", "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        per_cell = float(r["warp instructions"]) * 32 / PROFILE_CELLS
+        lines.append(f"| `{r['kernel']}` | {float(r['time ms']):.3f} | {per_cell:.0f} | {float(r['issue %']):.0f} | "
+                     f"{float(r['DRAM %']):.0f} | {float(r['occupancy %']):.0f} |")
+    lines.append("")
+    lines.append("Nsight Compute, one time step on 4096 x 4096 cells; instructions per cell count every thread "
+                 "instruction (a warp instruction is 32, one per thread; a thread of step 09 or of the paired copy "
+                 "covers two cells).")
+    return "\n".join(lines)
+
+
 def tables(res) -> dict:
     context, peers = results.load_peers(res.folder / "torch.json")
     return {
@@ -101,4 +149,6 @@ def tables(res) -> dict:
         "targets": targets_table(res, peers),
         "cpu": cpu_table(res),
         "traffic": report_tables.traffic_table(res.folder / "traffic.csv", "state (4096² cells x 9 floats, 604 MB)"),
+        "accuracy": accuracy_table(res.folder / "flow.csv"),
+        "instructions": instructions_table(res.folder / "traffic.csv"),
     }

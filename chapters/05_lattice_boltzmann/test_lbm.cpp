@@ -55,7 +55,7 @@ void test_step_for_step(const ch05::Step& step, Case cs, const course::Seed& see
   DeviceBuffer<float> d_state{std::span<const float>(initial)}, rho(cells), ux(cells), uy(cells);
   rho.poison(), ux.poison(), uy.poison();
   const ch05::Fields fields{rho.data(), ux.data(), uy.data()};
-  std::unique_ptr<ch05::Lattice> lattice = step.make(c);
+  std::unique_ptr<ch05::Lattice> lattice = ch05::make_lattice(step, c);
   lattice->load(d_state.data());
   d_state.poison();
   // Some steps without the moments, then the rest with them: both paths of advance().
@@ -77,7 +77,7 @@ void test_load_store(const ch05::Step& step, const course::Seed& seed) {
   const Channel c{45, 11, 0.8f, 0.0f};
   const ch05::State initial = ch05::random_state(c, seed);
   DeviceBuffer<float> d_state{std::span<const float>(initial)};
-  std::unique_ptr<ch05::Lattice> lattice = step.make(c);
+  std::unique_ptr<ch05::Lattice> lattice = ch05::make_lattice(step, c);
   lattice->load(d_state.data());
   d_state.poison();
   lattice->store(d_state.data());
@@ -120,7 +120,7 @@ void test_poiseuille(const ch05::Step& step) {
   DeviceBuffer<float> d_state{std::span<const float>(rest)}, rho(c.cells()), ux(c.cells()), uy(c.cells());
   rho.poison(), ux.poison(), uy.poison();
   const ch05::Fields fields{rho.data(), ux.data(), uy.data()};
-  std::unique_ptr<ch05::Lattice> lattice = step.make(c);
+  std::unique_ptr<ch05::Lattice> lattice = ch05::make_lattice(step, c);
   lattice->load(d_state.data());
   d_state.poison();
   lattice->advance(kPoiseuilleSteps, &fields);
@@ -152,10 +152,15 @@ const bool registered = [] {
   return true;
 }();
 
+// Every step's lattice is made through make_lattice, which refuses a bad channel before any
+// allocation or launch.
 TEST(Channel, RejectsBadParameters) {
   for (const Channel bad : {Channel{0, 8, 0.8f, 0}, Channel{8, 0, 0.8f, 0}, Channel{-3, 8, 0.8f, 0}, Channel{8, 8, 0.5f, 0},
-                            Channel{8, 8, 0.2f, 0}, Channel{8, 8, NAN, 0}, Channel{8, 8, 0.8f, INFINITY}})
+                            Channel{8, 8, 0.2f, 0}, Channel{8, 8, NAN, 0}, Channel{8, 8, 0.8f, INFINITY}}) {
     EXPECT_THROW(ch05::check_channel(bad), std::invalid_argument) << bad.nx << " x " << bad.ny << ", tau " << bad.tau;
+    for (const ch05::Step& step : ch05::steps())
+      EXPECT_THROW(ch05::make_lattice(step, bad), std::invalid_argument) << step.source.id();
+  }
   EXPECT_NO_THROW(ch05::check_channel({1, 1, 0.51f, 0}));
 }
 

@@ -1,8 +1,8 @@
-// Generated from solutions/05_lattice_boltzmann/06_half_storage.cu by exercises/generate.py (fingerprint fd531be55dbc): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/06_half_storage.cu by exercises/generate.py (fingerprint 7251f3971a79): edit the TODOs.
 // Step 06 — 16-bit storage: half the bytes, the arithmetic still in float32.
 //
-// Step 04's kernel moves 72 bytes a cell and does ~150 flops: the H200 could do that arithmetic
-// ~30 times over in the time the bytes take. So store each distribution in 16 bits and convert
+// Step 04's kernel moves 72 bytes a cell and does ~150 flops: at the copy rate's 58,470 MLUPS
+// that is 8.8 TFLOP/s, a sixth of what the H200's FMA pipes do. So store each distribution in 16 bits and convert
 // in registers: 36 bytes a cell. Two formats, one variant each:
 //   fp16  (IEEE half)  1 sign, 5 exponent, 10 fraction bits: relative spacing 2^-11 = 4.9e-4
 //   bf16  (bfloat16)   1 sign, 8 exponent,  7 fraction bits: relative spacing 2^-8  = 3.9e-3
@@ -11,7 +11,7 @@
 // ~0.1-0.4, so the same bits give 10-40 times smaller absolute rounding errors.
 // Bytes per cell and time step: 36 (step 04: 72).
 // Predicted: up to 2x step 04's lattice updates per second if it stays bandwidth-bound (the
-// conversions add ~36 instructions a cell to ~200); accuracy: fp16 rounding ~1e-5 per value
+// conversions add ~36 instructions a cell to the ~380 of step 04); accuracy: fp16 rounding ~1e-5 per value
 // a step, bf16 ~1e-4, against velocities of ~0.05.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
 //   06_fp16_storage  256x256    0.0630 ms, 749 GB/s (0.178 of copy), 20792 MLUP/s

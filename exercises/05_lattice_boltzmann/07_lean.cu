@@ -1,9 +1,9 @@
-// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 06cb969679b5): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 641cda65fa34): edit the TODOs.
 // Step 07 — fewer instructions a cell: cheap neighbours, 32-bit offsets, one plane pointer each.
 //
 // The profile of steps 04 and 06 (results/traffic.md) says the 16-bit kernel is not waiting for
-// memory: its issue slots are ~80% busy and DRAM ~60%; step 04 issues ~390 instructions per
-// cell for ~150 flops of physics. Most of the rest is addressing: for each of the nine pulls a
+// memory: its issue slots are ~80% busy and DRAM under 50%; step 04 issues ~380 instructions
+// per cell for ~150 flops of physics. Most of the rest is addressing: for each of the nine pulls a
 // 64-bit index k * cells + y * nx + x, and a periodic wrap (x - e_x + nx) % nx, an integer
 // division of some twenty instructions, where only three columns (west, here, east) and three
 // rows exist. This step works them out once per cell: the west and east columns by a compare,

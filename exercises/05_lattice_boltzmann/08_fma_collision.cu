@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint bd89c2e60dd8): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint aeee624a8b25): edit the TODOs.
 // Step 08 — fewer instructions a cell, part 2: the collision rewritten for fused multiply-adds.
 //
 // After step 07 the 16-bit kernels still issue more instructions than their bytes allow (the
@@ -20,8 +20,8 @@
 // on NVIDIA (cvt.rn.bf16.f32) instead of step 06's integer rounding.
 // Bytes per cell and time step: 72 (float32) or 36 (16 bits), as before.
 // Predicted: float32 unchanged (bound by its bytes); the 16-bit variants faster by the share
-// of issue slots saved, ~80 of ~300 instructions a cell, up to the copy ceiling's 1.9x of
-// float32 if issue was the limit.
+// of issue slots saved, ~50 of the ~260 instructions a cell of step 07, up to the copy
+// ceiling's 1.9x of float32 if issue was the limit.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
 //   08_fma_f32   256x256    0.0621 ms, 1520 GB/s (0.361 of copy), 21108 MLUP/s
 //   08_fma_fp16  256x256    0.0643 ms, 734 GB/s (0.174 of copy), 20390 MLUP/s

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 29f02a246444): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint bfdfd01d79c1): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -19,6 +19,9 @@
 // Predicted: towards the 4-byte copy structure's ceiling, 0.96 of copy at 8192^2, from step
 // 08's 0.81; fewer instructions a cell as well (half the stores and conversions, the addressing
 // shared by two cells), so 1.8-1.9x the float32 steps.
+// Measured: slower than step 08 (0.65x at 8192^2): more instructions a cell (splitting and
+// joining halves, staging the tile), lower occupancy behind the barrier; the README reads the
+// profile.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
 //   09_pairs_fp16  256x256    0.0860 ms, 549 GB/s (0.130 of copy), 15241 MLUP/s
 //   09_pairs_bf16  256x256    0.0862 ms, 547 GB/s (0.130 of copy), 15201 MLUP/s

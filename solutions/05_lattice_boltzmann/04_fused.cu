@@ -9,7 +9,7 @@
 // update can move (step 03: 204).
 // Predicted: 204/72 = 2.8x step 03; the kernel streams like a copy (read 36 bytes, write 36
 // per thread, no reuse beyond the neighbours' shared sectors), so near the copy ceiling:
-// 0.90-0.95 of it at sizes far beyond the 50 MB L2 (2048^2 and up: 288 MB a buffer at 2048^2).
+// 0.90-0.95 of it at sizes far beyond the 50 MB L2 (2048^2 and up: 151 MB a buffer at 2048^2).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
 //   04_fused  256x256    0.0624 ms, 1512 GB/s (0.359 of copy), 21005 MLUP/s
 //   04_fused  1024x1024  0.4537 ms, 3328 GB/s (0.791 of copy), 46227 MLUP/s
