@@ -14,6 +14,9 @@ void check_channel(const Channel& channel) {
     throw std::invalid_argument("tau must be a finite number above 1/2 (the viscosity is (tau - 1/2)/3), not " +
                                 std::to_string(channel.tau));
   if (!std::isfinite(channel.force)) throw std::invalid_argument("the body force must be finite");
+  if (channel.ny > 65535)
+    throw std::invalid_argument("at most 65535 cells across the channel (the steps launch a row of blocks per row of cells), not " +
+                                std::to_string(channel.ny));
 }
 
 State state_at_rest(const Channel& channel) {

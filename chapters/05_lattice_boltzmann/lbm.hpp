@@ -32,7 +32,8 @@ struct Channel {
 };
 
 // Throws std::invalid_argument, naming what is wrong, for an empty grid or tau <= 1/2 (where
-// the viscosity is zero or negative and the scheme blows up), or a force that is not finite.
+// the viscosity is zero or negative and the scheme blows up), a force that is not finite, or
+// more than 65535 cells across (a grid has at most that many blocks along y).
 void check_channel(const Channel& channel);
 
 // The D2Q9 velocity set: rest, the four axis directions, the four diagonals.

@@ -6,6 +6,8 @@
 namespace ch05 {
 namespace {
 
+// The velocity set again, on purpose: written apart from lbm.hpp's, a wrong constant there
+// makes every step differ from this reference.
 constexpr int kEx[kDirections] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
 constexpr int kEy[kDirections] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
 constexpr int kOpposite[kDirections] = {0, 3, 4, 1, 2, 7, 8, 5, 6};

@@ -8,7 +8,8 @@ namespace {
 
 constexpr int kBlock = 128;  // threads along a row, as steps 04-08
 
-// `per_thread` consecutive cells of a row, moved as one value of type T per plane.
+// `per_thread` consecutive cells of a row, moved as one value of type T per plane. (per_thread
+// is not used inside: it names the paired copy apart from the others in the profile.)
 template <class T, int per_thread>
 __global__ void stream_copy_kernel(const T* __restrict__ src, T* __restrict__ dst, unsigned words_per_row, unsigned plane) {
   const unsigned x = blockIdx.x * kBlock + threadIdx.x;
@@ -21,6 +22,7 @@ __global__ void stream_copy_kernel(const T* __restrict__ src, T* __restrict__ ds
 template <class T, int per_thread>
 void passes(T* a, T* b, const Channel& c, int steps) {
   if (c.nx % per_thread != 0) throw std::invalid_argument("stream_copy: nx must be a multiple of the cells a thread moves");
+  if (c.cells() * kDirections > (1LL << 32) - 1) throw std::invalid_argument("stream_copy offsets values in 32 bits");
   const unsigned words_per_row = c.nx / per_thread;
   const dim3 grid(course::blocks_for(words_per_row, kBlock), c.ny);
   for (int step = 0; step < steps; ++step) {

@@ -1,6 +1,6 @@
 // Chapter 5 tests: every step against the float64 reference step for step, from a fresh random
 // state near equilibrium, on channels that cut every block (32 cells of a column in steps 00-02,
-// 128 cells of a row from step 03 on), one cell wide either way, and 1 x 1; the state and the
+// 128 cells of a row in steps 03-08, 256 in step 09), one cell wide either way, and 1 x 1; the state and the
 // moments of the last step both compared, the outputs poisoned first. Then every step run from
 // rest to the steady Poiseuille flow, against the analytic parabola, with mass conserved; and
 // the paper's CPU schemes against the same reference.
@@ -29,10 +29,12 @@ struct Case {
 
 // 1 x 1 bounces every moving distribution off a wall or back into itself; 5 x 1 is a channel one
 // cell wide (both walls on every cell); 1 x 7 is one column, its own periodic neighbour; 37 x 13
-// and 130 x 33 cut the 32-cell and 128-cell blocks; 20 steps let errors in rarely used paths
-// (the corners, the walls' diagonals) grow and reach the moments; 2 and 3 steps catch a step
-// whose in-place scheme alternates (step 05), at both parities.
-const Case kCases[] = {{1, 1, 3}, {5, 1, 4}, {1, 7, 5}, {37, 13, 1}, {37, 13, 2}, {37, 13, 20}, {130, 33, 3}};
+// and 130 x 33 cut the 32-cell and 128-cell blocks; 301 x 5 (odd) and 257 x 3 cut step 09's
+// 256-cell blocks, so its tiles' halos come from the next block and wrap around the row; 20
+// steps let errors in rarely used paths (the corners, the walls' diagonals) grow and reach the
+// moments; 2 and 3 steps catch a step whose in-place scheme alternates (step 05), at both parities.
+const Case kCases[] = {{1, 1, 3},   {5, 1, 4},    {1, 7, 5},   {37, 13, 1}, {37, 13, 2},
+                       {37, 13, 20}, {130, 33, 3}, {301, 5, 3}, {257, 3, 2}};
 
 using ch05::tolerance;
 
@@ -156,7 +158,8 @@ const bool registered = [] {
 // allocation or launch.
 TEST(Channel, RejectsBadParameters) {
   for (const Channel bad : {Channel{0, 8, 0.8f, 0}, Channel{8, 0, 0.8f, 0}, Channel{-3, 8, 0.8f, 0}, Channel{8, 8, 0.5f, 0},
-                            Channel{8, 8, 0.2f, 0}, Channel{8, 8, NAN, 0}, Channel{8, 8, 0.8f, INFINITY}}) {
+                            Channel{8, 8, 0.2f, 0}, Channel{8, 8, NAN, 0}, Channel{8, 8, 0.8f, INFINITY},
+                            Channel{4, 65536, 0.8f, 0}}) {
     EXPECT_THROW(ch05::check_channel(bad), std::invalid_argument) << bad.nx << " x " << bad.ny << ", tau " << bad.tau;
     for (const ch05::Step& step : ch05::steps())
       EXPECT_THROW(ch05::make_lattice(step, bad), std::invalid_argument) << step.source.id();

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint bfdfd01d79c1): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 6873d652fa6f): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -153,33 +153,49 @@ __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_
   const int after_last = last + 1 == c.nx ? 0 : last + 1;
   const bool south_wall = y == 0, north_wall = y == c.ny - 1;
 
-  // 1. Stage the rows the x-moving directions pull from (not behind a wall: the same for the block).
+  // 1. The words this pair reads straight from memory: the three directions that do not move
+  //    along x, and the x-moving ones that bounce off a wall. Issued before the staging, so that
+  //    they are in flight across the barrier instead of starting after it.
+  std::uint32_t direct[kDirections] = {};
+  if (active) {
+    direct[0] = src[layout.word(0, x0, y)];
+    direct[2] = south_wall ? src[layout.word(4, x0, y)] : src[layout.word(2, x0, y - 1)];
+    direct[4] = north_wall ? src[layout.word(2, x0, y)] : src[layout.word(4, x0, y + 1)];
+#pragma unroll
+    for (int j = 0; j < 6; ++j) {
+      const int k = shifted_direction(j), ey = velocity_y(k);
+      if (ey > 0 ? south_wall : ey < 0 ? north_wall : false)
+        direct[k] = src[layout.word(opposite(k), x0, y)];  // bounced: this pair's own opposite values
+    }
+  }
+
+  // 2. Stage the rows the x-moving directions pull from (not behind a wall: the same for the block).
   // TODO: for each shifted direction j (k = shifted_direction(j)) not behind a wall: this thread's word of row y - e_y into tile[j][1 + t] (with the cell after `last` in the right half when this thread holds `last`), and the west halo (thread 0)
   (void)tile; (void)last; (void)after_last;
   __syncthreads();
   if (!active) return;
 
-  // 2. Pull the pair's nine values each.
+  // 3. The pair's nine values each.
   float s0[kDirections], s1[kDirections];
   const auto split = [&](int k, std::uint32_t word) {
     s0[k] = Format::decode(low(word));
     s1[k] = Format::decode(high(word));
   };
-  split(0, src[layout.word(0, x0, y)]);
-  split(2, south_wall ? src[layout.word(4, x0, y)] : src[layout.word(2, x0, y - 1)]);
-  split(4, north_wall ? src[layout.word(2, x0, y)] : src[layout.word(4, x0, y + 1)]);
+  split(0, direct[0]);
+  split(2, direct[2]);
+  split(4, direct[4]);
 #pragma unroll
   for (int j = 0; j < 6; ++j) {
     const int k = shifted_direction(j), ex = velocity_x(k), ey = velocity_y(k);
     if (ey > 0 ? south_wall : ey < 0 ? north_wall : false) {
-      split(k, src[layout.word(opposite(k), x0, y)]);  // bounced: this pair's own opposite values
+      split(k, direct[k]);
     } else {
       // TODO: cell x0 pulls from x0 - e_x, cell x0 + 1 from x0 + 1 - e_x: pick each from the tile (cell bx0 + p is half (p + 2) % 2 of word (p + 2) / 2)
       s0[k] = s1[k] = 0.0f;
     }
   }
 
-  // 3. Collide both, store each direction's pair as one word.
+  // 4. Collide both, store each direction's pair as one word.
   float out0[kDirections], out1[kDirections] = {};
   const Moments m0 = collide_cell(s0, g, out0);
   Moments m1{};
