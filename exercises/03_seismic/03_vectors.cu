@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint e1acc43e375a): edit the TODOs.
+// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint 3e3d18c1ae8b): edit the TODOs.
 // Step 03 — vectors: each thread of the x and y passes handles kVec = 1, 2 or 4 neighbouring
 // x points with float, float2 or float4 loads and stores.
 //
@@ -70,17 +70,29 @@ __global__ void z_window_kernel(const float* __restrict__ in, float* __restrict_
   }
 }
 
+// out += Dzz(in): step 02's window, on kVec neighbouring columns at once. Each plane costs a
+// thread one vector load of in and one of out, so a warp has kVec times the bytes in flight.
 template <int kVec>
+__global__ void z_vector_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // TODO: step 02's window of 2R+1 values, each a vector of kVec columns; read out's vector, add lane by lane, store the lanes inside
+  (void)in; (void)out; (void)g;
+}
+
+// The x and y passes on kVec floats a thread; the z pass on kZVec columns a thread (1: step 02's).
+template <int kVec, int kZVec = 1>
 void laplacian_vectors(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 03");
   const dim3 block(kBlockX, kBlockY);
   const dim3 vector_blocks(course::blocks_for(grid.dx, kBlockX * kVec), course::blocks_for(grid.dy, kBlockY), grid.dz);
   course::launch(x_kernel<kVec>, {vector_blocks, block}, in, out, grid);
   course::launch(y_kernel<kVec>, {vector_blocks, block}, in, out, grid);
-  course::launch(z_window_kernel,
-                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY), course::blocks_for(grid.dz, kPlanes)),
-                  block},
-                 in, out, grid);
+  const dim3 z_blocks(course::blocks_for(grid.dx, kBlockX * kZVec), course::blocks_for(grid.dy, kBlockY),
+                      course::blocks_for(grid.dz, kPlanes));
+  if constexpr (kZVec == 1) {
+    course::launch(z_window_kernel, {z_blocks, block}, in, out, grid);
+  } else {
+    course::launch(z_vector_kernel<kZVec>, {z_blocks, block}, in, out, grid);
+  }
 }
 
 }  // namespace
@@ -88,5 +100,7 @@ void laplacian_vectors(const float* in, float* out, const Grid& grid) {
 void laplacian_vectors_1(const float* in, float* out, const Grid& grid) { laplacian_vectors<1>(in, out, grid); }
 void laplacian_vectors_2(const float* in, float* out, const Grid& grid) { laplacian_vectors<2>(in, out, grid); }
 void laplacian_vectors_4(const float* in, float* out, const Grid& grid) { laplacian_vectors<4>(in, out, grid); }
+void laplacian_vectors_4_z2(const float* in, float* out, const Grid& grid) { laplacian_vectors<4, 2>(in, out, grid); }
+void laplacian_vectors_4_z4(const float* in, float* out, const Grid& grid) { laplacian_vectors<4, 4>(in, out, grid); }
 
 }  // namespace ch03

@@ -104,17 +104,52 @@ __global__ void z_window_kernel(const float* __restrict__ in, float* __restrict_
   }
 }
 
+// out += Dzz(in): step 02's window, on kVec neighbouring columns at once. Each plane costs a
+// thread one vector load of in and one of out, so a warp has kVec times the bytes in flight.
 template <int kVec>
+__global__ void z_vector_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // BEGIN SOLUTION: step 02's window of 2R+1 values, each a vector of kVec columns; read out's vector, add lane by lane, store the lanes inside
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x0 >= g.dx || y >= g.dy) return;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+  const float* column = in + g.at(x0, y, 0);
+  const auto plane_of = [&](int z) { return *reinterpret_cast<const Vec<kVec>*>(column + z * g.plane); };
+  Vec<kVec> window[2 * kRadius + 1];
+#pragma unroll
+  for (int r = 0; r < 2 * kRadius; ++r) window[r] = plane_of(z_begin - kRadius + r);
+  for (int z = z_begin; z < z_end; ++z) {
+    window[2 * kRadius] = plane_of(z + kRadius);
+    float* target = out + g.at(x0, y, z);
+    Vec<kVec> sum = *reinterpret_cast<const Vec<kVec>*>(target);
+#pragma unroll
+    for (int r = 0; r <= 2 * kRadius; ++r)
+#pragma unroll
+      for (int i = 0; i < kVec; ++i) lane(sum, i) += weight(r - kRadius) * lane(window[r], i);
+    store_inside<kVec>(target, sum, x0, g.dx);
+#pragma unroll
+    for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
+  }
+  // STUB: (void)in; (void)out; (void)g;
+  // END SOLUTION
+}
+
+// The x and y passes on kVec floats a thread; the z pass on kZVec columns a thread (1: step 02's).
+template <int kVec, int kZVec = 1>
 void laplacian_vectors(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 03");
   const dim3 block(kBlockX, kBlockY);
   const dim3 vector_blocks(course::blocks_for(grid.dx, kBlockX * kVec), course::blocks_for(grid.dy, kBlockY), grid.dz);
   course::launch(x_kernel<kVec>, {vector_blocks, block}, in, out, grid);
   course::launch(y_kernel<kVec>, {vector_blocks, block}, in, out, grid);
-  course::launch(z_window_kernel,
-                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY), course::blocks_for(grid.dz, kPlanes)),
-                  block},
-                 in, out, grid);
+  const dim3 z_blocks(course::blocks_for(grid.dx, kBlockX * kZVec), course::blocks_for(grid.dy, kBlockY),
+                      course::blocks_for(grid.dz, kPlanes));
+  if constexpr (kZVec == 1) {
+    course::launch(z_window_kernel, {z_blocks, block}, in, out, grid);
+  } else {
+    course::launch(z_vector_kernel<kZVec>, {z_blocks, block}, in, out, grid);
+  }
 }
 
 }  // namespace
@@ -122,5 +157,7 @@ void laplacian_vectors(const float* in, float* out, const Grid& grid) {
 void laplacian_vectors_1(const float* in, float* out, const Grid& grid) { laplacian_vectors<1>(in, out, grid); }
 void laplacian_vectors_2(const float* in, float* out, const Grid& grid) { laplacian_vectors<2>(in, out, grid); }
 void laplacian_vectors_4(const float* in, float* out, const Grid& grid) { laplacian_vectors<4>(in, out, grid); }
+void laplacian_vectors_4_z2(const float* in, float* out, const Grid& grid) { laplacian_vectors<4, 2>(in, out, grid); }
+void laplacian_vectors_4_z4(const float* in, float* out, const Grid& grid) { laplacian_vectors<4, 4>(in, out, grid); }
 
 }  // namespace ch03
