@@ -7,9 +7,14 @@
 // from each of the 9 rows. Fewer, wider instructions: a warp's float4 load asks for 512 bytes
 // at once, so fewer loads are needed to keep the same bytes in flight.
 // Outputs past dx are never stored: the last vector of a row stores lane by lane. The z pass is
-// step 02's sliding window.
+// step 02's sliding window, or (variants _z2 and _z4, after the x and y passes on float4) the
+// same window on 2 or 4 neighbouring columns a thread: step 02's z pass has one 4-byte load of
+// in and one of out in flight per thread, 8 KB a block, too few bytes in flight for the H200's
+// DRAM even at 94% of the warps resident; float4 columns put 32 bytes in flight per thread.
 // Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
-// where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot.
+// where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot. The
+// z pass on float2 / float4 columns, at about 40 / 60 registers and fewer warps resident (75% /
+// 50%), still 2-3x the bytes in flight per SM: from 0.88 to about 0.91 / 0.94 of the copy rate.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
 //   03_vectors_1  laplacian8 512^3  1.5054 ms, 713 GB/s (0.169 of copy), 4458 GFLOP/s (0.076 of FMA)
 //   03_vectors_2  laplacian8 512^3  1.1757 ms, 913 GB/s (0.216 of copy), 5708 GFLOP/s (0.097 of FMA)
