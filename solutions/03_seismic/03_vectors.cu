@@ -9,7 +9,7 @@
 // Outputs past dx are never stored: the last vector of a row stores lane by lane. The z pass is
 // step 02's sliding window, or (variants _z2 and _z4, after the x and y passes on float4) the
 // same window on 2 or 4 neighbouring columns a thread: step 02's z pass has one 4-byte load of
-// in and one of out in flight per thread, 8 KB a block, too few bytes in flight for the H200's
+// in and one of out in flight per thread, about 15 KB an SM, too few bytes in flight for the H200's
 // DRAM even at 94% of the warps resident; float4 columns put 32 bytes in flight per thread.
 // Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
 // where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot. The
