@@ -15,10 +15,12 @@
 // where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot. The
 // z pass on float2 / float4 columns, at about 40 / 60 registers and fewer warps resident (75% /
 // 50%), still 2-3x the bytes in flight per SM: from 0.88 to about 0.91 / 0.94 of the copy rate.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
-//   03_vectors_1  laplacian8 512^3  1.5054 ms, 713 GB/s (0.169 of copy), 4458 GFLOP/s (0.076 of FMA)
-//   03_vectors_2  laplacian8 512^3  1.1757 ms, 913 GB/s (0.216 of copy), 5708 GFLOP/s (0.097 of FMA)
-//   03_vectors_4  laplacian8 512^3  1.1107 ms, 967 GB/s (0.229 of copy), 6042 GFLOP/s (0.102 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
+//   03_vectors_1     laplacian8 512^3  1.5058 ms, 713 GB/s (0.170 of copy), 4457 GFLOP/s (0.076 of FMA)
+//   03_vectors_2     laplacian8 512^3  1.1756 ms, 913 GB/s (0.218 of copy), 5709 GFLOP/s (0.098 of FMA)
+//   03_vectors_4     laplacian8 512^3  1.1104 ms, 967 GB/s (0.230 of copy), 6044 GFLOP/s (0.104 of FMA)
+//   03_vectors_4_z2  laplacian8 512^3  1.0929 ms, 982 GB/s (0.234 of copy), 6140 GFLOP/s (0.105 of FMA)
+//   03_vectors_4_z4  laplacian8 512^3  1.0687 ms, 1005 GB/s (0.239 of copy), 6279 GFLOP/s (0.108 of FMA)
 // END MEASURED
 #include "steps.hpp"
 
