@@ -20,6 +20,8 @@
   STEP(03_vectors, vectors_1, 64)                         \
   STEP(03_vectors, vectors_2, 64)                         \
   STEP(03_vectors, vectors_4, 64)                         \
+  STEP(03_vectors, vectors_4_z2, 64)                      \
+  STEP(03_vectors, vectors_4_z4, 64)                      \
   STEP(04_shared_y, shared_y, 64)                         \
   STEP(05_xy_fused, xy_fused, 64)                         \
   STEP(06_one_pass, one_pass_16, 64)                      \

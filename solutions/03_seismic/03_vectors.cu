@@ -7,14 +7,24 @@
 // from each of the 9 rows. Fewer, wider instructions: a warp's float4 load asks for 512 bytes
 // at once, so fewer loads are needed to keep the same bytes in flight.
 // Outputs past dx are never stored: the last vector of a row stores lane by lane. The z pass is
-// step 02's sliding window.
+// step 02's sliding window, or (variants _z2 and _z4, after the x and y passes on float4) the
+// same window on 2 or 4 neighbouring columns a thread: step 02's z pass has one 4-byte load of
+// in and one of out in flight per thread, about 15 KB an SM, too few bytes in flight for the H200's
+// DRAM even at 94% of the warps resident; float4 columns put 32 bytes in flight per thread.
 // Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
-// where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
-//   03_vectors_1  laplacian8 512^3  1.5054 ms, 713 GB/s (0.169 of copy), 4458 GFLOP/s (0.076 of FMA)
-//   03_vectors_2  laplacian8 512^3  1.1757 ms, 913 GB/s (0.216 of copy), 5708 GFLOP/s (0.097 of FMA)
-//   03_vectors_4  laplacian8 512^3  1.1107 ms, 967 GB/s (0.229 of copy), 6042 GFLOP/s (0.102 of FMA)
+// where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot. The
+// z pass on float2 / float4 columns, at about 40 / 60 registers and fewer warps resident (75% /
+// 50%), still 1.6x / 2.1x the bytes in flight per SM: from 0.88 to about 0.91 / 0.94 of the copy rate.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
+//   03_vectors_1     laplacian8 512^3  1.5058 ms, 713 GB/s (0.170 of copy), 4457 GFLOP/s (0.076 of FMA)
+//   03_vectors_2     laplacian8 512^3  1.1756 ms, 913 GB/s (0.218 of copy), 5709 GFLOP/s (0.098 of FMA)
+//   03_vectors_4     laplacian8 512^3  1.1104 ms, 967 GB/s (0.230 of copy), 6044 GFLOP/s (0.104 of FMA)
+//   03_vectors_4_z2  laplacian8 512^3  1.0929 ms, 982 GB/s (0.234 of copy), 6140 GFLOP/s (0.105 of FMA)
+//   03_vectors_4_z4  laplacian8 512^3  1.0687 ms, 1005 GB/s (0.239 of copy), 6279 GFLOP/s (0.108 of FMA)
 // END MEASURED
+// The z pass alone (results/traffic.csv, Nsight Compute): step 02's window 0.429 ms, 3.74 TB/s of
+// HBM (0.89 of the copy); float2 columns 0.411 ms, 3.96 TB/s (0.94), 36 registers, 70% resident;
+// float4 columns 0.387 ms, 4.22 TB/s (1.01), 54 registers, 48% resident.
 #include "steps.hpp"
 
 namespace ch03 {
@@ -104,17 +114,52 @@ __global__ void z_window_kernel(const float* __restrict__ in, float* __restrict_
   }
 }
 
+// out += Dzz(in): step 02's window, on kVec neighbouring columns at once. Each plane costs a
+// thread one vector load of in and one of out, so a warp has kVec times the bytes in flight.
 template <int kVec>
+__global__ void z_vector_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
+  // BEGIN SOLUTION: step 02's window of 2R+1 values, each a vector of kVec columns; read out's vector, add lane by lane, store the lanes inside
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x0 >= g.dx || y >= g.dy) return;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+  const float* column = in + g.at(x0, y, 0);
+  const auto plane_of = [&](int z) { return *reinterpret_cast<const Vec<kVec>*>(column + z * g.plane); };
+  Vec<kVec> window[2 * kRadius + 1];
+#pragma unroll
+  for (int r = 0; r < 2 * kRadius; ++r) window[r] = plane_of(z_begin - kRadius + r);
+  for (int z = z_begin; z < z_end; ++z) {
+    window[2 * kRadius] = plane_of(z + kRadius);
+    float* target = out + g.at(x0, y, z);
+    Vec<kVec> sum = *reinterpret_cast<const Vec<kVec>*>(target);
+#pragma unroll
+    for (int r = 0; r <= 2 * kRadius; ++r)
+#pragma unroll
+      for (int i = 0; i < kVec; ++i) lane(sum, i) += weight(r - kRadius) * lane(window[r], i);
+    store_inside<kVec>(target, sum, x0, g.dx);
+#pragma unroll
+    for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
+  }
+  // STUB: (void)in; (void)out; (void)g;
+  // END SOLUTION
+}
+
+// The x and y passes on kVec floats a thread; the z pass on kZVec columns a thread (1: step 02's).
+template <int kVec, int kZVec = 1>
 void laplacian_vectors(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 03");
   const dim3 block(kBlockX, kBlockY);
   const dim3 vector_blocks(course::blocks_for(grid.dx, kBlockX * kVec), course::blocks_for(grid.dy, kBlockY), grid.dz);
   course::launch(x_kernel<kVec>, {vector_blocks, block}, in, out, grid);
   course::launch(y_kernel<kVec>, {vector_blocks, block}, in, out, grid);
-  course::launch(z_window_kernel,
-                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY), course::blocks_for(grid.dz, kPlanes)),
-                  block},
-                 in, out, grid);
+  const dim3 z_blocks(course::blocks_for(grid.dx, kBlockX * kZVec), course::blocks_for(grid.dy, kBlockY),
+                      course::blocks_for(grid.dz, kPlanes));
+  if constexpr (kZVec == 1) {
+    course::launch(z_window_kernel, {z_blocks, block}, in, out, grid);
+  } else {
+    course::launch(z_vector_kernel<kZVec>, {z_blocks, block}, in, out, grid);
+  }
 }
 
 }  // namespace
@@ -122,5 +167,7 @@ void laplacian_vectors(const float* in, float* out, const Grid& grid) {
 void laplacian_vectors_1(const float* in, float* out, const Grid& grid) { laplacian_vectors<1>(in, out, grid); }
 void laplacian_vectors_2(const float* in, float* out, const Grid& grid) { laplacian_vectors<2>(in, out, grid); }
 void laplacian_vectors_4(const float* in, float* out, const Grid& grid) { laplacian_vectors<4>(in, out, grid); }
+void laplacian_vectors_4_z2(const float* in, float* out, const Grid& grid) { laplacian_vectors<4, 2>(in, out, grid); }
+void laplacian_vectors_4_z4(const float* in, float* out, const Grid& grid) { laplacian_vectors<4, 4>(in, out, grid); }
 
 }  // namespace ch03

@@ -11,8 +11,8 @@
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's.
 // Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
-//   04_shared_y  laplacian8 512^3  1.1232 ms, 956 GB/s (0.226 of copy), 5975 GFLOP/s (0.101 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
+//   04_shared_y  laplacian8 512^3  1.1235 ms, 956 GB/s (0.228 of copy), 5973 GFLOP/s (0.102 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -9,8 +9,8 @@
 // Bytes per point at best: xy 8 (read in, write out), z 12 (step 02): 20, down from 28.
 // Predicted: the x and y passes' time (2 x 8 + 12 = 20 of 28 bytes) replaced by one pass of 8,
 // the whole from 28/8 to 20/8 of the one-pass time: 1.4x step 04.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
-//   05_xy_fused  laplacian8 512^3  0.8662 ms, 1240 GB/s (0.293 of copy), 7748 GFLOP/s (0.131 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
+//   05_xy_fused  laplacian8 512^3  0.8663 ms, 1239 GB/s (0.295 of copy), 7747 GFLOP/s (0.133 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

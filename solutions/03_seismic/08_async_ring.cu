@@ -26,10 +26,10 @@
 // ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
 // The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
 // the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 2c8d16daa827, 2026-11-22):
-//   08_async_ring         laplacian8 512^3  0.3970 ms, 2705 GB/s (0.640 of copy), 16904 GFLOP/s (0.287 of FMA)
-//   08_async_ring_capped  laplacian8 512^3  0.4722 ms, 2274 GB/s (0.538 of copy), 14211 GFLOP/s (0.241 of FMA)
-//   08_async_ring_deep    laplacian8 512^3  0.3904 ms, 2750 GB/s (0.650 of copy), 17190 GFLOP/s (0.291 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
+//   08_async_ring         laplacian8 512^3  0.3974 ms, 2702 GB/s (0.644 of copy), 16887 GFLOP/s (0.289 of FMA)
+//   08_async_ring_capped  laplacian8 512^3  0.4727 ms, 2272 GB/s (0.541 of copy), 14198 GFLOP/s (0.243 of FMA)
+//   08_async_ring_deep    laplacian8 512^3  0.3916 ms, 2742 GB/s (0.653 of copy), 17136 GFLOP/s (0.294 of FMA)
 // END MEASURED
 #include <type_traits>
 
