@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/04_fused.cu by exercises/generate.py (fingerprint 235b32478f72): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/04_fused.cu by exercises/generate.py (fingerprint 29cf4ce5dd08): edit the TODOs.
 // Step 04 — fused stream-collide: one kernel per time step, nine floats in and nine out a cell.
 //
 // Step 03's three kernels pass the cell's distributions through memory twice between them
@@ -10,13 +10,13 @@
 // update can move (step 03: 204).
 // Predicted: 204/72 = 2.8x step 03; the kernel streams like a copy (read 36 bytes, write 36
 // per thread, no reuse beyond the neighbours' shared sectors), so near the copy ceiling:
-// 0.90-0.95 of it at sizes far beyond the 50 MB L2 (2048^2 and up: 151 MB a buffer at 2048^2).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
-//   04_fused  256x256    0.0624 ms, 1512 GB/s (0.359 of copy), 21005 MLUP/s
-//   04_fused  1024x1024  0.4537 ms, 3328 GB/s (0.791 of copy), 46227 MLUP/s
-//   04_fused  2048x2048  1.5833 ms, 3815 GB/s (0.906 of copy), 52982 MLUP/s
-//   04_fused  4096x4096  6.0957 ms, 3963 GB/s (0.941 of copy), 55046 MLUP/s
-//   04_fused  8192x8192  24.0989 ms, 4010 GB/s (0.952 of copy), 55695 MLUP/s
+// 0.90-0.95 of it at sizes far beyond the 63 MB L2 (2048^2 and up: 151 MB a buffer at 2048^2).
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
+//   04_fused  256x256    0.0631 ms, 1495 GB/s (0.354 of copy), 20760 MLUP/s
+//   04_fused  1024x1024  0.4557 ms, 3314 GB/s (0.785 of copy), 46024 MLUP/s
+//   04_fused  2048x2048  1.5858 ms, 3809 GB/s (0.903 of copy), 52897 MLUP/s
+//   04_fused  4096x4096  6.0983 ms, 3962 GB/s (0.939 of copy), 55023 MLUP/s
+//   04_fused  8192x8192  24.0990 ms, 4010 GB/s (0.950 of copy), 55694 MLUP/s
 // END MEASURED
 #include <utility>
 

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 641cda65fa34): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 52f74e857177): edit the TODOs.
 // Step 07 — fewer instructions a cell: cheap neighbours, 32-bit offsets, one plane pointer each.
 //
 // The profile of steps 04 and 06 (results/traffic.md) says the 16-bit kernel is not waiting for
@@ -16,22 +16,22 @@
 // of copy, bound by its bytes), a little more at 1024^2-2048^2 where every microsecond of a
 // launch shows; the 16-bit variants, issue-bound in step 06, up to the ~1.9x of step 04 that
 // their bytes allow if the instructions drop by a third.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
-//   07_lean_f32   256x256    0.0612 ms, 1542 GB/s (0.366 of copy), 21423 MLUP/s
-//   07_lean_fp16  256x256    0.0610 ms, 774 GB/s (0.184 of copy), 21503 MLUP/s
-//   07_lean_bf16  256x256    0.0584 ms, 808 GB/s (0.192 of copy), 22450 MLUP/s
-//   07_lean_f32   1024x1024  0.4388 ms, 3441 GB/s (0.817 of copy), 47796 MLUP/s
-//   07_lean_fp16  1024x1024  0.2669 ms, 2829 GB/s (0.672 of copy), 78585 MLUP/s
-//   07_lean_bf16  1024x1024  0.2798 ms, 2698 GB/s (0.641 of copy), 74941 MLUP/s
-//   07_lean_f32   2048x2048  1.5694 ms, 3849 GB/s (0.914 of copy), 53452 MLUP/s
-//   07_lean_fp16  2048x2048  1.0019 ms, 3014 GB/s (0.716 of copy), 83725 MLUP/s
-//   07_lean_bf16  2048x2048  1.0663 ms, 2832 GB/s (0.673 of copy), 78668 MLUP/s
-//   07_lean_f32   4096x4096  6.0587 ms, 3988 GB/s (0.947 of copy), 55382 MLUP/s
-//   07_lean_fp16  4096x4096  3.8037 ms, 3176 GB/s (0.754 of copy), 88214 MLUP/s
-//   07_lean_bf16  4096x4096  4.0925 ms, 2952 GB/s (0.701 of copy), 81990 MLUP/s
-//   07_lean_f32   8192x8192  24.0007 ms, 4026 GB/s (0.956 of copy), 55922 MLUP/s
-//   07_lean_fp16  8192x8192  15.2134 ms, 3176 GB/s (0.754 of copy), 88224 MLUP/s
-//   07_lean_bf16  8192x8192  16.1411 ms, 2994 GB/s (0.711 of copy), 83153 MLUP/s
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
+//   07_lean_f32   256x256    0.0584 ms, 1616 GB/s (0.383 of copy), 22438 MLUP/s
+//   07_lean_fp16  256x256    0.0570 ms, 828 GB/s (0.196 of copy), 23011 MLUP/s
+//   07_lean_bf16  256x256    0.0580 ms, 813 GB/s (0.193 of copy), 22593 MLUP/s
+//   07_lean_f32   1024x1024  0.4404 ms, 3428 GB/s (0.812 of copy), 47614 MLUP/s
+//   07_lean_fp16  1024x1024  0.2661 ms, 2837 GB/s (0.672 of copy), 78812 MLUP/s
+//   07_lean_bf16  1024x1024  0.2824 ms, 2673 GB/s (0.633 of copy), 74249 MLUP/s
+//   07_lean_f32   2048x2048  1.5720 ms, 3842 GB/s (0.911 of copy), 53361 MLUP/s
+//   07_lean_fp16  2048x2048  1.0034 ms, 3010 GB/s (0.713 of copy), 83604 MLUP/s
+//   07_lean_bf16  2048x2048  1.0683 ms, 2827 GB/s (0.670 of copy), 78525 MLUP/s
+//   07_lean_f32   4096x4096  6.0613 ms, 3986 GB/s (0.945 of copy), 55358 MLUP/s
+//   07_lean_fp16  4096x4096  3.8039 ms, 3176 GB/s (0.753 of copy), 88211 MLUP/s
+//   07_lean_bf16  4096x4096  4.0942 ms, 2950 GB/s (0.699 of copy), 81956 MLUP/s
+//   07_lean_f32   8192x8192  24.0012 ms, 4026 GB/s (0.954 of copy), 55921 MLUP/s
+//   07_lean_fp16  8192x8192  15.0874 ms, 3203 GB/s (0.759 of copy), 88960 MLUP/s
+//   07_lean_bf16  8192x8192  16.1375 ms, 2994 GB/s (0.710 of copy), 83171 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>

@@ -11,12 +11,12 @@
 // for every cell pointer (the tables are 2/9 of the distributions' size, though mostly served
 // by the caches). On a CPU, subscripts can win where the index arithmetic is the bottleneck and
 // the tables stay in cache; on a GPU the loads are what a warp waits for, and they grow.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
-//   01_subscript  256x256    0.3925 ms, 240 GB/s (0.057 of copy), 3339 MLUP/s
-//   01_subscript  1024x1024  4.8901 ms, 309 GB/s (0.073 of copy), 4289 MLUP/s
-//   01_subscript  2048x2048  18.8967 ms, 320 GB/s (0.076 of copy), 4439 MLUP/s
-//   01_subscript  4096x4096  75.8895 ms, 318 GB/s (0.076 of copy), 4421 MLUP/s
-//   01_subscript  8192x8192  309.2135 ms, 313 GB/s (0.074 of copy), 4341 MLUP/s
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
+//   01_subscript  256x256    0.4009 ms, 235 GB/s (0.056 of copy), 3269 MLUP/s
+//   01_subscript  1024x1024  4.9001 ms, 308 GB/s (0.073 of copy), 4280 MLUP/s
+//   01_subscript  2048x2048  18.9003 ms, 320 GB/s (0.076 of copy), 4438 MLUP/s
+//   01_subscript  4096x4096  75.8806 ms, 318 GB/s (0.075 of copy), 4422 MLUP/s
+//   01_subscript  8192x8192  309.1725 ms, 313 GB/s (0.074 of copy), 4341 MLUP/s
 // END MEASURED
 #include "course/device_buffer.hpp"
 #include "steps.hpp"

@@ -7,12 +7,12 @@
 // Bytes per cell and time step, in floats: stream 9 + 9, calculate 9 + 3, collide 9 + 3 + 9:
 // 51 floats, 204 bytes (step 00: 276).
 // Predicted: 276/204 = 1.35x step 00, if the copy kernel ran at the rate of the others.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
-//   02_ping_pong  256x256    0.2443 ms, 386 GB/s (0.092 of copy), 5365 MLUP/s
-//   02_ping_pong  1024x1024  2.5410 ms, 594 GB/s (0.141 of copy), 8253 MLUP/s
-//   02_ping_pong  2048x2048  9.7616 ms, 619 GB/s (0.147 of copy), 8593 MLUP/s
-//   02_ping_pong  4096x4096  38.6534 ms, 625 GB/s (0.148 of copy), 8681 MLUP/s
-//   02_ping_pong  8192x8192  154.7522 ms, 624 GB/s (0.148 of copy), 8673 MLUP/s
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
+//   02_ping_pong  256x256    0.2491 ms, 379 GB/s (0.090 of copy), 5261 MLUP/s
+//   02_ping_pong  1024x1024  2.5485 ms, 592 GB/s (0.140 of copy), 8229 MLUP/s
+//   02_ping_pong  2048x2048  9.7666 ms, 618 GB/s (0.147 of copy), 8589 MLUP/s
+//   02_ping_pong  4096x4096  38.6529 ms, 625 GB/s (0.148 of copy), 8681 MLUP/s
+//   02_ping_pong  8192x8192  154.7321 ms, 625 GB/s (0.148 of copy), 8674 MLUP/s
 // END MEASURED
 #include <utility>
 

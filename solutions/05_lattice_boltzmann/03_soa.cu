@@ -11,13 +11,15 @@
 // Predicted: the same bytes as step 02, so at best the same time; what changes is how the
 // loads are issued (one per direction per cell, the stream's from whole rows where step 02's
 // warps pulled from three columns nine cells at a time). Perhaps 10-20% faster; the real gain
-// is that a thread now holds a whole cell, which step 04 needs.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
-//   03_soa  256x256    0.2355 ms, 401 GB/s (0.095 of copy), 5567 MLUP/s
-//   03_soa  1024x1024  1.2324 ms, 1225 GB/s (0.291 of copy), 17017 MLUP/s
-//   03_soa  2048x2048  4.7103 ms, 1282 GB/s (0.305 of copy), 17809 MLUP/s
-//   03_soa  4096x4096  18.0011 ms, 1342 GB/s (0.319 of copy), 18640 MLUP/s
-//   03_soa  8192x8192  71.4034 ms, 1353 GB/s (0.321 of copy), 18797 MLUP/s
+// is that a thread now holds a whole cell, which step 04 needs. (What step 02 had measured
+// allowed more: its kernels ran at 0.42 of copy in its 204 bytes, so streaming them at the
+// copy rate would be up to 2.4x.)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
+//   03_soa  256x256    0.1845 ms, 511 GB/s (0.121 of copy), 7102 MLUP/s
+//   03_soa  1024x1024  1.2399 ms, 1218 GB/s (0.289 of copy), 16914 MLUP/s
+//   03_soa  2048x2048  4.7166 ms, 1281 GB/s (0.303 of copy), 17785 MLUP/s
+//   03_soa  4096x4096  18.0065 ms, 1342 GB/s (0.318 of copy), 18635 MLUP/s
+//   03_soa  8192x8192  71.4030 ms, 1353 GB/s (0.321 of copy), 18797 MLUP/s
 // END MEASURED
 #include <utility>
 

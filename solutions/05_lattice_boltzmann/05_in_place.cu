@@ -15,12 +15,12 @@
 // Predicted: the same time as step 04 (same bytes; the local step's reads and writes are all
 // aligned, the pulling step's are shifted both ways): within a few percent of it, at half the
 // memory, so twice the channel fits on the GPU.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
-//   05_in_place  256x256    0.0599 ms, 1575 GB/s (0.374 of copy), 21875 MLUP/s
-//   05_in_place  1024x1024  0.3573 ms, 4226 GB/s (1.004 of copy), 58700 MLUP/s
-//   05_in_place  2048x2048  1.7087 ms, 3535 GB/s (0.840 of copy), 49094 MLUP/s
-//   05_in_place  4096x4096  6.6068 ms, 3657 GB/s (0.869 of copy), 50788 MLUP/s
-//   05_in_place  8192x8192  26.0571 ms, 3709 GB/s (0.881 of copy), 51509 MLUP/s
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
+//   05_in_place  256x256    0.0605 ms, 1560 GB/s (0.370 of copy), 21661 MLUP/s
+//   05_in_place  1024x1024  0.3549 ms, 4254 GB/s (1.008 of copy), 59087 MLUP/s
+//   05_in_place  2048x2048  1.7089 ms, 3534 GB/s (0.838 of copy), 49088 MLUP/s
+//   05_in_place  4096x4096  6.6084 ms, 3656 GB/s (0.866 of copy), 50776 MLUP/s
+//   05_in_place  8192x8192  26.0488 ms, 3710 GB/s (0.879 of copy), 51526 MLUP/s
 // END MEASURED
 #include "course/device_buffer.hpp"
 #include "steps.hpp"

@@ -1,28 +1,31 @@
 // Step 06 — 16-bit storage: half the bytes, the arithmetic still in float32.
 //
-// Step 04's kernel moves 72 bytes a cell and does ~150 flops: at the copy rate's 58,470 MLUPS
-// that is 8.8 TFLOP/s, a sixth of what the H200's FMA pipes do. So store each distribution in 16 bits and convert
-// in registers: 36 bytes a cell. Two formats, one variant each:
+// Step 04's kernel moves 72 bytes a cell and does ~150 flops: at the copy rate's 58,603 MLUPS
+// that is 8.8 TFLOP/s, a seventh of what the H200's FMA pipes do. So store each distribution
+// in 16 bits and convert in registers: 36 bytes a cell. Two formats, one variant each:
 //   fp16  (IEEE half)  1 sign, 5 exponent, 10 fraction bits: relative spacing 2^-11 = 4.9e-4
 //   bf16  (bfloat16)   1 sign, 8 exponent,  7 fraction bits: relative spacing 2^-8  = 3.9e-3
 // What is stored is not f_k but f_k - w_k, its distance from the fluid at rest (FluidX3D's
-// "DDF shifting"): at the low velocities of lattice Boltzmann flows that is ~0.01 where f_k is
-// ~0.1-0.4, so the same bits give 10-40 times smaller absolute rounding errors.
+// "DDF shifting"): at the low velocities of lattice Boltzmann flows that is ~0.002-0.02 where
+// f_k is ~0.03-0.44 (at u = 0.05: 0.0175 against 0.129 for direction 1, -0.0017 against 0.443
+// for the rest direction), so the same bits give ~7-260 times smaller absolute rounding errors.
 // Bytes per cell and time step: 36 (step 04: 72).
 // Predicted: up to 2x step 04's lattice updates per second if it stays bandwidth-bound (the
-// conversions add ~36 instructions a cell to the ~380 of step 04); accuracy: fp16 rounding ~1e-5 per value
+// conversions add ~36 instructions a cell to ~200); accuracy: fp16 rounding ~1e-5 per value
 // a step, bf16 ~1e-4, against velocities of ~0.05.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
-//   06_fp16_storage  256x256    0.0630 ms, 749 GB/s (0.178 of copy), 20792 MLUP/s
-//   06_bf16_storage  256x256    0.0636 ms, 741 GB/s (0.176 of copy), 20593 MLUP/s
-//   06_fp16_storage  1024x1024  0.3726 ms, 2026 GB/s (0.481 of copy), 56290 MLUP/s
-//   06_bf16_storage  1024x1024  0.3894 ms, 1939 GB/s (0.461 of copy), 53859 MLUP/s
-//   06_fp16_storage  2048x2048  1.3127 ms, 2301 GB/s (0.546 of copy), 63905 MLUP/s
-//   06_bf16_storage  2048x2048  1.3833 ms, 2183 GB/s (0.519 of copy), 60640 MLUP/s
-//   06_fp16_storage  4096x4096  5.0500 ms, 2392 GB/s (0.568 of copy), 66444 MLUP/s
-//   06_bf16_storage  4096x4096  5.3362 ms, 2264 GB/s (0.538 of copy), 62881 MLUP/s
-//   06_fp16_storage  8192x8192  20.0034 ms, 2416 GB/s (0.574 of copy), 67098 MLUP/s
-//   06_bf16_storage  8192x8192  21.1533 ms, 2284 GB/s (0.543 of copy), 63450 MLUP/s
+// Measured (README): step 04 issues 376 instructions a cell, not ~200, and this kernel 397;
+// with 80% of the issue slots busy it is bound by instructions, 1.20x step 04.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
+//   06_fp16_storage  256x256    0.0644 ms, 732 GB/s (0.174 of copy), 20343 MLUP/s
+//   06_bf16_storage  256x256    0.0649 ms, 727 GB/s (0.172 of copy), 20202 MLUP/s
+//   06_fp16_storage  1024x1024  0.3740 ms, 2019 GB/s (0.478 of copy), 56071 MLUP/s
+//   06_bf16_storage  1024x1024  0.3931 ms, 1920 GB/s (0.455 of copy), 53344 MLUP/s
+//   06_fp16_storage  2048x2048  1.3159 ms, 2295 GB/s (0.544 of copy), 63748 MLUP/s
+//   06_bf16_storage  2048x2048  1.3867 ms, 2178 GB/s (0.516 of copy), 60493 MLUP/s
+//   06_fp16_storage  4096x4096  5.0525 ms, 2391 GB/s (0.567 of copy), 66411 MLUP/s
+//   06_bf16_storage  4096x4096  5.3401 ms, 2262 GB/s (0.536 of copy), 62834 MLUP/s
+//   06_fp16_storage  8192x8192  20.0068 ms, 2415 GB/s (0.572 of copy), 67086 MLUP/s
+//   06_bf16_storage  8192x8192  21.1543 ms, 2284 GB/s (0.541 of copy), 63447 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <utility>

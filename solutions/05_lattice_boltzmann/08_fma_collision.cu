@@ -4,39 +4,44 @@
 // profile: issue slots busier than DRAM), and most are now the physics, written as lbm.hpp
 // writes it for reading: for each k, feq = w rho (1 + 3 eu + 4.5 eu^2 - 1.5 u.u), then
 // f - omega (f - feq) + 3 w e_x g: a dozen multiplies, adds and subtracts that the compiler may
-// not regroup into multiply-adds (float rounding forbids it). Rearranged by hand, with what is
-// the same for the whole cell or the whole grid worked out once:
+// not regroup (nvcc contracts a * b + c into a multiply-add, but float rounding forbids it to
+// reassociate or factor). Rearranged by hand, with what is the same for the whole cell or the
+// whole grid worked out once:
 //   t_k  = A + eu (B + C eu)          A = rho (1 - 1.5 u.u), B = 3 rho, C = 4.5 rho
 //   f*_k = (1 - omega) f_k + (omega w_k) t_k + 3 w_k e_kx g
 // two multiply-adds for t_k, two for f*_k, and eu = +-ux +-uy at most one add: five
-// instructions a direction where step 07 has about twelve. The roundings of omega w_k would
-// make sum_k f*_k differ from sum_k f_k by the same ~1e-8 every step, a drift of mass (2e-4
-// over the tests' 4000 steps); so the rest direction is not computed but takes the mass the
-// other eight leave, f*_0 = sum_k f_k - sum_{k>0} f*_k, and mass is kept to round-off. The 16-bit variants store
-// s = f - w; in that variable the same formula holds with A less 1 (the weights cancel), the
-// density is 1 + sum s and the momentum sum s e (the weights sum to 1 and their first moments
-// to 0), so the nine adds that undo the shift go too. bf16 is converted by the GPU's instruction
-// on NVIDIA (cvt.rn.bf16.f32) instead of step 06's integer rounding.
+// instructions a direction as written, where step 07's source has about twelve (the compiler's
+// own counts are measured below). The roundings of omega w_k would make sum_k f*_k differ from
+// sum_k f_k by the same ~1e-8 every step, a drift of mass (2.3e-4 over the tests' 4000 steps on
+// the CPU backend, with every direction by the formula); so the rest direction is not computed
+// but takes the mass the other eight leave, f*_0 = sum_k f_k - sum_{k>0} f*_k, and mass is kept
+// to round-off. The 16-bit variants store s = f - w; in that variable the same formula holds
+// with A less 1 (the weights cancel), the density is 1 + sum s and the momentum sum s e (the
+// weights sum to 1 and their first moments to 0), so the nine adds that undo the shift go too.
+// bf16 is converted by the GPU's instruction on NVIDIA (cvt.rn.bf16.f32) instead of step 06's
+// integer rounding.
 // Bytes per cell and time step: 72 (float32) or 36 (16 bits), as before.
 // Predicted: float32 unchanged (bound by its bytes); the 16-bit variants faster by the share
-// of issue slots saved, ~50 of the ~260 instructions a cell of step 07, up to the copy
-// ceiling's 1.9x of float32 if issue was the limit.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
-//   08_fma_f32   256x256    0.0621 ms, 1520 GB/s (0.361 of copy), 21108 MLUP/s
-//   08_fma_fp16  256x256    0.0643 ms, 734 GB/s (0.174 of copy), 20390 MLUP/s
-//   08_fma_bf16  256x256    0.0601 ms, 785 GB/s (0.187 of copy), 21810 MLUP/s
-//   08_fma_f32   1024x1024  0.4370 ms, 3455 GB/s (0.821 of copy), 47987 MLUP/s
-//   08_fma_fp16  1024x1024  0.2368 ms, 3188 GB/s (0.757 of copy), 88556 MLUP/s
-//   08_fma_bf16  1024x1024  0.2381 ms, 3170 GB/s (0.753 of copy), 88062 MLUP/s
-//   08_fma_f32   2048x2048  1.5765 ms, 3831 GB/s (0.910 of copy), 53210 MLUP/s
-//   08_fma_fp16  2048x2048  0.9245 ms, 3267 GB/s (0.776 of copy), 90740 MLUP/s
-//   08_fma_bf16  2048x2048  0.9269 ms, 3258 GB/s (0.774 of copy), 90499 MLUP/s
-//   08_fma_f32   4096x4096  6.1286 ms, 3942 GB/s (0.936 of copy), 54751 MLUP/s
-//   08_fma_fp16  4096x4096  3.5035 ms, 3448 GB/s (0.819 of copy), 95773 MLUP/s
-//   08_fma_bf16  4096x4096  3.5315 ms, 3421 GB/s (0.812 of copy), 95016 MLUP/s
-//   08_fma_f32   8192x8192  24.0674 ms, 4015 GB/s (0.954 of copy), 55767 MLUP/s
-//   08_fma_fp16  8192x8192  14.0109 ms, 3449 GB/s (0.819 of copy), 95795 MLUP/s
-//   08_fma_bf16  8192x8192  13.9654 ms, 3460 GB/s (0.822 of copy), 96107 MLUP/s
+// of issue slots saved, ~80 of ~300 instructions a cell, up to the copy ceiling's 1.9x of
+// float32 if issue was the limit.
+// Measured (README): 262 -> 211 instructions a cell in fp16 (18 of the 51 are the shift's
+// adds), 202 -> 188 in float32; fp16 8.6% faster, not the ~27% of issue-bound scaling.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
+//   08_fma_f32   256x256    0.0575 ms, 1642 GB/s (0.389 of copy), 22800 MLUP/s
+//   08_fma_fp16  256x256    0.0572 ms, 824 GB/s (0.195 of copy), 22895 MLUP/s
+//   08_fma_bf16  256x256    0.0570 ms, 828 GB/s (0.196 of copy), 22992 MLUP/s
+//   08_fma_f32   1024x1024  0.4395 ms, 3436 GB/s (0.814 of copy), 47720 MLUP/s
+//   08_fma_fp16  1024x1024  0.2386 ms, 3164 GB/s (0.750 of copy), 87897 MLUP/s
+//   08_fma_bf16  1024x1024  0.2408 ms, 3135 GB/s (0.743 of copy), 87085 MLUP/s
+//   08_fma_f32   2048x2048  1.5781 ms, 3827 GB/s (0.907 of copy), 53155 MLUP/s
+//   08_fma_fp16  2048x2048  0.9275 ms, 3256 GB/s (0.772 of copy), 90444 MLUP/s
+//   08_fma_bf16  2048x2048  0.9304 ms, 3246 GB/s (0.769 of copy), 90163 MLUP/s
+//   08_fma_f32   4096x4096  6.1311 ms, 3940 GB/s (0.934 of copy), 54728 MLUP/s
+//   08_fma_fp16  4096x4096  3.5055 ms, 3446 GB/s (0.817 of copy), 95720 MLUP/s
+//   08_fma_bf16  4096x4096  3.5320 ms, 3420 GB/s (0.811 of copy), 95001 MLUP/s
+//   08_fma_f32   8192x8192  24.0693 ms, 4015 GB/s (0.952 of copy), 55763 MLUP/s
+//   08_fma_fp16  8192x8192  13.8746 ms, 3482 GB/s (0.825 of copy), 96736 MLUP/s
+//   08_fma_bf16  8192x8192  13.9235 ms, 3470 GB/s (0.822 of copy), 96396 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>

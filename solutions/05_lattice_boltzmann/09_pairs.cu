@@ -18,20 +18,20 @@
 // Predicted: towards the 4-byte copy structure's ceiling, 0.96 of copy at 8192^2, from step
 // 08's 0.81; fewer instructions a cell as well (half the stores and conversions, the addressing
 // shared by two cells), so 1.8-1.9x the float32 steps.
-// Measured: slower than step 08 (0.65x at 8192^2): more instructions a cell (splitting and
-// joining halves, staging the tile), lower occupancy behind the barrier; the README reads the
-// profile.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 02fb444802ca, 2026-11-22):
-//   09_pairs_fp16  256x256    0.0860 ms, 549 GB/s (0.130 of copy), 15241 MLUP/s
-//   09_pairs_bf16  256x256    0.0862 ms, 547 GB/s (0.130 of copy), 15201 MLUP/s
-//   09_pairs_fp16  1024x1024  0.3488 ms, 2165 GB/s (0.514 of copy), 60133 MLUP/s
-//   09_pairs_bf16  1024x1024  0.3470 ms, 2176 GB/s (0.517 of copy), 60432 MLUP/s
-//   09_pairs_fp16  2048x2048  1.4639 ms, 2063 GB/s (0.490 of copy), 57304 MLUP/s
-//   09_pairs_bf16  2048x2048  1.4709 ms, 2053 GB/s (0.488 of copy), 57031 MLUP/s
-//   09_pairs_fp16  4096x4096  5.4497 ms, 2217 GB/s (0.527 of copy), 61571 MLUP/s
-//   09_pairs_bf16  4096x4096  5.4587 ms, 2213 GB/s (0.526 of copy), 61469 MLUP/s
-//   09_pairs_fp16  8192x8192  21.4067 ms, 2257 GB/s (0.536 of copy), 62699 MLUP/s
-//   09_pairs_bf16  8192x8192  21.4475 ms, 2253 GB/s (0.535 of copy), 62580 MLUP/s
+// Measured: slower than step 08 (0.68x at 8192^2): more instructions a cell (splitting and
+// joining halves, staging the tile), lower occupancy, and neither issue nor DRAM busy: the block
+// waits at the barrier for its rows and halo cells. The README reads the profile.
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
+//   09_pairs_fp16  256x256    0.0870 ms, 542 GB/s (0.128 of copy), 15059 MLUP/s
+//   09_pairs_bf16  256x256    0.0869 ms, 543 GB/s (0.129 of copy), 15075 MLUP/s
+//   09_pairs_fp16  1024x1024  0.3458 ms, 2183 GB/s (0.517 of copy), 60648 MLUP/s
+//   09_pairs_bf16  1024x1024  0.3443 ms, 2193 GB/s (0.520 of copy), 60904 MLUP/s
+//   09_pairs_fp16  2048x2048  1.4567 ms, 2073 GB/s (0.491 of copy), 57587 MLUP/s
+//   09_pairs_bf16  2048x2048  1.4679 ms, 2057 GB/s (0.488 of copy), 57147 MLUP/s
+//   09_pairs_fp16  4096x4096  5.2251 ms, 2312 GB/s (0.548 of copy), 64218 MLUP/s
+//   09_pairs_bf16  4096x4096  5.2687 ms, 2293 GB/s (0.543 of copy), 63687 MLUP/s
+//   09_pairs_fp16  8192x8192  20.3696 ms, 2372 GB/s (0.562 of copy), 65891 MLUP/s
+//   09_pairs_bf16  8192x8192  20.4963 ms, 2357 GB/s (0.559 of copy), 65484 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>
