@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/01_subscript.cu by exercises/generate.py (fingerprint c979d8ceade9): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/01_subscript.cu by exercises/generate.py (fingerprint cfa7e04890bf): edit the TODOs.
 // Step 01 — subscript addressing: the paper's pointer tables, df[x][y][k].
 //
 // Step 00's kernels and layout, but every distribution is reached as the paper's scheme four
@@ -8,10 +8,11 @@
 // did nothing for its GPU code.
 // Predicted: on the GPU no better than step 00, slightly worse. An index costs a thread a
 // multiply-add or two; a subscript costs two dependent loads, each one more round trip to L1
-// (~40 cycles) or L2 (~300) before the distribution's own load can start, and 8 more bytes read
-// for every cell pointer (the tables are 2/9 of the distributions' size, though mostly served
-// by the caches). On a CPU, subscripts can win where the index arithmetic is the bottleneck and
-// the tables stay in cache; on a GPU the loads are what a warp waits for, and they grow.
+// (typically some tens of cycles) or L2 (some hundreds) before the distribution's own load can
+// start, and 8 more bytes read for every cell pointer (the tables are 2/9 of the distributions'
+// size, though mostly served by the caches). On a CPU, subscripts can win where the index
+// arithmetic is the bottleneck and the tables stay in cache; on a GPU the loads are what a warp
+// waits for, and they grow.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
 //   01_subscript  256x256    0.4009 ms, 235 GB/s (0.056 of copy), 3269 MLUP/s
 //   01_subscript  1024x1024  4.9001 ms, 308 GB/s (0.073 of copy), 4280 MLUP/s

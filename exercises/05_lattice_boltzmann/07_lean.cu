@@ -1,18 +1,19 @@
-// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 52f74e857177): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 283e4dd21382): edit the TODOs.
 // Step 07 — fewer instructions a cell: cheap neighbours, 32-bit offsets, one plane pointer each.
 //
 // The profile of steps 04 and 06 (results/traffic.md) says the 16-bit kernel is not waiting for
-// memory: its issue slots are ~80% busy and DRAM under 50%; step 04 issues ~380 instructions
-// per cell for ~150 flops of physics. Most of the rest is addressing: for each of the nine pulls a
+// memory: its issue slots are ~80% busy and DRAM under 50%; step 04 issues ~380 instructions per
+// cell for ~150 flops of physics. Most of the rest is addressing: for each of the nine pulls a
 // 64-bit index k * cells + y * nx + x, and a periodic wrap (x - e_x + nx) % nx, an integer
-// division of some twenty instructions, where only three columns (west, here, east) and three
-// rows exist. This step works them out once per cell: the west and east columns by a compare,
-// and every offset (plane k, row, column) as a 32-bit number, so that an address is one
-// multiply-add of the base pointer (a state of up to 2^32 values: 477 million cells); a pull
-// is then an add, that multiply-add and the load. omega = 1/tau comes in precomputed. The kernel is written once for three ways to store a distribution: float32
-// (as step 04), and step 06's fp16 and bf16, shifted by their weights.
+// division (no single instruction: a sequence of a dozen or more), where only three columns
+// (west, here, east) and three rows exist. This step works them out once per cell: the west and
+// east columns by a compare, and every offset (plane k, row, column) as a 32-bit number, so that
+// an address is one multiply-add of the base pointer (a state of up to 2^32 values: 477 million
+// cells); a pull is then an add, that multiply-add and the load. omega = 1/tau comes in
+// precomputed. The kernel is written once for three ways to store a distribution: float32 (as
+// step 04), and step 06's fp16 and bf16, shifted by their weights.
 // Bytes per cell and time step: 72 (float32) or 36 (16 bits), as in steps 04 and 06.
-// Predicted: float32 barely faster than step 04 at the large sizes (it is already at 0.93-0.94
+// Predicted: float32 barely faster than step 04 at the large sizes (it is already at 0.94-0.95
 // of copy, bound by its bytes), a little more at 1024^2-2048^2 where every microsecond of a
 // launch shows; the 16-bit variants, issue-bound in step 06, up to the ~1.9x of step 04 that
 // their bytes allow if the instructions drop by a third.

@@ -1,8 +1,9 @@
 // Step 06 — 16-bit storage: half the bytes, the arithmetic still in float32.
 //
-// Step 04's kernel moves 72 bytes a cell and does ~150 flops: at the copy rate's 58,603 MLUPS
-// that is 8.8 TFLOP/s, a seventh of what the H200's FMA pipes do. So store each distribution
-// in 16 bits and convert in registers: 36 bytes a cell. Two formats, one variant each:
+// Step 04's kernel moves 72 bytes a cell and does ~150 flops (by lbm.hpp's formulas): at the copy
+// rate's 58,603 MLUPS that is 8.8 TFLOP/s, a seventh of what the H200's FMA pipes do. So store
+// each distribution in 16 bits and convert in registers: 36 bytes a cell. Two formats, one
+// variant each:
 //   fp16  (IEEE half)  1 sign, 5 exponent, 10 fraction bits: relative spacing 2^-11 = 4.9e-4
 //   bf16  (bfloat16)   1 sign, 8 exponent,  7 fraction bits: relative spacing 2^-8  = 3.9e-3
 // What is stored is not f_k but f_k - w_k, its distance from the fluid at rest (FluidX3D's

@@ -9,23 +9,24 @@
 // whole grid worked out once:
 //   t_k  = A + eu (B + C eu)          A = rho (1 - 1.5 u.u), B = 3 rho, C = 4.5 rho
 //   f*_k = (1 - omega) f_k + (omega w_k) t_k + 3 w_k e_kx g
-// two multiply-adds for t_k, two for f*_k, and eu = +-ux +-uy at most one add: five
-// instructions a direction as written, where step 07's source has about twelve (the compiler's
-// own counts are measured below). The roundings of omega w_k would make sum_k f*_k differ from
-// sum_k f_k by the same ~1e-8 every step, a drift of mass (2.3e-4 over the tests' 4000 steps on
-// the CPU backend, with every direction by the formula); so the rest direction is not computed
+// two multiply-adds for t_k, two for f*_k, and eu = +-ux +-uy at most one add: five instructions
+// a direction as written, where step 07's source has about twelve (the compiler's own counts are
+// measured below). The roundings of omega w_k would make sum_k f*_k differ from sum_k f_k by the
+// same ~6e-8 every step, a drift of mass (2.3e-4 over the tests' 4000 steps on the CPU backend,
+// in a first version with every direction by the formula); so the rest direction is not computed
 // but takes the mass the other eight leave, f*_0 = sum_k f_k - sum_{k>0} f*_k, and mass is kept
-// to round-off. The 16-bit variants store s = f - w; in that variable the same formula holds
-// with A less 1 (the weights cancel), the density is 1 + sum s and the momentum sum s e (the
-// weights sum to 1 and their first moments to 0), so the nine adds that undo the shift go too.
-// bf16 is converted by the GPU's instruction on NVIDIA (cvt.rn.bf16.f32) instead of step 06's
-// integer rounding.
+// to round-off. The 16-bit variants store s = f - w; in that variable the same formula holds with
+// A less 1 (the weights cancel), the density is 1 + sum s and the momentum sum s e (the weights
+// sum to 1 and their first moments to 0), so the adds that undo and redo the shift (18 a cell) go
+// too. bf16 is converted by the GPU's instruction on NVIDIA (cvt.rn.bf16.f32) instead of step
+// 06's integer rounding.
 // Bytes per cell and time step: 72 (float32) or 36 (16 bits), as before.
 // Predicted: float32 unchanged (bound by its bytes); the 16-bit variants faster by the share
 // of issue slots saved, ~80 of ~300 instructions a cell, up to the copy ceiling's 1.9x of
 // float32 if issue was the limit.
-// Measured (README): 262 -> 211 instructions a cell in fp16 (18 of the 51 are the shift's
-// adds), 202 -> 188 in float32; fp16 8.6% faster, not the ~27% of issue-bound scaling.
+// Measured (README): 262 -> 211 instructions a cell in fp16 (by the source, step 07 spends 18
+// adds a cell undoing and redoing the shift), 202 -> 188 in float32; fp16 8.7% faster, not the
+// ~24% of issue-bound scaling.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
 //   08_fma_f32   256x256    0.0575 ms, 1642 GB/s (0.389 of copy), 22800 MLUP/s
 //   08_fma_fp16  256x256    0.0572 ms, 824 GB/s (0.195 of copy), 22895 MLUP/s

@@ -16,11 +16,12 @@
 //     fp16) and stored as one word.
 // Collision as in step 08. Bytes per cell and time step: 36.
 // Predicted: towards the 4-byte copy structure's ceiling, 0.96 of copy at 8192^2, from step
-// 08's 0.81; fewer instructions a cell as well (half the stores and conversions, the addressing
+// 08's 0.82; fewer instructions a cell as well (half the stores and conversions, the addressing
 // shared by two cells), so 1.8-1.9x the float32 steps.
 // Measured: slower than step 08 (0.68x at 8192^2): more instructions a cell (splitting and
-// joining halves, staging the tile), lower occupancy, and neither issue nor DRAM busy: the block
-// waits at the barrier for its rows and halo cells. The README reads the profile.
+// joining halves, staging the tile, by the source), lower occupancy, and neither issue nor DRAM
+// busy: probably the block waiting at the barrier for its rows and halo cells (no stall
+// breakdown recorded). The README reads the profile.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
 //   09_pairs_fp16  256x256    0.0870 ms, 542 GB/s (0.128 of copy), 15059 MLUP/s
 //   09_pairs_bf16  256x256    0.0869 ms, 543 GB/s (0.129 of copy), 15075 MLUP/s
