@@ -23,7 +23,9 @@ class CpuScheme {
   State store() const;
   void advance(int steps);
   // The moments of the last step (row-major, y then x), as the calculate loop left them.
-  std::vector<float> rho() const, ux() const, uy() const;
+  std::vector<float> rho() const;
+  std::vector<float> ux() const;
+  std::vector<float> uy() const;
 
  private:
   Channel channel_;
