@@ -38,10 +38,11 @@ Grid grid_for(Size size) {
   return course::make_grid(size.dx, size.dy, size.dz, r, r, r);
 }
 
-// Runs the step on `in` (the whole array) and returns the whole output array, poisoned first.
+// Runs the step on `in` (the whole array) and returns the whole output array, prepared by
+// course::poison_grid first.
 std::vector<float> run(const ch02::Step& step, const Grid& g, const std::vector<float>& in) {
   DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
-  d_out.poison();
+  course::poison_grid(d_out, g);
   step.run(d_in.data(), d_out.data(), g);
   GPU_CHECK(gpuDeviceSynchronize());
   return d_out.to_host();

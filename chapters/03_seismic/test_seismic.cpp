@@ -37,10 +37,11 @@ Grid grid_for(Size size, int align) {
   return course::make_grid(size.dx, size.dy, size.dz, ch03::kRadius, ch03::kRadius, ch03::kRadius, align);
 }
 
-// Runs the step on `in` (the whole array) and returns the whole output array, poisoned first.
+// Runs the step on `in` (the whole array) and returns the whole output array, prepared by
+// course::poison_grid first.
 std::vector<float> run(const ch03::Step& step, const Grid& g, const std::vector<float>& in) {
   DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
-  d_out.poison();
+  course::poison_grid(d_out, g);
   step.run(d_in.data(), d_out.data(), g);
   GPU_CHECK(gpuDeviceSynchronize());
   return d_out.to_host();
@@ -100,7 +101,7 @@ TEST_F(CopyCeiling, CopiesTheInteriorThroughEachStructure) {
       const Grid g = grid_for(size, 64);
       const std::vector<float> in = course::random_floats(g.size, seed);
       DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
-      d_out.poison();
+      course::poison_grid(d_out, g);
       copy(d_in.data(), d_out.data(), g);
       GPU_CHECK(gpuDeviceSynchronize());
       const std::vector<float> out = d_out.to_host();

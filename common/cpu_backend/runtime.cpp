@@ -4,15 +4,18 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <string>
 #include <thread>
-
-#include <unistd.h>
 #include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "course/cpu_backend.hpp"
 #include "course/numbers.hpp"
@@ -128,11 +131,14 @@ void run_block(const uint3& block_idx, const dim3& grid, const dim3& block, std:
   const unsigned n = block.x * block.y * block.z;
   thread_local std::vector<ThreadContext> contexts;
   thread_local std::vector<FiberState> fibers;
+  thread_local std::vector<AsyncCopies> copies;
   thread_local std::vector<std::byte> dynamic_shared;
   thread_local std::vector<unsigned> order;
   contexts.assign(n, ThreadContext{});
   fibers.clear();
   fibers.resize(n);
+  copies.resize(n);
+  for (AsyncCopies& queue : copies) queue.clear();  // copies a thread never waited for die with it
   order.resize(n);
   // Dynamic shared memory starts as NaN-like garbage, as uninitialised memory might on a GPU.
   dynamic_shared.assign(shared_bytes, std::byte{0xff});
@@ -145,6 +151,7 @@ void run_block(const uint3& block_idx, const dim3& grid, const dim3& block, std:
     context.grid_dim = grid;
     context.dynamic_shared = dynamic_shared.data();
     context.fiber = &fibers[t];
+    context.copies = &copies[t];
     order[t] = t;
     FiberState& state = fibers[t];
     state.fiber = ctx::fiber(std::allocator_arg, CachedStack{&state.stack_bottom, &state.stack_size}, [&body, &state](ctx::fiber&& scheduler) {
@@ -335,6 +342,85 @@ gpuError_t launch(dim3 grid, dim3 block, std::size_t shared_bytes, const std::fu
   return gpuSuccess;
 }
 
+// Device memory. Under AddressSanitizer each block is exact, on a 256-byte boundary as cudaMalloc
+// gives, so that ASan names the line of an access one element past its end. Otherwise each block
+// has a mapping of its own with an inaccessible page before it and one right after its last
+// byte, so that a kernel that reads or writes past its end stops the program
+// (report_stray_access) instead of reading whatever follows: where cudaMalloc's 256-byte
+// alignment and that placement disagree, the end wins, and the block starts on the largest power
+// of two (up to 256) that divides its size. A buffer of whole float4s is 16-byte aligned, as the
+// course's vector loads need; rows that must be aligned are padded to it (course::make_grid).
+namespace {
+constexpr std::size_t kDeviceAlignment = 256;
+
+#if !defined(COURSE_ASAN)
+struct Mapping {
+  void* start;
+  std::size_t bytes;
+};
+std::mutex mappings_mutex;
+std::map<void*, Mapping>& mappings() {
+  static std::map<void*, Mapping> blocks;  // block -> its mapping
+  return blocks;
+}
+
+// Says in one line what a stray access inside a kernel most likely is, then dies as before.
+void report_stray_access(int signal_number) {
+  if (current != nullptr) {
+    static const char message[] =
+        "\nerror: a kernel read or wrote past the end of a buffer (the CPU backend puts an inaccessible page "
+        "right after each one): an out-of-bounds access. AddressSanitizer names the line: "
+        "python3 exercises/grade.py N --step S --asan, or the cpu-asan preset\n";
+    [[maybe_unused]] const ssize_t written = write(STDERR_FILENO, message, sizeof message - 1);
+  }
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+const bool stray_access_reported = [] {
+  std::signal(SIGSEGV, report_stray_access);
+  std::signal(SIGBUS, report_stray_access);
+  return true;
+}();
+#endif
+
+void* allocate_device_memory(std::size_t bytes) {
+#if defined(COURSE_ASAN)
+  void* block = nullptr;
+  return posix_memalign(&block, kDeviceAlignment, bytes) == 0 ? block : nullptr;
+#else
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
+  const std::size_t data_pages = (bytes + page - 1) / page;
+  const std::size_t mapped = (data_pages + 2) * page;
+  void* start = mmap(nullptr, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (start == MAP_FAILED) return nullptr;
+  std::byte* const data_start = static_cast<std::byte*>(start) + page;
+  if (mprotect(data_start, data_pages * page, PROT_READ | PROT_WRITE) != 0) {
+    munmap(start, mapped);
+    return nullptr;
+  }
+  void* block = data_start + data_pages * page - bytes;
+  std::lock_guard lock(mappings_mutex);
+  mappings()[block] = {start, mapped};
+  return block;
+#endif
+}
+
+// False when `block` is not a block of device memory.
+bool free_device_memory(void* block) {
+#if defined(COURSE_ASAN)
+  std::free(block);
+  return true;
+#else
+  std::lock_guard lock(mappings_mutex);
+  const auto found = mappings().find(block);
+  if (found == mappings().end()) return false;
+  munmap(found->second.start, found->second.bytes);
+  mappings().erase(found);
+  return true;
+#endif
+}
+}  // namespace
+
 }  // namespace course::cpu
 
 using course::cpu::record;
@@ -374,20 +460,15 @@ gpuError_t gpuGetDeviceProperties(gpuDeviceProp* prop, int device) {
 gpuError_t gpuDeviceSynchronize() { return gpuSuccess; }  // every launch is synchronous here
 
 gpuError_t gpuMalloc(void** pointer, std::size_t bytes) {
-  constexpr std::size_t alignment = 256;  // as cudaMalloc guarantees
   *pointer = nullptr;
   if (bytes == 0) return gpuSuccess;
-  // Exactly `bytes`, not rounded up: AddressSanitizer then catches a read one element past the end.
-  if (posix_memalign(pointer, alignment, bytes) != 0) {
-    *pointer = nullptr;
-    return record(gpuErrorMemoryAllocation);
-  }
-  return gpuSuccess;
+  *pointer = course::cpu::allocate_device_memory(bytes);
+  return *pointer != nullptr ? gpuSuccess : record(gpuErrorMemoryAllocation);
 }
 
 gpuError_t gpuFree(void* pointer) {
-  std::free(pointer);
-  return gpuSuccess;
+  if (pointer == nullptr) return gpuSuccess;
+  return course::cpu::free_device_memory(pointer) ? gpuSuccess : record(gpuErrorInvalidValue);
 }
 
 gpuError_t gpuMemcpy(void* dst, const void* src, std::size_t bytes, gpuMemcpyKind kind) {

@@ -87,16 +87,34 @@ void register_device_test(const std::string& suite, const std::string& name,
   return ::testing::AssertionFailure() << comparison.report();
 }
 
-::testing::AssertionResult halo_untouched(const std::vector<float>& array, const Grid& g) {
-  std::vector<char> is_interior(array.size(), 0);
+namespace {
+// Which elements of a whole grid array are interior points.
+std::vector<char> interior_mask(std::size_t size, const Grid& g) {
+  std::vector<char> is_interior(size, 0);
   for (int z = 0; z < g.dz; ++z)
     for (int y = 0; y < g.dy; ++y)
       for (int x = 0; x < g.dx; ++x) is_interior[g.at(x, y, z)] = 1;
+  return is_interior;
+}
+}  // namespace
+
+void poison_grid(DeviceBuffer<float>& array, const Grid& g) {
+  const std::vector<char> is_interior = interior_mask(array.size(), g);
+  std::vector<std::uint32_t> words(array.size());
+  for (std::size_t n = 0; n < words.size(); ++n) words[n] = is_interior[n] ? kPoisonBits : kSentinelBits;
+  std::vector<float> pattern(array.size());
+  std::memcpy(pattern.data(), words.data(), words.size() * sizeof(float));
+  array.poison();  // re-arms the guard bands
+  array.copy_from(pattern);
+}
+
+::testing::AssertionResult halo_untouched(const std::vector<float>& array, const Grid& g) {
+  const std::vector<char> is_interior = interior_mask(array.size(), g);
   std::size_t touched = 0, first = 0;
   for (std::size_t n = 0; n < array.size(); ++n) {
     std::uint32_t bits;
     std::memcpy(&bits, &array[n], sizeof bits);
-    if (!is_interior[n] && bits != 0xffffffffu && touched++ == 0) first = n;
+    if (!is_interior[n] && bits != kSentinelBits && touched++ == 0) first = n;
   }
   if (touched == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << touched << " elements outside the interior were written, the first at array index "

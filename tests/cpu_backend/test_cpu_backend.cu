@@ -1,7 +1,9 @@
 // The CPU backend's own tests: barriers, shared memory per block, constant and dynamic shared
-// memory, grid shapes, atomics, and the shuffled mode catching a missing __syncthreads().
+// memory, grid shapes, atomics, the shuffled mode catching a missing __syncthreads(), the
+// asynchronous-copy protocol, and accesses past the end of a buffer stopping the program.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -243,4 +245,80 @@ TEST_F(CpuBackend, InvalidLaunchShapesAreRejectedWithTheCallersLine) {
   }
 }
 
+// Each thread copies its value into shared memory asynchronously, in `groups` groups of one copy,
+// waits until `in_flight` groups may still be pending, then (after a barrier) reads the first
+// group's value back, as a ring of tiles does.
+template <int kInFlight>
+__global__ void first_copy_after_wait(const float* in, float* out, int groups) {
+  __shared__ float landed[8][32];
+  const int t = threadIdx.x;
+  for (int g = 0; g < groups; ++g) {
+    course::copy_async(&landed[g][t], &in[g * 32 + t], true);
+    course::commit_copies();
+  }
+  course::wait_copies<kInFlight>();
+  __syncthreads();
+  out[t] = landed[0][(t + 1) % 32];  // a neighbour's copy: the barrier makes it visible
+}
+
+TEST_F(CpuBackend, AnAsynchronousCopyLandsOnlyWhenAWaitCoversItsGroup) {
+  std::vector<float> in(8 * 32);
+  std::iota(in.begin(), in.end(), 1.0f);
+  for (std::uint64_t seed : {0, 7}) {
+    course::cpu::set_shuffle_seed(seed);
+    DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(32);
+    // Three groups, at most two pending: the first has landed.
+    d_out.poison();
+    course::launch(first_copy_after_wait<2>, {1, 32}, d_in.data(), d_out.data(), 3);
+    std::vector<float> out = d_out.to_host();
+    for (int t = 0; t < 32; ++t) EXPECT_EQ(out[t], in[(t + 1) % 32]) << "thread " << t;
+    // Three groups, at most three pending: the first may not have landed, and here it has not.
+    d_out.poison();
+    course::launch(first_copy_after_wait<3>, {1, 32}, d_in.data(), d_out.data(), 3);
+    out = d_out.to_host();
+    for (int t = 0; t < 32; ++t) EXPECT_TRUE(std::isnan(out[t])) << "thread " << t << " read a copy it did not wait for";
+  }
+}
+
+__global__ void copy_without_commit(const float* in, float* out) {
+  __shared__ float landed[32];
+  course::copy_async(&landed[threadIdx.x], &in[threadIdx.x], threadIdx.x % 2 == 0);
+  course::wait_copies<0>();  // the copy was never committed: no wait covers it
+  __syncthreads();
+  out[threadIdx.x] = landed[threadIdx.x];
+}
+
+TEST_F(CpuBackend, AnUncommittedCopyNeverLands) {
+  std::vector<float> in(32, 3.0f);
+  DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(32);
+  d_out.poison();
+  course::launch(copy_without_commit, {1, 32}, d_in.data(), d_out.data());
+  for (const float value : d_out.to_host()) EXPECT_TRUE(std::isnan(value));
+}
+
+__global__ void read_one_past(const float* in, float* out, int n) { out[0] = in[n]; }
+
+TEST(CpuBackendDeathTest, AReadPastTheEndOfABufferStopsTheProgram) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  DeviceBuffer<float> in(37), out(1);  // 148 bytes: not a multiple of 256, as buffers often are not
+#if defined(COURSE_ASAN)
+  const char* report = "heap-buffer-overflow";  // ASan's exact allocations, and its report
+#else
+  const char* report = "past the end of a buffer";
+#endif
+  EXPECT_DEATH(course::launch(read_one_past, {1, 1}, in.data(), out.data(), 37), report);
+}
+
+TEST(CpuBackendMemory, BlocksAreAlignedAsTheirSizeAllowsUpTo256Bytes) {
+  for (const std::size_t bytes : {std::size_t{4}, std::size_t{16}, std::size_t{148}, std::size_t{4096}, std::size_t{1 << 20}}) {
+    void* block = nullptr;
+    ASSERT_EQ(gpuMalloc(&block, bytes), gpuSuccess);
+    const std::size_t alignment = std::min<std::size_t>(256, bytes & -bytes);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(block) % alignment, 0u) << bytes << " bytes";
+    std::memset(block, 1, bytes);  // all of it is usable
+    EXPECT_EQ(gpuFree(block), gpuSuccess);
+  }
+}
+
 }  // namespace
+

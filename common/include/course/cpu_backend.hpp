@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <vector>
 
 // COURSE_ASAN: built with AddressSanitizer (the fibers' stacks and the allocations adapt).
 #if defined(__SANITIZE_ADDRESS__)
@@ -124,6 +125,43 @@ gpuError_t gpuMemcpyToSymbol(T& symbol, const void* src, std::size_t bytes, std:
 
 namespace course::cpu {
 
+// A thread's asynchronous copies (course::copy_async) as the GPU sees them: a copy lands only
+// when a wait that covers its group returns, and until then its destination holds the poison
+// (all bits set), so code that reads a tile too early computes NaNs here as it would read stale
+// data there. Copies in the same group may land in any order on a GPU; here they land in order.
+class AsyncCopies {
+ public:
+  void start(void* destination, const void* source, unsigned bytes, bool valid) {
+    Copy copy{static_cast<std::byte*>(destination), {}, bytes, open_group_};
+    if (valid) std::memcpy(copy.value, source, bytes);  // a GPU may read it any time before it lands
+    std::memset(destination, 0xff, bytes);
+    copies_.push_back(copy);
+  }
+  void commit() { ++open_group_; }
+  // Lands every copy of the committed groups but the newest `in_flight` ones.
+  void wait(unsigned in_flight) {
+    const std::uint64_t landed_below = open_group_ > in_flight ? open_group_ - in_flight : 0;
+    std::size_t n = 0;
+    for (; n < copies_.size() && copies_[n].group < landed_below; ++n)
+      std::memcpy(copies_[n].destination, copies_[n].value, copies_[n].bytes);
+    copies_.erase(copies_.begin(), copies_.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  void clear() {
+    copies_.clear();
+    open_group_ = 0;
+  }
+
+ private:
+  struct Copy {
+    std::byte* destination;
+    std::byte value[16];  // zero when the copy is not valid, as cp.async fills it
+    unsigned bytes;
+    std::uint64_t group;
+  };
+  std::vector<Copy> copies_;  // in the order they started
+  std::uint64_t open_group_ = 0;
+};
+
 // What a fiber knows about itself; `current` points at the running fiber's context.
 struct ThreadContext {
   uint3 thread_idx;
@@ -132,6 +170,7 @@ struct ThreadContext {
   dim3 grid_dim;
   std::byte* dynamic_shared;
   struct FiberState* fiber;
+  AsyncCopies* copies;
 };
 inline thread_local ThreadContext* current = nullptr;
 

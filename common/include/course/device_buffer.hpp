@@ -1,14 +1,18 @@
 // An owning device allocation with checked copies; the harness's only way to hold device memory.
 //
-// Guard bands of kGuardBytes before and after the elements hold a known pattern, checked by
-// to_host(), the way tests read results back: a kernel that writes just outside its buffer then
-// fails its test ("wrote outside ...") instead of passing, or corrupting the heap. Under
-// AddressSanitizer (CPU backend) the allocation is exact instead, so that ASan names the line.
+// Guard bands around the elements hold the sentinel (below), checked by to_host(), the way tests
+// read results back: a kernel that writes just outside its buffer then fails its test ("wrote
+// outside ...") instead of passing, or corrupting the heap, and one that reads there computes a
+// NaN. On the CPU backend there is no band after the elements: its allocations end against an
+// inaccessible page (common/cpu_backend/runtime.cpp), so any access past the end, a read whose
+// value is thrown away included, stops the program. Under AddressSanitizer (CPU backend) the
+// allocation is exact instead, so that ASan names the line.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -19,6 +23,15 @@
 
 namespace course {
 
+// What the harness fills memory with. Poison, all bits set, is a quiet NaN: an output element a
+// kernel forgot stays NaN and fails its comparison. The sentinel marks memory a kernel must not
+// write at all (guard bands; the halo and padding of an output grid): a signaling NaN, because
+// any arithmetic on it yields another bit pattern on every backend (a quiet NaN), so even
+// `out[i] += x` outside the interior shows, and a result computed from it is NaN. (On x86 a quiet
+// NaN plus x keeps the NaN's bits, and a finite sentinel plus a tiny x keeps its own.)
+inline constexpr std::uint32_t kPoisonBits = 0xffffffffu;
+inline constexpr std::uint32_t kSentinelBits = 0x7fa5a5a5u;
+
 template <class T>
 class DeviceBuffer {
  public:
@@ -26,7 +39,7 @@ class DeviceBuffer {
   explicit DeviceBuffer(std::size_t count) : count_(count) {
     if (count_ == 0) return;
     void* block = nullptr;
-    GPU_CHECK(gpuMalloc(&block, bytes() + 2 * kGuardBytes));
+    GPU_CHECK(gpuMalloc(&block, kGuardBytes + bytes() + kTrailingGuardBytes));
     data_ = reinterpret_cast<T*>(static_cast<std::byte*>(block) + kGuardBytes);
     arm_guards();
   }
@@ -64,8 +77,9 @@ class DeviceBuffer {
     check_guards();
     return host;
   }
-  // All bytes 0xff: a NaN for float and double, so an element the kernel forgot stays visible.
-  // The guard bands are set again too, so the next check sees only the next run's writes.
+  // Every element the poison (all bits set: a NaN for float, double and half), so an element the
+  // kernel forgot stays visible. The guard bands are set again too, so the next check sees only
+  // the next run's writes.
   void poison() {
     if (count_ == 0) return;
     GPU_CHECK(gpuMemset(data_, 0xff, bytes()));
@@ -76,35 +90,42 @@ class DeviceBuffer {
 #if defined(COURSE_ASAN)
   static constexpr std::size_t kGuardBytes = 0;
 #else
-  static constexpr std::size_t kGuardBytes = 256;  // keeps the elements 256-byte aligned, as gpuMalloc's are
+  static constexpr std::size_t kGuardBytes = 256;  // keeps the elements aligned as gpuMalloc's are
 #endif
-  static constexpr int kGuardPattern = 0xa5;
-
+#if defined(COURSE_BACKEND_CPU)
+  static constexpr std::size_t kTrailingGuardBytes = 0;
+#else
+  static constexpr std::size_t kTrailingGuardBytes = kGuardBytes;
+#endif
   void* start_bytes() const { return const_cast<std::byte*>(reinterpret_cast<const std::byte*>(data_)) - kGuardBytes; }
   void* end_bytes() const { return const_cast<std::byte*>(reinterpret_cast<const std::byte*>(data_)) + bytes(); }
 
+  static std::vector<std::uint32_t> sentinel_words(std::size_t bytes) {
+    return std::vector<std::uint32_t>((bytes + 3) / 4, kSentinelBits);
+  }
+
   void arm_guards() {
-    if constexpr (kGuardBytes > 0) {
-      GPU_CHECK(gpuMemset(start_bytes(), kGuardPattern, kGuardBytes));
-      GPU_CHECK(gpuMemset(end_bytes(), kGuardPattern, kGuardBytes));
-    }
+    const std::vector<std::uint32_t> words = sentinel_words(kGuardBytes);
+    if constexpr (kGuardBytes > 0) GPU_CHECK(gpuMemcpy(start_bytes(), words.data(), kGuardBytes, gpuMemcpyHostToDevice));
+    if constexpr (kTrailingGuardBytes > 0)
+      GPU_CHECK(gpuMemcpy(end_bytes(), words.data(), kTrailingGuardBytes, gpuMemcpyHostToDevice));
   }
 
   void check_guards() const {
     if constexpr (kGuardBytes > 0) {
-      std::vector<std::uint8_t> before(kGuardBytes), after(kGuardBytes);
-      GPU_CHECK(gpuMemcpy(before.data(), start_bytes(), kGuardBytes, gpuMemcpyDeviceToHost));
-      GPU_CHECK(gpuMemcpy(after.data(), end_bytes(), kGuardBytes, gpuMemcpyDeviceToHost));
-      const auto untouched = [](const std::vector<std::uint8_t>& guard) {
-        for (const std::uint8_t byte : guard)
-          if (byte != kGuardPattern) return false;
-        return true;
+      const auto untouched = [](const void* band, std::size_t bytes) {
+        const std::vector<std::uint32_t> expected = sentinel_words(bytes);
+        std::vector<std::uint32_t> seen(expected.size());
+        GPU_CHECK(gpuMemcpy(seen.data(), band, bytes, gpuMemcpyDeviceToHost));
+        return std::memcmp(seen.data(), expected.data(), bytes) == 0;
       };
-      if (!untouched(before) || !untouched(after))
-        throw std::runtime_error("a kernel wrote outside a buffer of " + std::to_string(count_) + " elements (just " +
-                                 (untouched(before) ? "after its end" : "before its start") +
+      const bool before_ok = untouched(start_bytes(), kGuardBytes);
+      const bool after_ok = kTrailingGuardBytes == 0 || untouched(end_bytes(), kTrailingGuardBytes);
+      if (!before_ok || !after_ok)
+        throw std::runtime_error("a kernel wrote outside a buffer of " + std::to_string(count_) + " element" +
+                                 (count_ == 1 ? "" : "s") + " (just " + (before_ok ? "after its end" : "before its start") +
                                  "): an out-of-bounds write. On the CPU backend, AddressSanitizer names the line "
-                                 "(python3 exercises/grade.py N --asan, or the cpu-asan preset)");
+                                 "(python3 exercises/grade.py N --step S --asan, or the cpu-asan preset)");
     }
   }
 

@@ -216,8 +216,10 @@ inline float rsqrt_approx(float x) { return 1.0f / std::sqrt(x); }
 // this thread started since the last commit, and wait_copies<N>() waits until at most N of this
 // thread's groups are still in flight; other threads' copies need a barrier after it. With
 // `valid == false` the value is set to zero and nothing is read. NVIDIA GPUs from sm_80 on copy
-// without passing through registers (cp.async); elsewhere (AMD, the CPU backend) the copy is an
-// ordinary load and store, finished when copy_async() returns, and the waits are free.
+// without passing through registers (cp.async). The CPU backend keeps the protocol: a copy's
+// destination holds the poison until a wait covers its group (course::cpu::AsyncCopies), so a
+// wait too few, or a group not committed, fails there as it would on a GPU. Elsewhere (AMD,
+// NVIDIA before sm_80) the copy is an ordinary load and store, done when copy_async() returns.
 #if defined(COURSE_BACKEND_CUDA) && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800)
 // cp.async.ca, not the .cg that cuda_pipeline's 16-byte copies use: .ca keeps the lines in L1,
 // so the sectors that two warps of a block both copy (a tile row split between them) are
@@ -231,6 +233,16 @@ template <class T> __device__ __forceinline__ void copy_async(T* shared, const T
 __device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int InFlight> __device__ __forceinline__ void wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(InFlight) : "memory");
+}
+#elif defined(COURSE_BACKEND_CPU)
+template <class T> inline void copy_async(T* shared, const T* global, bool valid) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async moves 4, 8 or 16 bytes");
+  cpu::current->copies->start(shared, global, sizeof(T), valid);
+}
+inline void commit_copies() { cpu::current->copies->commit(); }
+template <int InFlight> inline void wait_copies() {
+  static_assert(InFlight >= 0, "wait_copies<N>: N groups may stay in flight, N >= 0");
+  cpu::current->copies->wait(InFlight);
 }
 #else
 template <class T> __device__ __forceinline__ void copy_async(T* shared, const T* global, bool valid) {

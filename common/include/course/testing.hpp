@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "course/compare.hpp"
+#include "course/device_buffer.hpp"
 #include "course/grid3d.hpp"
 #include "course/random.hpp"
 #include "course/step.hpp"
@@ -55,7 +56,12 @@ std::string step_file_of(const std::string& suite, const std::string& name);
                                              Tolerance tolerance, std::vector<std::size_t> extents);
 ::testing::AssertionResult matches_reference(const Comparison& comparison);
 
-// Every element of a whole grid array outside the interior still holds the poison (all bits set).
+// Prepares a whole grid array for a kernel to write: its interior poisoned (a quiet NaN, so a
+// point the kernel forgot fails the comparison), its halo and padding the sentinel (a signaling
+// NaN, so any write there, `+=` included, changes the bits that halo_untouched checks).
+void poison_grid(DeviceBuffer<float>& array, const Grid& grid);
+
+// Every element of a whole grid array outside the interior still holds the sentinel, bit for bit.
 ::testing::AssertionResult halo_untouched(const std::vector<float>& array, const Grid& grid);
 
 }  // namespace course
