@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint 563afb3a973e): edit the TODOs.
+// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint 3cd4ccc49f6e): edit the TODOs.
 // Step 10 — asynchronous copies: planes land in shared memory without passing through registers.
 //
 // Step 09 stages its planes in flight in registers: 5 loads per thread per plane, each checked
@@ -14,8 +14,9 @@
 //     is worked out once per block, not per plane;
 //   - 64x4 threads with 8 rows each (radius 2: 4 rows, whose 5-deep queues would not fit 8):
 //     the x-halo costs 2 sectors per 8 instead of per 4.
-// On AMD GPUs and the CPU backend copy_async is a plain load and store: the step stays correct
-// there but gains nothing from the ring. The variants tried before this one are in the README.
+// On AMD GPUs copy_async is a plain load and store: the step stays correct there but gains
+// nothing from the ring. The CPU backend keeps the protocol (a copy lands when a wait covers it),
+// so a wait too few fails there as on a GPU. The variants tried before this one are in the README.
 // Predicted: a third fewer instructions per point, fewer L2 reads, and the box near the copy
 // bandwidth.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit b7bbf62a2ddd, 2026-11-22):
