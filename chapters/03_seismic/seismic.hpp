@@ -56,6 +56,10 @@ template <class V> __host__ __device__ inline V zero() {
   return v;
 }
 
+// Step 02's z pass (02_sliding_window.cu), which steps 03-05 reuse: out += Dzz(in), each thread a
+// column whose 2R+1 values slide up 64 planes in registers. Launched, not synchronised.
+void add_z_window(const float* in, float* out, const Grid& grid);
+
 // Steps from 01 on assume rows aligned to 64 floats, as the source document pads them (steps
 // 03-06 load float4s, which need at least 4); they call this first.
 void require_aligned_rows(const Grid& grid, int align, const char* step);

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint 25bf251edabb): edit the TODOs.
+// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint dbbaee6b453d): edit the TODOs.
 // Step 03 — vectors: each thread of the x and y passes handles kVec = 1, 2 or 4 neighbouring
 // x points with float, float2 or float4 loads and stores.
 //
@@ -8,8 +8,8 @@
 // from each of the 9 rows. Fewer, wider instructions: a warp's float4 load asks for 512 bytes
 // at once, so fewer loads are needed to keep the same bytes in flight.
 // Outputs past dx are never stored: the last vector of a row stores lane by lane. The z pass is
-// step 02's sliding window, or (variants _z2 and _z4, after the x and y passes on float4) the
-// same window on 2 or 4 neighbouring columns a thread: step 02's z pass has one 4-byte load of
+// step 02's sliding window (add_z_window, in 02_sliding_window.cu), or (variants _z2 and _z4,
+// after the x and y passes on float4) the same window on 2 or 4 neighbouring columns a thread: step 02's z pass has one 4-byte load of
 // in and one of out in flight per thread, about 15 KB an SM, too few bytes in flight for the H200's
 // DRAM even at 94% of the warps resident; float4 columns put 32 bytes in flight per thread.
 // Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
@@ -58,28 +58,6 @@ __global__ void y_kernel(const float* __restrict__ in, float* __restrict__ out, 
   (void)in; (void)out; (void)g;
 }
 
-// Step 02's z pass: out += Dzz(in), a window of 2R+1 registers sliding up kPlanes planes.
-__global__ void z_window_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= g.dx || y >= g.dy) return;
-  const int z_begin = blockIdx.z * kPlanes;
-  const int z_end = min(g.dz, z_begin + kPlanes);
-  const float* column = in + g.at(x, y, 0);
-  float window[2 * kRadius + 1];
-#pragma unroll
-  for (int r = 0; r < 2 * kRadius; ++r) window[r] = column[(z_begin - kRadius + r) * g.plane];
-  for (int z = z_begin; z < z_end; ++z) {
-    window[2 * kRadius] = column[(z + kRadius) * g.plane];
-    float sum = 0.0f;
-#pragma unroll
-    for (int r = 0; r <= 2 * kRadius; ++r) sum += weight(r - kRadius) * window[r];
-    out[g.at(x, y, z)] += sum;
-#pragma unroll
-    for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
-  }
-}
-
 // out += Dzz(in): step 02's window, on kVec neighbouring columns at once. Each plane costs a
 // thread one vector load of in and one of out, so a warp has kVec times the bytes in flight.
 template <int kVec>
@@ -96,11 +74,11 @@ void laplacian_vectors(const float* in, float* out, const Grid& grid) {
   const dim3 vector_blocks(course::blocks_for(grid.dx, kBlockX * kVec), course::blocks_for(grid.dy, kBlockY), grid.dz);
   course::launch(x_kernel<kVec>, {vector_blocks, block}, in, out, grid);
   course::launch(y_kernel<kVec>, {vector_blocks, block}, in, out, grid);
-  const dim3 z_blocks(course::blocks_for(grid.dx, kBlockX * kZVec), course::blocks_for(grid.dy, kBlockY),
-                      course::blocks_for(grid.dz, kPlanes));
   if constexpr (kZVec == 1) {
-    course::launch(z_window_kernel, {z_blocks, block}, in, out, grid);
+    add_z_window(in, out, grid);
   } else {
+    const dim3 z_blocks(course::blocks_for(grid.dx, kBlockX * kZVec), course::blocks_for(grid.dy, kBlockY),
+                        course::blocks_for(grid.dz, kPlanes));
     course::launch(z_vector_kernel<kZVec>, {z_blocks, block}, in, out, grid);
   }
 }

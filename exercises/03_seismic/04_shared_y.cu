@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/04_shared_y.cu by exercises/generate.py (fingerprint c8c76fe55153): edit the TODOs.
+// Generated from solutions/03_seismic/04_shared_y.cu by exercises/generate.py (fingerprint cf4d53f36557): edit the TODOs.
 // Step 04 — shared memory for y: a block stages its rows and their y-halo once.
 //
 // In step 03 a block of 64 x 4 threads loads 9 rows per output row: each input row is fetched
@@ -10,7 +10,7 @@
 // about 1.4 bank conflicts per warp on top, a few percent). L1/L2 requests for y fall
 // from 9 rows per output row to 16/8 = 2. The cost: 8 KB of shared memory per block and a
 // barrier per plane.
-// The x pass is step 03's with float4, the z pass step 02's.
+// The x pass is step 03's with float4, the z pass step 02's (add_z_window, in 02_sliding_window.cu).
 // Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
 //   04_shared_y  laplacian8 512^3  1.1235 ms, 956 GB/s (0.228 of copy), 5973 GFLOP/s (0.102 of FMA)
@@ -20,8 +20,7 @@
 namespace ch03 {
 namespace {
 
-constexpr int kBlockX = 64, kBlockY = 4;  // threads of the x and z passes
-constexpr int kPlanes = 64;              // z-planes per thread of the z pass
+constexpr int kBlockX = 64, kBlockY = 4;  // threads of the x pass
 constexpr int kTileX = 32, kTileY = 8;   // threads of the y pass, one float4 each
 constexpr int kTileRows = kTileY + 2 * kRadius;
 
@@ -61,28 +60,6 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) y_tile_kernel(const float* 
   (void)in; (void)out; (void)g;
 }
 
-// Step 02's z pass: out += Dzz(in), a window of 2R+1 registers sliding up kPlanes planes.
-__global__ void z_window_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= g.dx || y >= g.dy) return;
-  const int z_begin = blockIdx.z * kPlanes;
-  const int z_end = min(g.dz, z_begin + kPlanes);
-  const float* column = in + g.at(x, y, 0);
-  float window[2 * kRadius + 1];
-#pragma unroll
-  for (int r = 0; r < 2 * kRadius; ++r) window[r] = column[(z_begin - kRadius + r) * g.plane];
-  for (int z = z_begin; z < z_end; ++z) {
-    window[2 * kRadius] = column[(z + kRadius) * g.plane];
-    float sum = 0.0f;
-#pragma unroll
-    for (int r = 0; r <= 2 * kRadius; ++r) sum += weight(r - kRadius) * window[r];
-    out[g.at(x, y, z)] += sum;
-#pragma unroll
-    for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
-  }
-}
-
 }  // namespace
 
 void laplacian_shared_y(const float* in, float* out, const Grid& grid) {
@@ -93,10 +70,7 @@ void laplacian_shared_y(const float* in, float* out, const Grid& grid) {
   course::launch(y_tile_kernel,
                  {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), grid.dz), dim3(kTileX, kTileY)},
                  in, out, grid);
-  course::launch(z_window_kernel,
-                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY), course::blocks_for(grid.dz, kPlanes)),
-                  block},
-                 in, out, grid);
+  add_z_window(in, out, grid);
 }
 
 }  // namespace ch03

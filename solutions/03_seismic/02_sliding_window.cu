@@ -68,14 +68,20 @@ __global__ void z_window_kernel(const float* __restrict__ in, float* __restrict_
 
 }  // namespace
 
+void add_z_window(const float* in, float* out, const Grid& grid) {
+  course::launch(z_window_kernel,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY), course::blocks_for(grid.dz, kPlanes)),
+                  dim3(kBlockX, kBlockY)},
+                 in, out, grid);
+}
+
 void laplacian_sliding_window(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 02");
   const dim3 block(kBlockX, kBlockY);
   const dim3 plane_blocks(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY));
   course::launch(axis_kernel<0>, {dim3(plane_blocks.x, plane_blocks.y, grid.dz), block}, in, out, grid);
   course::launch(axis_kernel<1>, {dim3(plane_blocks.x, plane_blocks.y, grid.dz), block}, in, out, grid);
-  course::launch(z_window_kernel, {dim3(plane_blocks.x, plane_blocks.y, course::blocks_for(grid.dz, kPlanes)), block}, in, out,
-                 grid);
+  add_z_window(in, out, grid);
 }
 
 }  // namespace ch03

@@ -6,7 +6,8 @@
 // are two more float4 loads, mostly L1 hits since the neighbouring threads load them into the
 // tile. The result is stored with course::store_streaming (st.global.cs, a non-temporal store):
 // it will not be read again before the z pass, so it should not push the input out of L2.
-// Bytes per point at best: xy 8 (read in, write out), z 12 (step 02): 20, down from 28.
+// Bytes per point at best: xy 8 (read in, write out), z 12 (step 02's add_z_window, in
+// 02_sliding_window.cu): 20, down from 28.
 // Predicted: the x and y passes' time (2 x 8 + 12 = 20 of 28 bytes) replaced by one pass of 8,
 // the whole from 28/8 to 20/8 of the one-pass time: 1.4x step 04.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
@@ -17,8 +18,6 @@
 namespace ch03 {
 namespace {
 
-constexpr int kBlockX = 64, kBlockY = 4;  // threads of the z pass
-constexpr int kPlanes = 64;              // z-planes per thread of the z pass
 constexpr int kTileX = 32, kTileY = 8;   // threads of the xy pass, one float4 each
 constexpr int kTileRows = kTileY + 2 * kRadius;
 
@@ -65,28 +64,6 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) xy_kernel(const float* __re
   // END SOLUTION
 }
 
-// Step 02's z pass: out += Dzz(in), a window of 2R+1 registers sliding up kPlanes planes.
-__global__ void z_window_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= g.dx || y >= g.dy) return;
-  const int z_begin = blockIdx.z * kPlanes;
-  const int z_end = min(g.dz, z_begin + kPlanes);
-  const float* column = in + g.at(x, y, 0);
-  float window[2 * kRadius + 1];
-#pragma unroll
-  for (int r = 0; r < 2 * kRadius; ++r) window[r] = column[(z_begin - kRadius + r) * g.plane];
-  for (int z = z_begin; z < z_end; ++z) {
-    window[2 * kRadius] = column[(z + kRadius) * g.plane];
-    float sum = 0.0f;
-#pragma unroll
-    for (int r = 0; r <= 2 * kRadius; ++r) sum += weight(r - kRadius) * window[r];
-    out[g.at(x, y, z)] += sum;
-#pragma unroll
-    for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
-  }
-}
-
 }  // namespace
 
 void laplacian_xy_fused(const float* in, float* out, const Grid& grid) {
@@ -94,10 +71,7 @@ void laplacian_xy_fused(const float* in, float* out, const Grid& grid) {
   course::launch(xy_kernel,
                  {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), grid.dz), dim3(kTileX, kTileY)},
                  in, out, grid);
-  course::launch(z_window_kernel,
-                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY), course::blocks_for(grid.dz, kPlanes)),
-                  dim3(kBlockX, kBlockY)},
-                 in, out, grid);
+  add_z_window(in, out, grid);
 }
 
 }  // namespace ch03
