@@ -127,6 +127,9 @@ const bool registered = [] {
 
 // --- the flagged matrix's contract ----------------------------------------------------------------
 
+// The access rule is host code: nothing to run again with shuffled threads.
+const bool rule_runs_on_host = course::suite_runs_on_host("ColumnSequentialRule");
+
 // The flagged matrix and its access rule are step 03's file: grading step 03 runs these suites.
 const bool flagged_suites_are_step_03 = course::suite_tests_step("FlaggedMatrix", ch01::kFlaggedStep) &&
                                         course::suite_tests_step("ColumnSequentialRule", ch01::kFlaggedStep);

@@ -81,6 +81,9 @@ const bool registered = [] {
   return true;
 }();
 
+// The layout and the pass counts are host code: nothing to run again with shuffled threads.
+const bool host_suites = course::suite_runs_on_host("Grid") && course::suite_runs_on_host("PlaneLoad");
+
 TEST(Grid, RowsStartTheInteriorOnA128ByteBoundary) {
   const Grid g = course::make_grid(37, 5, 3, 2, 1, 2);
   EXPECT_EQ(g.pitch % 32, 0);

@@ -121,6 +121,8 @@ TEST_F(CopyCeiling, CopiesTheInteriorThroughEachStructure) {
   }
 }
 
+const bool layout_runs_on_host = course::suite_runs_on_host("Layout");
+
 TEST(Layout, AlignedRowsStartOn256ByteBoundaries) {
   const Grid g = course::make_grid(37, 5, 3, 4, 4, 4, 64);
   EXPECT_EQ(g.pitch % 64, 0);

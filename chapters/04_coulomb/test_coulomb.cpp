@@ -128,6 +128,9 @@ double worst_relative_error(float (*root)(float), const char* name) {
 const bool roots_are_step_06 =
     course::suite_tests_step("SoftwareRsqrt", COURSE_STEP_SOURCE(06_split_pipes, split_1_of_8));
 
+// They run on the host: nothing to run again with shuffled threads.
+const bool roots_run_on_host = course::suite_runs_on_host("SoftwareRsqrt");
+
 // The polynomial root, which the split kernels use, within the error the PTX ISA documents for
 // the instruction it stands in for, rsqrt.approx.f32: 2^-22.9 relative.
 TEST(SoftwareRsqrt, PolynomialIsWithinTheHardwareInstructionsError) {

@@ -15,8 +15,17 @@ namespace {
 
 constexpr int kSkipped = 77;
 
-// The filter that selects the tests of `step` ("none": of no step); empty when nothing matches.
-std::string filter_for_step(const std::string& step) {
+bool threads_shuffled() {
+#if defined(COURSE_BACKEND_CPU)
+  return course::cpu::shuffle_seed() != 0;
+#else
+  return false;
+#endif
+}
+
+// The filter that selects the tests of `step` ("none": of no step), without host-only tests when
+// the threads are shuffled; empty when nothing matches. `host_only` counts those left out.
+std::string filter_for_step(const std::string& step, int& host_only) {
   std::string filter;
   const ::testing::UnitTest& tests = *::testing::UnitTest::GetInstance();
   for (int s = 0; s < tests.total_test_suite_count(); ++s) {
@@ -24,7 +33,12 @@ std::string filter_for_step(const std::string& step) {
     for (int t = 0; t < suite.total_test_count(); ++t) {
       const std::string name = suite.GetTestInfo(t)->name();
       const std::string file = course::step_file_of(suite.name(), name);
-      if (file == (step == "none" ? "" : step)) filter += (filter.empty() ? "" : ":") + std::string(suite.name()) + "." + name;
+      if (file != (step == "none" ? "" : step)) continue;
+      if (threads_shuffled() && course::runs_on_host(suite.name())) {
+        ++host_only;
+        continue;
+      }
+      filter += (filter.empty() ? "" : ":") + std::string(suite.name()) + "." + name;
     }
   }
   return filter;
@@ -56,7 +70,13 @@ int main(int argc, char** argv) {
   if (!step.empty()) {
     const auto slash = step.find('/');
     const std::string chapter = step.substr(0, slash), file = slash == std::string::npos ? "" : step.substr(slash + 1);
-    const std::string filter = filter_for_step(file);
+    int host_only = 0;
+    const std::string filter = filter_for_step(file, host_only);
+    if (filter.empty() && host_only > 0) {
+      std::printf("the %d tests selected run host code only: nothing to run again with shuffled threads (skipped)\n",
+                  host_only);
+      return kSkipped;
+    }
     if (file.empty() || filter.empty()) {
       std::fprintf(stderr, "error: --course_step=%s: no test of this program belongs to that step\n", step.c_str());
       return 1;

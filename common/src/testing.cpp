@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "course/gpu.hpp"
 
@@ -50,6 +51,16 @@ bool suite_tests_step(const std::string& suite, const StepSource& step) {
   step_of_test()[suite + ".*"] = step.file;
   return true;
 }
+
+namespace {
+std::set<std::string>& host_suites() {
+  static std::set<std::string> suites;
+  return suites;
+}
+}  // namespace
+
+bool suite_runs_on_host(const std::string& suite) { return host_suites().insert(suite).second; }
+bool runs_on_host(const std::string& suite) { return host_suites().count(suite) != 0; }
 
 std::string step_file_of(const std::string& suite, const std::string& name) {
   const auto& files = step_of_test();

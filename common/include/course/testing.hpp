@@ -48,6 +48,12 @@ std::string edit_hint(const StepSource& step);
 // runs them: `const bool counted = course::suite_tests_step("FlaggedMatrix", kFlaggedStep);`.
 bool suite_tests_step(const std::string& suite, const StepSource& step);
 
+// Declares every test of `suite` a test of host code only (no kernel): with the CPU backend's
+// threads shuffled (COURSE_CPU_SHUFFLE) they would run again for nothing, so they are left out
+// there. `const bool host_only = course::suite_runs_on_host("SoftwareRsqrt");`
+bool suite_runs_on_host(const std::string& suite);
+bool runs_on_host(const std::string& suite);
+
 // The step file ("06_prefetch") whose tests include suite.name, or "" for the chapter's other
 // tests. The tests' main grades one step at a time by it (--course_step=FILE, cmake/Chapter.cmake).
 std::string step_file_of(const std::string& suite, const std::string& name);
