@@ -6,13 +6,18 @@
     python3 exercises/grade.py 1 --asan       under AddressSanitizer, which names the line of an
                                               out-of-bounds access (CPU backend only)
     python3 exercises/grade.py 1 --preset student-cuda   on an NVIDIA GPU (student-hip: an AMD one)
-    python3 exercises/grade.py 1 --bench      builds and runs chapter 1's benchmark instead: your
-                                              steps timed beside the naive one
+    python3 exercises/grade.py 1 --bench      times your written steps; on a GPU, beside the
+                                              solution's same steps, with a speed verdict each
+    python3 exercises/grade.py 1 --step 2 --profile --preset student-cuda
+                                              your step's memory traffic (L1, L2, HBM) beside the
+                                              solution's and the fewest bytes it must move
 
-It always builds first, so what it grades is what you wrote. On the CPU backend every step runs
-twice: with the threads of each block in order, and shuffled between barriers, so that a missing
+It always builds first, so what it grades is what you wrote. Steps you have not started (the stub
+as generated) are reported as such and not run. On the CPU backend every step runs twice: with
+the threads of each block in order, and shuffled between barriers, so that a missing
 __syncthreads() fails. The whole output of the build and the tests goes to
-build/<preset>/grade.log. Exit status: 0 when every graded step passes, 1 otherwise.
+build/<preset>/grade.log. Exit status: 0 when every graded step passes, 1 otherwise, 2 for a bad
+command line.
 """
 import argparse
 import os
@@ -26,25 +31,73 @@ import xml.etree.ElementTree as ElementTree
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "exercises"))
 import generate  # noqa: E402  (tells an edited exercise from a fresh stub)
+sys.path.insert(0, str(ROOT / "profiling"))
+import verdict  # noqa: E402  (the speed verdict and the traffic comparison)
+
 PRESETS = ("student-cpu", "student-cuda", "student-hip")
+# The variables the course's programs read, with the whole numbers they take (common/src/numbers.cpp).
+ENVIRONMENT = {"COURSE_SEED": (0, 2**64 - 1), "COURSE_CPU_SHUFFLE": (0, 2**64 - 1), "COURSE_CPU_THREADS": (1, 1024)}
 
 
 class GradeError(Exception):
-    pass
+    """What stops the grader, in one line: a bad command line or machine (exit status 2), or a
+    build that failed (1)."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.status = status
 
 
 def chapters() -> dict:
     """{number: folder name} of the course's chapters."""
-    found = {}
-    for folder in sorted((ROOT / "chapters").glob("[0-9][0-9]_*")):
-        found[int(folder.name[:2])] = folder.name
-    return found
+    return {int(folder.name[:2]): folder.name for folder in sorted((ROOT / "chapters").glob("[0-9][0-9]_*"))}
 
 
-def run_logged(command: list, log) -> int:
+def exercise_steps(folder: str) -> list:
+    """The step files of a chapter's exercises, without .cu: ["00_naive", "01_coalesced", ...]."""
+    return sorted(path.stem for path in (ROOT / "exercises" / folder).glob("[0-9][0-9]_*.cu"))
+
+
+def exercise_text(folder: str, step: str) -> str:
+    """The exercise as text; bytes that are not UTF-8 are replaced, which also marks it edited."""
+    return (ROOT / "exercises" / folder / f"{step}.cu").read_bytes().decode("utf-8", errors="replace")
+
+
+def started(folder: str, step: str) -> bool:
+    """Whether the step is given complete, or its stub has been edited since generate.py wrote it."""
+    text = exercise_text(folder, step)
+    return generate.is_edited(text) or not text.startswith("// Generated from")
+
+
+def check_environment() -> None:
+    for name, (low, high) in ENVIRONMENT.items():
+        value = os.environ.get(name)
+        if value is not None and not (re.fullmatch(r"[0-9]+", value) and low <= int(value) <= high):
+            raise GradeError(f"{name}='{value}': it takes a whole number from {low} to {high}; unset it or fix it")
+
+
+def prepare_build_folder(preset: str) -> pathlib.Path:
+    build = ROOT / "build" / preset
+    for folder in (ROOT / "build", build):
+        if folder.exists() and not folder.is_dir():
+            raise GradeError(f"{folder.relative_to(ROOT)} is a file, not a folder: move it away, the build goes there")
+    try:
+        build.mkdir(parents=True, exist_ok=True)
+        (build / ".grade-write-test").touch()
+        (build / ".grade-write-test").unlink()
+    except OSError as error:
+        raise GradeError(f"cannot write the build folder {build.relative_to(ROOT)}: {error.strerror}") from error
+    return build
+
+
+def run_logged(command: list, log, env=None) -> int:
     log.write(f"\n$ {' '.join(command)}\n")
     log.flush()
-    return subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
+    return subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
+
+
+def relative(path: str) -> str:
+    return path[len(str(ROOT)) + 1:] if path.startswith(str(ROOT) + "/") else path
 
 
 def first_compiler_error(text: str) -> str:
@@ -52,36 +105,49 @@ def first_compiler_error(text: str) -> str:
     for line in text.splitlines():
         match = re.match(r"(?P<path>\S+?):(?P<line>\d+):(?:(?P<column>\d+):)? (?:fatal )?error: (?P<what>.*)", line)
         if match:
-            path = match["path"]
-            if path.startswith(str(ROOT) + "/"):
-                path = path[len(str(ROOT)) + 1:]
             column = f":{match['column']}" if match["column"] else ""
-            return f"{path}:{match['line']}{column}: {match['what']}"
+            return f"{relative(match['path'])}:{match['line']}{column}: {match['what']}"
     return ""
+
+
+def first_failure(output: str) -> str:
+    """The output of the failing test to describe: the one whose state first differs, where the
+    chapter's tests say after which time step (chapter 5), else the first."""
+    blocks = re.split(r"(?=\[ RUN      \] )", output)
+    failing = [block for block in blocks if "[  FAILED  ]" in block or ": Failure" in block]
+    if not failing:
+        return output
+    timed = [(int(m[1]), block) for block in failing if (m := re.search(r"after time step (\d+) of", block))]
+    return min(timed, key=lambda pair: pair[0])[1] if timed else failing[0]
 
 
 def describe_failure(output: str) -> str:
     """One line for the first failure in a step's test output."""
-    if match := re.search(r"not implemented yet: edit (\S+)", output):
-        return "not started"
+    if match := re.search(r"^error: (COURSE_\w+=.*)$", output, re.M):
+        return match[1]
     if match := re.search(r"ERROR: AddressSanitizer: (\S+).*?\n(?:.*\n)*?\s*#\d+ 0x[0-9a-f]+ in (.+?) (\S*exercises/\S+?:\d+)", output):
         return f"{match[1]} at {relative(match[3])} (in {match[2]})"
     if match := re.search(r"(\S*exercises/\S+?:\d+(?::\d+)?): runtime error: (.*)", output):
         return f"{match[2]} at {relative(match[1])}"
+    if re.search(r"error: a kernel read or wrote past the end of a buffer", output):
+        return "an out-of-bounds access: a kernel read or wrote past the end of a buffer"
     if match := re.search(r"__syncthreads\(\) was reached by .*", output):
         return match[0]
-    if match := re.search(r"a kernel wrote outside a buffer of (\d+) elements \(just ([^)]*)\)", output):
-        return f"an out-of-bounds write: a kernel wrote just outside a buffer of {match[1]} elements ({match[2]})"
+    if match := re.search(r"a kernel wrote outside a buffer of (\d+ elements?) \(just ([^)]*)\)", output):
+        return f"an out-of-bounds write: a kernel wrote just outside a buffer of {match[1]} ({match[2]})"
+    failure = first_failure(output)
     detail = ""
     if match := re.search(r"\((\d+) of (\d+) elements of the (.*?) output differ.*\n\s*first wrong element "
-                          r"(\[[^\]]*\]): got (\S+), expected ([^\s)]+)", output):
+                          r"(\[[^\]]*\]): got (\S+), expected ([^\s)]+)", failure):
         detail = (f"first wrong element {match[4]} of the {match[3]} output: got {match[5]}, expected {match[6]} "
                   f"({match[1]} of {match[2]} wrong)")
-    elif match := re.search(r"(\d+ elements outside the interior were written.*)", output):
+        if when := re.search(r"(after time step \d+ of \d+)", failure):
+            detail += f", {when[1]}"
+    elif match := re.search(r"(\d+ elements outside the interior were written.*)", failure):
         detail = match[1]
-    elif match := re.search(r": Failure\n(.*)", output):
+    elif match := re.search(r": Failure\n(?:Failed\n)?(.*)", failure):
         detail = match[1].strip()
-    case = re.search(r"\[  FAILED  \] (\S+)", output)
+    case = re.search(r"\[  FAILED  \] (\S+)", failure) or re.search(r"\[ RUN      \] (\S+)", failure)
     replay = re.search(r"replay with ([^)]*)\)", output)
     parts = [detail or "failed"]
     if case:
@@ -89,16 +155,6 @@ def describe_failure(output: str) -> str:
     if replay:
         parts.append(f"replay: {replay[1]}")
     return "; ".join(parts)
-
-
-def started(chapter_folder: str, step: str) -> bool:
-    """Whether the step's exercise has been edited since generate.py wrote it (the other tests: yes)."""
-    exercise = ROOT / "exercises" / chapter_folder / f"{step}.cu"
-    return not exercise.exists() or generate.is_edited(exercise.read_text())
-
-
-def relative(path: str) -> str:
-    return path[len(str(ROOT)) + 1:] if path.startswith(str(ROOT) + "/") else path
 
 
 def read_results(junit: pathlib.Path) -> dict:
@@ -112,22 +168,33 @@ def read_results(junit: pathlib.Path) -> dict:
     return results
 
 
-def grade_step(results: dict, chapter_folder: str, step: str, asan: bool, chapter: int) -> tuple:
+def hints(folder: str, step: str, not_started: list) -> list:
+    """What else a failing step's source suggests: a barrier, or an earlier step it uses."""
+    text = exercise_text(folder, step) if step != "other" else ""
+    found = [f"it uses {other}.cu, not started yet" for other in not_started if other in text]
+    if "__shared__" in text:
+        found.append("it shares memory between threads: a missing __syncthreads()?")
+    return found
+
+
+def grade_step(results: dict, folder: str, step: str, asan: bool, chapter: int, not_started: list) -> tuple:
     """(passed, verdict, detail) for one step from its in-order and shuffled tests."""
-    name = f"{chapter_folder}/{step}"
+    name = f"{folder}/{step}"
     runs = {variant: results.get(name + suffix) for variant, suffix in (("in order", ""), ("shuffled", "/shuffled"))}
     runs = {variant: run for variant, run in runs.items() if run is not None}
     if not runs:
         return False, "NOT RUN", "see the log"
-    if all(status == "run" for status, _, _ in runs.values()):
-        return True, "ok", ""
-    if all(status in ("skipped", "disabled", "notrun") for status, _, _ in runs.values()):
+    skipped = ("skipped", "disabled", "notrun")
+    ran = {variant: run for variant, run in runs.items() if run[0] not in skipped}
+    if not ran:
         reason = re.search(r"backend \S+: (.*)", next(iter(runs.values()))[2])
         return False, "skipped", reason[1] if reason else "the tests did not run (see the log)"
-    variant, (status, message, output) = next((v, r) for v, r in runs.items() if r[0] != "run")
+    if all(status == "run" for status, _, _ in ran.values()):
+        return True, "ok", ""  # a shuffled twin skips when the step's tests are all host code
+    variant, (status, message, output) = next((v, r) for v, r in ran.items() if r[0] != "run")
     detail = describe_failure(output)
-    if detail == "not started" or not started(chapter_folder, step):
-        return False, "not started", ""
+    if detail.startswith("COURSE_"):
+        return False, "ERROR", detail
     if "Timeout" in message:
         return False, "TIMEOUT", "a loop that never ends, or a barrier that not every thread reaches?"
     step_option = f" --step {int(step[:2])}" if step[:2].isdigit() else ""  # the chapter's "other" tests: no step
@@ -136,12 +203,217 @@ def grade_step(results: dict, chapter_folder: str, step: str, asan: bool, chapte
             not re.search(r"\[  FAILED  \]", output):
         if asan:
             return False, "CRASHED", detail if detail != "failed" else message or "see the log"
-        return False, "CRASHED", f"{message or 'the test program died'}, likely an out-of-bounds access; {asan_hint}"
+        what = detail if "out-of-bounds" in detail else f"{message or 'the test program died'}, likely an out-of-bounds access"
+        return False, "CRASHED", f"{what}; {asan_hint}"
     if "out-of-bounds" in detail and not asan:
         return False, "FAIL", f"{detail}; {asan_hint}"
     if variant == "shuffled" and runs.get("in order", ("run",))[0] == "run":
         return False, "FAIL", "only with shuffled threads: a missing __syncthreads()? " + detail
-    return False, "FAIL", detail
+    extra = hints(folder, step, not_started)
+    return False, "FAIL", detail + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def grade_tests(args, preset: str, build: pathlib.Path, known: dict, selected: list) -> int:
+    log_path = build / "grade.log"
+    junit = build / "grade.junit.xml"
+    junit.unlink(missing_ok=True)
+    shown_log = log_path.relative_to(ROOT)
+    steps = {n: [s for s in exercise_steps(known[n]) if args.step is None or int(s[:2]) == args.step] for n in selected}
+    not_started = {n: [s for s in steps[n] if not started(known[n], s)] for n in selected}
+    with log_path.open("w") as log:
+        build_programs(preset, build, log, [known[n] for n in selected], ("test_*.cpp",))
+        labels = "|".join(f"chapter{n}" + (f"-step{args.step:02d}" if args.step is not None else "") for n in selected)
+        skip = [f"{known[n]}/{s}" for n in selected for s in not_started[n]]
+        ran_any = args.step is None or any(set(steps[n]) - set(not_started[n]) for n in selected)
+        command = ["ctest", "--preset", preset, "-L", f"^({labels})$", "--output-junit", str(junit),
+                   "--parallel", str(os.cpu_count() or 1)]
+        if skip:  # stubs as generated are not run: they can only fail, and some take long to
+            command += ["-E", "^(" + "|".join(re.escape(name) for name in skip) + ")(/shuffled)?$"]
+        if ran_any:
+            run_logged(command, log)
+    if ran_any and not junit.exists():
+        raise GradeError(f"the tests did not run; see {shown_log}", status=1)
+    results = read_results(junit) if junit.exists() else {}
+
+    passed_all = True
+    for number in selected:
+        folder = known[number]
+        backend = "CPU backend, threads in order and shuffled" if preset.startswith("student-cpu") else preset
+        print(f"chapter {number}: exercises/{folder}/ ({backend}{', AddressSanitizer' if args.asan else ''})")
+        passed = 0
+        names = steps[number] + (["other"] if f"{folder}/other" in results and args.step is None else [])
+        for step in names:
+            if step in not_started[number]:
+                ok, verdict_word, detail = False, "not started", ""
+            else:
+                ok, verdict_word, detail = grade_step(results, folder, step, args.asan, number, not_started[number])
+            passed += ok and step != "other"
+            passed_all &= ok
+            if ok or verdict_word in ("skipped", "NOT RUN"):
+                line = f"{verdict_word} {detail}".rstrip()
+            else:
+                where = f"exercises/{folder}/{step}.cu" if step != "other" else f"the chapter's other tests (chapters/{folder})"
+                line = f"{verdict_word}: edit {where}" + (f": {detail}" if detail else "")
+            print(f"  {step:<26} {line}")
+        print(f"  {passed} of {len(steps[number])} steps pass")
+    print(f"whole output: {shown_log}")
+    return 0 if passed_all else 1
+
+
+def build_programs(preset: str, build: pathlib.Path, log, folders: list, patterns: tuple, extra=()) -> None:
+    """Configures (once) and builds the chapters' programs named by `patterns` (and `extra`
+    targets); a failure is one line."""
+    shown_log = pathlib.Path(log.name).relative_to(ROOT)
+    if not (build / "CMakeCache.txt").exists() and run_logged(["cmake", "--preset", preset], log) != 0:
+        raise GradeError(f"configuring the {preset} build failed; see {shown_log}", status=1)
+    programs = [path.stem for folder in folders for pattern in patterns for path in (ROOT / "chapters" / folder).glob(pattern)]
+    programs += list(extra)
+    if run_logged(["cmake", "--build", "--preset", preset, "--target", *programs], log) != 0:
+        log.flush()
+        error = first_compiler_error(pathlib.Path(log.name).read_text(errors="replace"))
+        raise GradeError(f"the build failed: {error or 'see the log'} (whole output: {shown_log})", status=1)
+
+
+def bench_program(folder: str) -> str:
+    return next((ROOT / "chapters" / folder).glob("bench_*.cpp")).stem
+
+
+def without_steps(steps: list) -> list:
+    """The benchmark filter that leaves out the cases of these step files (by their numbers)."""
+    numbers = sorted({step[:2] for step in steps})
+    return [f"--benchmark_filter=-/({'|'.join(numbers)})_"] if numbers else []
+
+
+def run_bench(program: pathlib.Path, options: list, log, env) -> tuple:
+    """(exit status, output) of a benchmark run; the output also goes to the log."""
+    log.write(f"\n$ {program.relative_to(ROOT)} {' '.join(options)}\n")
+    done = subprocess.run([str(program), *options], cwd=ROOT, capture_output=True, text=True, env=env, errors="replace")
+    log.write(done.stdout + done.stderr)
+    log.flush()
+    return done.returncode, done.stdout + done.stderr
+
+
+def failed_cases(output: str) -> list:
+    """The step files whose cases the benchmark reported FAILED, before or after timing."""
+    return sorted({match[1] for match in re.finditer(r"^FAILED [^/\n]+/(\d\d_\S*?)[: ]", output, re.M)})
+
+
+def solution_build(preset: str, log) -> pathlib.Path:
+    """The solutions' build of the same backend (build/cuda or build/hip), configured once."""
+    solution_preset = preset.removeprefix("student-")
+    build = prepare_build_folder(solution_preset)
+    if not (build / "CMakeCache.txt").exists() and run_logged(["cmake", "--preset", solution_preset], log) != 0:
+        raise GradeError(f"configuring the {solution_preset} build (the solution's steps) failed; see the log", status=1)
+    return build
+
+
+def ceilings_for(gpu: str, build: pathlib.Path, log) -> dict:
+    """This GPU's ceilings, measured once and kept under build/<preset>/ceilings/ by its name."""
+    cache = build / "ceilings" / (re.sub(r"[^A-Za-z0-9]+", "-", gpu).strip("-") + ".json")
+    if not cache.exists():
+        print(f"  measuring the ceilings of the {gpu} once (kept in {cache.relative_to(ROOT)})")
+        cache.parent.mkdir(exist_ok=True)
+        if run_logged([str(build / "common" / "course_ceilings"), f"--out={cache}"], log) != 0:
+            raise GradeError("course_ceilings failed: see the log", status=1)
+    return verdict.results.load_ceilings(cache)
+
+
+def bench_chapter(number: int, folder: str, preset: str, build: pathlib.Path) -> int:
+    """grade.py N --bench: times the written steps; on a GPU beside the solution's, with a verdict each."""
+    not_started = [step for step in exercise_steps(folder) if not started(folder, step)]
+    program = bench_program(folder)
+    log_path = build / "grade.log"
+    on_cpu = preset.startswith("student-cpu")
+    print(f"chapter {number}: timing exercises/{folder}/ ({'CPU backend' if on_cpu else preset})")
+    for step in not_started:
+        print(f"  {step:<26} skipped: not started")
+    with log_path.open("w") as log:
+        build_programs(preset, build, log, [folder], ("bench_*.cpp",), extra=["course_ceilings"])
+        if on_cpu:
+            status, output = run_bench(build / "chapters" / folder / program, ["--quiet", *without_steps(not_started)], log, None)
+            print(output.rstrip())
+            print("no speed verdict: CPU times are not GPU times (grade.py --bench --preset student-cuda on a GPU)")
+            return status
+        solutions = solution_build(preset, log)
+        build_programs(preset.removeprefix("student-"), solutions, log, [folder], ("bench_*.cpp",))
+        env = dict(os.environ, COURSE_SEED=str(int.from_bytes(os.urandom(8), "little")))  # the same inputs for both
+        skip = list(not_started)
+        while True:
+            options = ["--quiet", "--verdict", *without_steps(skip)]
+            mine = build / "verdict-yours.json"
+            status, output = run_bench(build / "chapters" / folder / program, [*options, f"--benchmark_out={mine}"], log, env)
+            broken = [step for step in failed_cases(output) if step not in skip]
+            if status == 0 or not broken:
+                break
+            for line in output.splitlines():
+                if line.startswith("FAILED "):
+                    print(f"  {line}")
+            skip += broken  # time the others without them
+        if status != 0 and not mine.exists():
+            print(output.rstrip())
+            return status
+        theirs = build / "verdict-solution.json"
+        solution_status, solution_output = run_bench(solutions / "chapters" / folder / program,
+                                                     [*options, f"--benchmark_out={theirs}"], log, env)
+        if solution_status != 0:
+            raise GradeError(f"the solution's benchmark failed (see {log_path.relative_to(ROOT)}): "
+                             f"{solution_output.strip().splitlines()[-1] if solution_output.strip() else ''}", status=1)
+        context, student_cases = verdict.results.load(mine)
+        _, solution_cases = verdict.results.load(theirs)
+        ceilings = ceilings_for(context["gpu"], build, log)
+    judged = verdict.verdicts(student_cases, solution_cases, ceilings)
+    print(f"  speed verdicts on the {context['gpu']}: ok from {verdict.OK_FRACTION:.2f} of the solution's speed; "
+          "timed on the same inputs, L2 flushed, the median of each")
+    group = None
+    for v in judged:
+        if v.group != group:
+            group = v.group
+            print(f"  {group}:")
+        print(f"    {v.name:<24} {v.line()}")
+    print(f"whole output: {log_path.relative_to(ROOT)}")
+    failed = skip != list(not_started) or any(v.word == "broken" for v in judged)
+    return 1 if failed else 0
+
+
+def profile_step(number: int, folder: str, step: int, preset: str, build: pathlib.Path) -> int:
+    """grade.py N --step K --profile: the step's traffic at every level beside the solution's."""
+    profiler = "ncu" if preset == "student-cuda" else "rocprofv3"
+    if shutil.which(profiler) is None:
+        raise GradeError(f"{profiler} not found: --profile needs {'Nsight Compute' if profiler == 'ncu' else 'rocprofv3'} "
+                         "on the PATH")
+    name = next(s for s in exercise_steps(folder) if int(s[:2]) == step)
+    if not started(folder, name):
+        raise GradeError(f"exercises/{folder}/{name}.cu is not started: write it first", status=1)
+    program = bench_program(folder)
+    log_path = build / "grade.log"
+    selection = ["--verdict", f"--benchmark_filter=/{name[:2]}_"]
+    with log_path.open("w") as log:
+        build_programs(preset, build, log, [folder], ("bench_*.cpp",))
+        solutions = solution_build(preset, log)
+        build_programs(preset.removeprefix("student-"), solutions, log, [folder], ("bench_*.cpp",))
+        listing = build / "profile-cases.json"
+        status, output = run_bench(build / "chapters" / folder / program,
+                                   ["--quiet", "--repetitions=2", *selection, f"--benchmark_out={listing}"], log, None)
+        if status != 0:
+            print(output.rstrip())
+            return status
+        _, cases = verdict.results.load(listing)
+        fewest = max(case.bytes_per_run for case in cases)
+        tables = {}
+        for who, where in (("yours", build), ("solution", solutions)):
+            out = build / f"profile-{who}"
+            command = [sys.executable, str(ROOT / "profiling" / "traffic.py"), "--kernels", "_kernel",
+                       "--array-bytes", str(fewest), "--out", str(out), "--",
+                       str(where / "chapters" / folder / program), "--repetitions=1", *selection]
+            if run_logged(command, log) != 0:
+                raise GradeError(f"profiling {who} failed; see {log_path.relative_to(ROOT)}", status=1)
+            tables[who] = verdict.traffic_rows(out / "traffic.csv")
+    print(f"chapter {number}, exercises/{folder}/{name}.cu: memory traffic per kernel, in "
+          f"{', '.join(dict.fromkeys(c.group for c in cases))} (MB)")
+    for line in verdict.traffic_table(tables["yours"], tables["solution"], fewest):
+        print(line)
+    print(f"whole output: {log_path.relative_to(ROOT)}")
+    return 0
 
 
 def main() -> int:
@@ -151,79 +423,41 @@ def main() -> int:
     parser.add_argument("--asan", action="store_true", help="build and test under AddressSanitizer (CPU backend)")
     parser.add_argument("--preset", choices=PRESETS, default="student-cpu", help="the build to grade (default: student-cpu)")
     parser.add_argument("--bench", action="store_true",
-                        help="instead of the tests, build and run the chapter's benchmark: every written step timed "
-                             "beside the naive one, steps not written yet skipped, wrong ones reported")
+                        help="instead of the tests, time the chapter's written steps (on a GPU beside the solution's, "
+                             "with a speed verdict); steps not started are skipped")
+    parser.add_argument("--profile", action="store_true",
+                        help="with --step on a GPU: the step's memory traffic beside the solution's and the fewest bytes")
     args = parser.parse_args()
 
     known = chapters()
     for number in args.chapters:
         if number not in known:
             raise GradeError(f"there is no chapter {number}; the chapters are {', '.join(map(str, known))}")
-    selected = args.chapters or list(known)
-    if args.step is not None and len(selected) != 1:
-        raise GradeError("--step needs exactly one chapter, e.g. grade.py 1 --step 2")
-    if args.step is not None and not 0 <= args.step <= 99:
-        raise GradeError(f"--step {args.step}: a step is numbered 0 to 99")
-    if args.bench and (len(selected) != 1 or args.step is not None or args.asan):
+    selected = list(dict.fromkeys(args.chapters)) or list(known)
+    if args.step is not None:
+        if len(selected) != 1:
+            raise GradeError("--step needs exactly one chapter, e.g. grade.py 1 --step 2")
+        numbers = sorted({int(step[:2]) for step in exercise_steps(known[selected[0]])})
+        if args.step not in numbers:
+            raise GradeError(f"chapter {selected[0]} has no step {args.step}; its steps are "
+                             f"{', '.join(str(n) for n in numbers)}")
+    if args.bench and (len(selected) != 1 or args.step is not None or args.asan or args.profile):
         raise GradeError("--bench times one whole chapter: grade.py 1 --bench")
+    if args.profile and (args.step is None or args.asan or args.preset == "student-cpu"):
+        raise GradeError("--profile measures one step on a GPU: grade.py 1 --step 2 --profile --preset student-cuda")
     if args.asan and args.preset != "student-cpu":
         raise GradeError("--asan works with the CPU backend (student-cpu) only")
-    preset = "student-cpu-asan" if args.asan else args.preset
+    check_environment()
     for tool in ("cmake", "ctest"):
         if shutil.which(tool) is None:
             raise GradeError(f"{tool} not found: install what the course needs with bash cmake/install-deps.sh cpu")
-
-    build = ROOT / "build" / preset
-    build.mkdir(parents=True, exist_ok=True)
-    log_path = build / "grade.log"
-    junit = build / "grade.junit.xml"
-    junit.unlink(missing_ok=True)
-    shown_log = log_path.relative_to(ROOT)
-    with log_path.open("w") as log:
-        if not (build / "CMakeCache.txt").exists() and run_logged(["cmake", "--preset", preset], log) != 0:
-            raise GradeError(f"configuring the {preset} build failed; see {shown_log}")
-        programs = [path.stem for n in selected for pattern in ("test_*.cpp", "bench_*.cpp")
-                    for path in (ROOT / "chapters" / known[n]).glob(pattern)]  # the tests, and the benchmark to time a step
-        if run_logged(["cmake", "--build", "--preset", preset, "--target", *programs], log) != 0:
-            log.flush()
-            error = first_compiler_error(log_path.read_text())
-            raise GradeError(f"the build failed: {error or 'see the log'} (whole output: {shown_log})")
-        if args.bench:
-            folder = known[selected[0]]
-            bench = build / "chapters" / folder / next((ROOT / "chapters" / folder).glob("bench_*.cpp")).stem
-            return subprocess.run([str(bench), "--quiet"], cwd=ROOT).returncode
-        labels = "|".join(f"chapter{n}" + (f"-step{args.step:02d}" if args.step is not None else "") for n in selected)
-        run_logged(["ctest", "--preset", preset, "-L", f"^({labels})$", "--output-junit", str(junit),
-                    "--parallel", str(os.cpu_count() or 1)], log)
-    if not junit.exists():
-        raise GradeError(f"the tests did not run; see {shown_log}")
-    results = read_results(junit)
-
-    passed_all = True
-    for number in selected:
-        folder = known[number]
-        steps = sorted({name.split("/")[1] for name in results if re.match(rf"{folder}/\d\d_", name)})
-        if args.step is not None:
-            steps = [s for s in steps if int(s[:2]) == args.step]
-            if not steps:
-                raise GradeError(f"chapter {number} has no step {args.step}")
-        backend = "CPU backend, threads in order and shuffled" if preset.startswith("student-cpu") else preset
-        print(f"chapter {number}: exercises/{folder}/ ({backend}{', AddressSanitizer' if args.asan else ''})")
-        passed = 0
-        names = steps + (["other"] if f"{folder}/other" in results and args.step is None else [])
-        for step in names:
-            ok, verdict, detail = grade_step(results, folder, step, args.asan, number)
-            passed += ok and step != "other"
-            passed_all &= ok
-            if ok or verdict in ("skipped", "NOT RUN"):
-                line = f"{verdict} {detail}".rstrip()
-            else:
-                where = f"exercises/{folder}/{step}.cu" if step != "other" else f"the chapter's other tests (chapters/{folder})"
-                line = f"{verdict}: edit {where}" + (f": {detail}" if detail else "")
-            print(f"  {step:<26} {line}")
-        print(f"  {passed} of {len(steps)} steps pass")
-    print(f"whole output: {shown_log}")
-    return 0 if passed_all else 1
+    preset = "student-cpu-asan" if args.asan else args.preset
+    build = prepare_build_folder(preset)
+    if args.bench:
+        return bench_chapter(selected[0], known[selected[0]], preset, build)
+    if args.profile:
+        return profile_step(selected[0], known[selected[0]], args.step, preset, build)
+    return grade_tests(args, preset, build, known, selected)
 
 
 if __name__ == "__main__":
@@ -231,4 +465,4 @@ if __name__ == "__main__":
         sys.exit(main())
     except GradeError as error:
         print(f"error: {error}", file=sys.stderr)
-        sys.exit(1)
+        sys.exit(error.status)

@@ -7,8 +7,11 @@
 #   2. a stub written correctly passes;
 #   3. a missing __syncthreads() is caught by default;
 #   4. an out-of-bounds write fails, the summary points at --asan, and --asan names the line;
-#   5. the student's benchmark runs to the end with stubs unfinished;
-#   6. nothing a student is told to run rewrites an edited exercise.
+#   5. each kind of bug the GPU would show fails on the CPU too, naming the file: a `+=` into a
+#      stencil's halo, a whole vector stored past a row's end, a read past the end of a buffer,
+#      an asynchronous copy read before a wait covers it;
+#   6. the student's benchmark skips the steps not started and exits 0;
+#   7. nothing a student is told to run rewrites an edited exercise.
 #   tests/tooling/student_session.sh [SOURCE_REPOSITORY]   (default: this checkout's committed HEAD)
 set -euo pipefail
 source_repo=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -67,17 +70,69 @@ grade 1 --step 2 --asan
 ((status == 1)) || fail "an out-of-bounds write passed under ASan"
 expect "02_shared_tile +CRASHED: edit $step02: heap-buffer-overflow at $step02:[0-9]+"
 
-echo "5. the student's benchmark, step 02 set back to its stub, the later stubs unfinished"
+# bug CHAPTER STEP FILE OLD NEW: writes the step as its solution does, with OLD replaced by NEW,
+# grades it, and expects a FAIL or CRASHED line that names the file.
+bug() {
+  local chapter=$1 step=$2 file=$3 old=$4 new=$5
+  python3 - "solutions/$file" "exercises/$file" "$old" "$new" <<'PY' || fail "the bug could not be planted in $file"
+import sys
+source, target, old, new = sys.argv[1:]
+text = open(source).read()
+assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {source}"
+open(target, "w").write(text.replace(old, new))
+PY
+  grade "$chapter" --step "$step"
+  ((status == 1)) || fail "the bug in $file passed"
+  expect "^  [0-9a-z_]+ +(FAIL|CRASHED): edit exercises/$file: "
+  git checkout -q -- "exercises/$file"
+}
+
+echo "5a. step 02 of chapter 3 adding into the halo (x > dx for x >= dx in its += pass)"
+bug 3 2 03_seismic/02_sliding_window.cu \
+  "  // BEGIN SOLUTION: keep the column's 2R+1 values in registers; per plane load the one R ahead, add the weighted sum to out, shift the window
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.dx || y >= g.dy) return;" \
+  "  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > g.dx || y >= g.dy) return;"
+expect "elements outside the interior were written"
+
+echo "5b. step 03 of chapter 3 storing a whole vector at the end of a row (y pass)"
+bug 3 3 03_seismic/03_vectors.cu "  store_inside<kVec>(target, sum, x0, g.dx);
+  // STUB: (void)in; (void)out; (void)g;
+  // END SOLUTION
+}
+
+// out += Dzz(in): step 02's window" "  *reinterpret_cast<Vec<kVec>*>(target) = sum;
+}
+
+// out += Dzz(in): step 02's window"
+expect "elements outside the interior were written"
+
+echo "5c. step 05 of chapter 4 reading one atom past the end (<= for <)"
+bug 4 5 04_coulomb/05_shared_atoms.cu "if (base + t < count) tile[t] = atoms[base + t];" "if (base + t <= count) tile[t] = atoms[base + t];"
+expect "out-of-bounds"
+
+echo "5d. step 08 of chapter 3 waiting one group of copies too few"
+bug 3 8 03_seismic/08_async_ring.cu "    course::wait_copies<kStages - 2>();
+    __syncthreads();" "    course::wait_copies<kStages - 1>();
+    __syncthreads();"
+expect "first wrong element"
+
+echo "6. the student's benchmark, step 02 set back to its stub, the later stubs not started"
 git checkout -q -- "$step02"
 bench_status=0
 python3 exercises/grade.py 1 --bench >"$work/bench.txt" 2>&1 || bench_status=$?
-grep -E "^(skipped|FAILED) |^00_naive|^01_coalesced|^error:" "$work/bench.txt" | sort | uniq -c | sed 's/^/    | /'
+grep -E "skipped|FAILED|^00_naive|^01_coalesced|^error:|verdict" "$work/bench.txt" | sed 's/^/    | /'
+grep -qE "^  02_shared_tile +skipped: not started$" "$work/bench.txt" || fail "a step not started was not skipped"
 grep -qE "^01_coalesced +[0-9.]+ " "$work/bench.txt" || fail "the benchmark did not time the written step"
 grep -qE "^Summary on " "$work/bench.txt" || fail "the benchmark did not run to its summary"
-if grep -qE "Segmentation fault|core dumped|terminate called" "$work/bench.txt"; then fail "the benchmark crashed"; fi
-((bench_status == 1)) || fail "the benchmark exited $bench_status with stubs that fail"
+grep -qE "^no speed verdict: CPU times are not GPU times" "$work/bench.txt" || fail "no word on the speed verdict"
+if grep -qE "FAILED|Segmentation fault|core dumped|terminate called" "$work/bench.txt"; then fail "the benchmark failed or crashed"; fi
+((bench_status == 0)) || fail "the benchmark exited $bench_status with every written step right"
 
-echo "6. the student's edits survive"
+echo "7. the student's edits survive"
 edited=$(sha256sum "$step01")
 if python3 exercises/generate.py >"$work/generate.txt" 2>&1; then fail "generate.py overwrote edited exercises"; fi
 grep -q "has been edited; it is left as it is" "$work/generate.txt" || fail "generate.py did not say why it refused"
