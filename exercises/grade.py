@@ -218,8 +218,9 @@ def grade_tests(args, preset: str, build: pathlib.Path, known: dict, selected: l
     junit = build / "grade.junit.xml"
     junit.unlink(missing_ok=True)
     shown_log = log_path.relative_to(ROOT)
+    unstarted = {n: [s for s in exercise_steps(known[n]) if not started(known[n], s)] for n in selected}
     steps = {n: [s for s in exercise_steps(known[n]) if args.step is None or int(s[:2]) == args.step] for n in selected}
-    not_started = {n: [s for s in steps[n] if not started(known[n], s)] for n in selected}
+    not_started = {n: [s for s in steps[n] if s in unstarted[n]] for n in selected}
     with log_path.open("w") as log:
         build_programs(preset, build, log, [known[n] for n in selected], ("test_*.cpp",))
         labels = "|".join(f"chapter{n}" + (f"-step{args.step:02d}" if args.step is not None else "") for n in selected)
@@ -246,7 +247,7 @@ def grade_tests(args, preset: str, build: pathlib.Path, known: dict, selected: l
             if step in not_started[number]:
                 ok, verdict_word, detail = False, "not started", ""
             else:
-                ok, verdict_word, detail = grade_step(results, folder, step, args.asan, number, not_started[number])
+                ok, verdict_word, detail = grade_step(results, folder, step, args.asan, number, unstarted[number])
             passed += ok and step != "other"
             passed_all &= ok
             if ok or verdict_word in ("skipped", "NOT RUN"):

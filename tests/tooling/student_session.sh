@@ -98,7 +98,8 @@ bug 3 2 03_seismic/02_sliding_window.cu \
   if (x > g.dx || y >= g.dy) return;"
 expect "elements outside the interior were written"
 
-echo "5b. step 03 of chapter 3 storing a whole vector at the end of a row (y pass)"
+echo "5b. step 03 of chapter 3 storing a whole vector at the end of a row (y pass), step 02 written"
+cp solutions/03_seismic/02_sliding_window.cu exercises/03_seismic/02_sliding_window.cu  # step 03 uses its z pass
 bug 3 3 03_seismic/03_vectors.cu "  store_inside<kVec>(target, sum, x0, g.dx);
   // STUB: (void)in; (void)out; (void)g;
   // END SOLUTION
@@ -109,6 +110,7 @@ bug 3 3 03_seismic/03_vectors.cu "  store_inside<kVec>(target, sum, x0, g.dx);
 
 // out += Dzz(in): step 02's window"
 expect "elements outside the interior were written"
+git checkout -q -- exercises/03_seismic/02_sliding_window.cu
 
 echo "5c. step 05 of chapter 4 reading one atom past the end (<= for <)"
 bug 4 5 04_coulomb/05_shared_atoms.cu "if (base + t < count) tile[t] = atoms[base + t];" "if (base + t <= count) tile[t] = atoms[base + t];"
