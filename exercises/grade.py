@@ -143,8 +143,10 @@ def describe_failure(output: str) -> str:
                   f"({match[1]} of {match[2]} wrong)")
         if when := re.search(r"(after time step \d+ of \d+)", failure):
             detail += f", {when[1]}"
-    elif match := re.search(r"(\d+ elements outside the interior were written.*)", failure):
+    elif match := re.search(r"(\d+ elements? outside the interior written[^)]*)", failure):
         detail = match[1]
+    elif match := re.search(r'C\+\+ exception with description "(.*)" thrown in the test body', failure):
+        detail = f"threw: {match[1]}"
     elif match := re.search(r": Failure\n(?:Failed\n)?(.*)", failure):
         detail = match[1].strip()
     case = re.search(r"\[  FAILED  \] (\S+)", failure) or re.search(r"\[ RUN      \] (\S+)", failure)
@@ -172,7 +174,9 @@ def hints(folder: str, step: str, not_started: list) -> list:
     """What else a failing step's source suggests: a barrier, or an earlier step it uses."""
     text = exercise_text(folder, step) if step != "other" else ""
     found = [f"it uses {other}.cu, not started yet" for other in not_started if other in text]
-    if "__shared__" in text:
+    if "wait_copies" in text:
+        found.append("it copies asynchronously: does a wait cover every group before the tile is read?")
+    elif "__shared__" in text:
         found.append("it shares memory between threads: a missing __syncthreads()?")
     return found
 

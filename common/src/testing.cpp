@@ -128,7 +128,8 @@ void poison_grid(DeviceBuffer<float>& array, const Grid& g) {
     if (!is_interior[n] && bits != kSentinelBits && touched++ == 0) first = n;
   }
   if (touched == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << touched << " elements outside the interior were written, the first at array index "
+  return ::testing::AssertionFailure() << touched << (touched == 1 ? " element" : " elements")
+                                       << " outside the interior written, the first at array index "
                                        << first << " " << coordinates(first, g.array_extents())
                                        << " of the " << shape(g.array_extents()) << " array, halo included";
 }

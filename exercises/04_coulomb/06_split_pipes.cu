@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 5522baead935): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 80cfbfd4eb74): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -61,7 +61,7 @@ constexpr int kTile = kBlock * kBlock;  // atoms per shared tile
 // relative error e = 1 - x y0^2, and the correction y0 (1 - e)^(-1/2) = y0 + y0 e p(e), with p the
 // Taylor polynomial of ((1 - e)^(-1/2) - 1) / e to degree 4, by Horner's rule.
 __host__ __device__ inline float rsqrt_fma_pipe(float x) {
-  // TODO: y0 = float_from_bits(0x5f3759df - (float_bits(x) >> 1)); e = fmaf(-(x * y0), y0, 1); p = 1/2 + e (3/8 + e (5/16 + e (35/128 + e 63/256))) by fmaf; return fmaf(y0 * e, p, y0)
+  // TODO: the guess from the bits (the magic constant minus half of x's bits), its error e, then the correction above with p's five Taylor coefficients evaluated by Horner's rule in fmaf
   return 0.0f * x;
 }
 

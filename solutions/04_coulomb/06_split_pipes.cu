@@ -60,7 +60,7 @@ constexpr int kTile = kBlock * kBlock;  // atoms per shared tile
 // relative error e = 1 - x y0^2, and the correction y0 (1 - e)^(-1/2) = y0 + y0 e p(e), with p the
 // Taylor polynomial of ((1 - e)^(-1/2) - 1) / e to degree 4, by Horner's rule.
 __host__ __device__ inline float rsqrt_fma_pipe(float x) {
-  // BEGIN SOLUTION: y0 = float_from_bits(0x5f3759df - (float_bits(x) >> 1)); e = fmaf(-(x * y0), y0, 1); p = 1/2 + e (3/8 + e (5/16 + e (35/128 + e 63/256))) by fmaf; return fmaf(y0 * e, p, y0)
+  // BEGIN SOLUTION: the guess from the bits (the magic constant minus half of x's bits), its error e, then the correction above with p's five Taylor coefficients evaluated by Horner's rule in fmaf
   const float y0 = course::float_from_bits(0x5f3759dfu - (course::float_bits(x) >> 1));
   const float e = fmaf(-(x * y0), y0, 1.0f);
   const float p = fmaf(fmaf(fmaf(fmaf(63.0f / 256, e, 35.0f / 128), e, 5.0f / 16), e, 3.0f / 8), e, 0.5f);

@@ -1,0 +1,108 @@
+"""Tests of the student's grader (exercises/grade.py) and its speed verdict (profiling/verdict.py):
+how a test's output becomes one line, how a time becomes a verdict, and the command-line checks
+made before anything is built."""
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "profiling"))
+import results  # noqa: E402
+import verdict  # noqa: E402
+
+spec = importlib.util.spec_from_file_location("grade", ROOT / "exercises" / "grade.py")
+grade = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(grade)
+
+
+def failing_test(name: str, body: str) -> str:
+    return f"[ RUN      ] {name}\n{body}\n[  FAILED  ] {name} (3 ms)\n"
+
+
+def wrong_element(where: str, when: str) -> str:
+    return (f"x.cpp:70: Failure\nFailed\nthe state after time step {when} (the first that differs)\n"
+            f"(3 of 500 elements of the 5 x 100 (y, x) output differ beyond 1e-06 + 1e-05*|ref|)\n"
+            f"  first wrong element {where}: got 1.5, expected 2.5")
+
+
+class FailureLines(unittest.TestCase):
+    def test_the_earliest_time_step_that_differs_is_reported_whichever_test_failed_first(self):
+        output = failing_test("StepForStep.04/1x1_3_steps", wrong_element("[y=0, x=0]", "3 of 3")) + \
+            failing_test("StepForStep.04/130x33_3_steps", wrong_element("[y=4, x=128]", "1 of 3"))
+        line = grade.describe_failure(output)
+        self.assertIn("[y=4, x=128]", line)
+        self.assertIn("after time step 1 of 3", line)
+        self.assertIn("in StepForStep.04/130x33_3_steps", line)
+
+    def test_a_read_past_the_end_is_named_an_out_of_bounds_access(self):
+        output = "error: a kernel read or wrote past the end of a buffer (the CPU backend puts ...)\n"
+        self.assertIn("out-of-bounds access", grade.describe_failure(output))
+
+    def test_a_message_of_a_test_of_its_own_is_the_line(self):
+        output = failing_test("BadLayout.01_aligned",
+                              "t.cpp:79: Failure\nFailed\n01_aligned did not refuse a packed grid (std::invalid_argument)")
+        self.assertTrue(grade.describe_failure(output).startswith("01_aligned did not refuse a packed grid"))
+
+    def test_a_bad_environment_number_is_reported_as_it_is(self):
+        output = "error: COURSE_SEED='abc': COURSE_SEED takes a whole number from 0 to 18446744073709551615 (...)\n"
+        self.assertTrue(grade.describe_failure(output).startswith("COURSE_SEED='abc'"))
+
+
+def case(name: str, median_ms: float, gigabytes: float, group="g") -> results.Case:
+    return results.Case(group, name, median_ms, median_ms, median_ms, 20, {"GB": gigabytes})
+
+
+class SpeedVerdict(unittest.TestCase):
+    ceilings = {"copy_GBps": 1000.0, "fma_GFLOPs": 50000.0, "rsqrt_Gops": 5000.0}
+
+    def test_as_fast_as_the_solution_is_ok_and_says_the_fraction_of_copy(self):
+        v = verdict.judge(case("04_shared_y", 1.0, 0.8), case("04_shared_y", 0.97, 0.8), self.ceilings)
+        self.assertEqual(v.word, "ok")
+        self.assertIn("0.97 of the solution", v.line())
+        self.assertIn("0.80 of copy", v.line())
+
+    def test_below_the_threshold_is_slow_and_points_at_the_lesson(self):
+        v = verdict.judge(case("04_shared_y", 2.5, 0.8), case("04_shared_y", 1.0, 0.8), self.ceilings)
+        self.assertEqual(v.word, "slow")
+        self.assertIn("0.40 of the solution", v.line())
+        self.assertIn("see the step's lesson", v.line())
+
+    def test_faster_than_the_memory_allows_is_a_broken_measurement(self):
+        v = verdict.judge(case("04_shared_y", 0.1, 0.8), case("04_shared_y", 1.0, 0.8), self.ceilings)
+        self.assertEqual(v.word, "broken")
+        self.assertIn("broken measurement", v.line())
+
+    def test_every_step_the_student_timed_is_judged_against_the_same_case(self):
+        mine = [case("[peer] copy", 1.0, 1.0), case("01_a", 1.0, 0.5), case("01_a", 2.0, 0.5, group="h")]
+        theirs = [case("01_a", 1.0, 0.5), case("01_a", 1.0, 0.5, group="h")]
+        words = [(v.group, v.word) for v in verdict.verdicts(mine, theirs, self.ceilings)]
+        self.assertEqual(words, [("g", "ok"), ("h", "slow")])
+
+
+class CommandLine(unittest.TestCase):
+    def run_grade(self, *args, env=None):
+        return subprocess.run([sys.executable, str(ROOT / "exercises" / "grade.py"), *args], capture_output=True,
+                              text=True, env=dict(os.environ, **(env or {})))
+
+    def test_a_step_that_does_not_exist_is_refused_before_any_build(self):
+        done = self.run_grade("3", "--step", "99", "--preset", "student-hip")
+        self.assertEqual(done.returncode, 2)
+        self.assertEqual(done.stderr, "error: chapter 3 has no step 99; its steps are 0, 1, 2, 3, 4, 5, 6, 7, 8, 9\n")
+
+    def test_a_seed_that_is_not_a_number_is_refused_in_one_line(self):
+        done = self.run_grade("1", env={"COURSE_SEED": "abc"})
+        self.assertEqual(done.returncode, 2)
+        self.assertEqual(done.stderr.count("\n"), 1)
+        self.assertIn("COURSE_SEED='abc'", done.stderr)
+
+    def test_profile_needs_one_step_on_a_gpu(self):
+        done = self.run_grade("1", "--profile")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("--profile measures one step on a GPU", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
