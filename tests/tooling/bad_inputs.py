@@ -15,7 +15,9 @@ A row is Row(program, args, error, ...):
              directory), {root} the source tree, {build} the build folder, {PATH} the PATH.
     error    a regex searched for in the error line.
     status   the exit status it must have: 1 for bad input, 2 for a bad command line (the
-             tools' convention, profiling/cli.py); None accepts any failure.
+             tools' convention, profiling/cli.py); None accepts any failure. 0 makes the row a
+             --help row: it must succeed, `error` is searched for in stdout, and stderr stays
+             empty (and, as for every row, nothing is created).
     env      variables to set for the run (None removes one).
     files    what {tmp} holds before the run: {relative path: text | Copy("path/in/source")};
              a text starting with "#!" becomes an executable script. The run must leave {tmp}
@@ -113,6 +115,7 @@ BENCH4 = "chapters/04_coulomb/bench_coulomb"
 BENCH5 = "chapters/05_lattice_boltzmann/bench_lbm"
 COURSE_CEILINGS = "common/course_ceilings"
 TEST1 = "chapters/01_transpose/test_transpose"
+TEST3 = "chapters/03_seismic/test_seismic"
 
 ROWS = [
     # ---- report.py ----
@@ -261,8 +264,8 @@ ROWS = [
         files={"c.json": '{"copy_GBps": 1, "fma_GFLOPs": -5, "rsqrt_Gops": 1}'}),
     Row(BENCH1, ["--ceilings=c.json"], r'"rsqrt_Gops" must be a finite positive number, not 1e999', status=2,
         files={"c.json": '{"copy_GBps": 1, "fma_GFLOPs": 1, "rsqrt_Gops": 1e999}'}),
-    Row(BENCH1, ["--ceilings=c.json"], r'c.json has no "copy_GBps"', status=2, files={"c.json": "{}"}),
-    Row(BENCH1, ["--ceilings=absent.json"], r"cannot read ceilings file absent.json", status=2),
+    Row(BENCH1, ["--ceilings=c.json"], r'c.json: has no "copy_GBps"', status=2, files={"c.json": "{}"}),
+    Row(BENCH1, ["--ceilings=absent.json"], r"absent.json: cannot read the ceilings file \(No such file", status=2),
     Row(BENCH2, ["--size=4294967300"], r"--size needs a whole number from 1 to 1024", status=2),
     Row(BENCH2, ["--size=2000"], r"--size needs a whole number from 1 to 1024", status=2),
     Row(BENCH4, ["--sizes=64x32:abc"], r"--sizes needs NXxNY:ATOMS", status=1),
@@ -279,6 +282,51 @@ ROWS = [
     Row(COURSE_CEILINGS, ["--bogus"], r"unknown or malformed option '--bogus'", status=2),
     Row(TEST1, ["--course_step=01_transpose/99_nothing"], r"no test of this program belongs to that step", status=1),
     Row(TEST1, ["--bogus"], r"unknown argument '--bogus'", status=2),
+    # The harness's command line (common/src/benchmark.cpp), all checked before anything is created:
+    # Google Benchmark's flags that the harness sets itself or whose value it would answer with
+    # its usage and exit status 0, repeated options, empty values, and the ceilings file.
+    Row(BENCH1, ["--benchmark_out=o.json", "--benchmark_out_format=xml"], r"--benchmark_out_format takes only json",
+        status=2),
+    Row(BENCH1, ["--benchmark_out=o.json", "--benchmark_out_format=csv"], r"--benchmark_out_format takes only json",
+        status=2),
+    Row(BENCH1, ["--benchmark_format=xml"], r"--benchmark_format takes only console", status=2),
+    Row(BENCH1, ["--benchmark_format=json"], r"--benchmark_format takes only console .*--benchmark_out=FILE.json",
+        status=2),
+    Row(BENCH1, ["--benchmark_out=o.json", "--help"], r"usage: .*\n.*--rows=", status=0),
+    Row(BENCH1, ["--benchmark_out=a.json", "--benchmark_out=b.json"], r"--benchmark_out is given twice", status=2),
+    Row(BENCH1, ["--rows=8", "--rows=16", "--benchmark_out=o.json"], r"--rows is given twice", status=2),
+    Row(BENCH1, ["--benchmark_repetitions=7"], r"--benchmark_repetitions is not this harness's: give --repetitions=N",
+        status=2),
+    Row(BENCH1, ["--benchmark_list_tests=true", "--benchmark_out=o.json"], r"--benchmark_list_tests is not taken",
+        status=2),
+    Row(BENCH1, ["--benchmark_min_time=0.5"], r"--benchmark_min_time is not taken", status=2),
+    Row(BENCH1, ["--benchmark_filter"], r"--benchmark_filter needs a value", status=2),
+    Row(BENCH1, ["--rows=", "--benchmark_out=o.json"], r"--rows needs a value: --rows=\d+", status=2),
+    Row(BENCH1, ["--rows"], r"--rows needs a value", status=2),
+    Row(BENCH5, ["--flow="], r"--flow needs a value", status=2),
+    Row(BENCH1, ["--quiet=yes"], r"--quiet takes no value", status=2),
+    Row(BENCH1, ["--ceilings="], r"--ceilings needs a file", status=2),
+    Row(BENCH1, ["--ceilings=c.json"], r"c.json: is empty", status=2, files={"c.json": "\n"}),
+    Row(BENCH1, ["--ceilings=c.json"], r"c.json: is a folder", status=2, files={"c.json/x": ""}),
+    Row(BENCH1, ["--ceilings=c.json"], r"c.json: is not a JSON object", status=2,
+        files={"c.json": '"copy_GBps": 1, "fma_GFLOPs": 1, "rsqrt_Gops": 1'}),
+    Row(BENCH1, ["--ceilings=c.json"], r'c.json: "copy_GBps" must be a finite positive number, not "abc"', status=2,
+        files={"c.json": '{"copy_GBps": "abc", "fma_GFLOPs": 1, "rsqrt_Gops": 1}'}),
+    Row(BENCH1, ["--ceilings=c.json"], r'c.json: "fma_GFLOPs" must be a finite positive number, not 12abc', status=2,
+        files={"c.json": '{"copy_GBps": 1, "fma_GFLOPs": 12abc, "rsqrt_Gops": 1}'}),
+    Row(COURSE_CEILINGS, ["--out=c.json", "--bogus"], r"unknown or malformed option '--bogus'", status=2),
+    Row(COURSE_CEILINGS, ["--out=a.json", "--out=b.json"], r"--out is given twice", status=2),
+    Row(COURSE_CEILINGS, ["--out=c.json", "--help"], r"usage: course_ceilings", status=0),
+    # The tests' main (common/src/gtest_main.cpp): a selection of no test is no pass.
+    Row(TEST1, ["--gtest_filter=matches-nothing"], r"--gtest_filter='matches-nothing' selects none of this program's "
+        r"\d+ tests", status=1),
+    Row(TEST1, ["--course_step="], r"--course_step needs CHAPTER/FILE .*, not ''", status=2),
+    Row(TEST1, ["--course_step=00_naive"], r"--course_step needs CHAPTER/FILE", status=2),
+    Row(TEST3, ["--course_step=01_transpose/00_naive"], r"this program tests 03_seismic, not 01_transpose", status=1),
+    Row(TEST1, ["--course_step=01_transpose/00_naive", "--gtest_filter=Transpose*"],
+        r"--course_step selects the tests itself", status=2),
+    Row(TEST1, ["--course_step=01_transpose/00_naive", "--course_step=01_transpose/01_coalesced"],
+        r"--course_step is given twice", status=2),
     # The course's environment variables: parsed whole, range-checked, named in the error.
     *[Row(BENCH1, ["--rows=8", "--cols=8", "--benchmark_out=o.json"], rf"{variable}='{re.escape(value)}': {variable} takes",
           status=2, env={variable: value}, files={"o.json": "kept"}, backend=backend)
@@ -328,6 +376,37 @@ def snapshot(folder: pathlib.Path) -> dict:
     return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
 
 
+def answer_problems(row: Row, run: subprocess.CompletedProcess, lines: list) -> list:
+    """What is wrong with a run's exit status and output (`lines`: stderr's non-empty lines)."""
+    problems = []
+    if crash := CRASHES.search(run.stdout + run.stderr):
+        problems.append(f"a crash or traceback: '{crash.group(0)}'")
+    if row.status == 0:  # --help: the usage on stdout
+        if run.returncode != 0:
+            problems.append(f"exit status {run.returncode}, not 0")
+        if lines:
+            problems.append("something on stderr")
+        if not re.search(row.error, run.stdout):
+            problems.append(f"stdout does not match /{row.error}/")
+        return problems
+    if run.returncode == 0:
+        problems.append("exit status 0")
+    elif run.returncode < 0 or run.returncode >= 128:
+        problems.append(f"killed by a signal (status {run.returncode})")
+    elif row.status is not None and run.returncode != row.status:
+        problems.append(f"exit status {run.returncode}, not {row.status}")
+    if not lines:
+        problems.append("nothing on stderr")
+    else:
+        if row.lines is not None and len(lines) > row.lines:
+            problems.append(f"{len(lines)} lines on stderr, not {row.lines}")
+        if not lines[-1].startswith("error: "):
+            problems.append("the last line on stderr does not start with 'error: '")
+        if not re.search(row.error, lines[-1]):
+            problems.append(f"the error line does not match /{row.error}/")
+    return problems
+
+
 def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
     """("ok" | "skip" | "FAIL", what was wrong or why it was skipped)."""
     if row.backend and row.backend != backend:
@@ -359,25 +438,8 @@ def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
                                  errors="replace", capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
         except subprocess.TimeoutExpired:
             return "FAIL", ["did not finish in 120 s"]
-        problems = []
         lines = [line for line in run.stderr.splitlines() if line.strip()]
-        if run.returncode == 0:
-            problems.append("exit status 0")
-        elif run.returncode < 0 or run.returncode >= 128:
-            problems.append(f"killed by a signal (status {run.returncode})")
-        elif row.status is not None and run.returncode != row.status:
-            problems.append(f"exit status {run.returncode}, not {row.status}")
-        if crash := CRASHES.search(run.stdout + run.stderr):
-            problems.append(f"a crash or traceback: '{crash.group(0)}'")
-        if not lines:
-            problems.append("nothing on stderr")
-        else:
-            if row.lines is not None and len(lines) > row.lines:
-                problems.append(f"{len(lines)} lines on stderr, not {row.lines}")
-            if not lines[-1].startswith("error: "):
-                problems.append("the last line on stderr does not start with 'error: '")
-            if not re.search(row.error, lines[-1]):
-                problems.append(f"the error line does not match /{row.error}/")
+        problems = answer_problems(row, run, lines)
         after = snapshot(tmp)
         for path in sorted(set(before) | set(after)):
             if path not in after:
@@ -390,7 +452,7 @@ def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
             problems.append("changed what / holds")
         if problems:
             problems += [f"stderr: {line}" for line in lines[-5:]]
-        return ("FAIL" if problems else "ok"), problems or [lines[-1]]
+        return ("FAIL" if problems else "ok"), problems or (lines or run.stdout.splitlines())[-1:]
 
 
 def main() -> int:
