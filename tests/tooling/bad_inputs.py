@@ -6,8 +6,9 @@ problem, no Python traceback and no crash, and no file created, changed or remov
     tests/tooling/bad_inputs.py --build BUILD_DIR [-k TEXT]
 
 A row is Row(program, args, error, ...):
-    program  a script (*.py, *.sh) under the source tree, run with this python or bash, or else
-             a compiled program under BUILD_DIR (e.g. "chapters/01_transpose/bench_transpose").
+    program  a script (*.py, *.sh) under the source tree, or under {tmp} where the row's `files`
+             put a copy of one (to run it on a tree of its own), run with this python or bash, or
+             else a compiled program under BUILD_DIR (e.g. "chapters/01_transpose/bench_transpose").
              A compiled program missing from the build FAILS the row, unless the row's
              `backend` is not this build's (GPU_BACKEND in BUILD_DIR/CMakeCache.txt): then it
              is skipped, and said so.
@@ -98,6 +99,12 @@ def chapter(**replaced) -> dict:
             files[f"ch/{name}"] = text
     return files
 
+
+# generate.py on a tree of its own in {tmp}: two solutions, whose exercises are still to be written.
+GENERATE = "{tmp}/exercises/generate.py"
+SOLUTION = "int f() {\n  // BEGIN SOLUTION: return one\n  return 1;\n  // STUB: return 0;\n  // END SOLUTION\n}\n"
+GENERATOR_TREE = {"exercises/generate.py": Copy("exercises/generate.py"), "profiling/cli.py": Copy("profiling/cli.py"),
+                  "solutions/01_a/01_step.cu": SOLUTION, "solutions/02_b/01_step.cu": SOLUTION}
 
 NO_MATPLOTLIB = {"lib/matplotlib/__init__.py": "raise ModuleNotFoundError(\"No module named 'matplotlib'\", "
                                                "name='matplotlib')\n"}
@@ -223,6 +230,19 @@ ROWS = [
     Row(RESULTS, ["ch"], r'ceilings.json: "copy_GBps" needs a finite number above zero, not 0', status=1,
         files=chapter(**{"results/ceilings.json": ceilings("0")})),
     Row(RESULTS, ["."], r"results/bench.json: no such file", status=1),
+
+    # ---- generate.py: every source read and every target checked before anything is written ----
+    Row(GENERATE, [], r"solutions/02_b/01_step.cu: line 2: byte 0xe9 is not UTF-8", status=1,
+        files=GENERATOR_TREE | {"solutions/02_b/01_step.cu": "int f() {\n  // caf\udce9\n}\n"}),
+    Row(GENERATE, ["--check"], r"solutions/02_b/01_step.cu: line 1: byte 0xe9 is not UTF-8", status=1,
+        files=GENERATOR_TREE | {"solutions/02_b/01_step.cu": "\udce9\n"}),
+    Row(GENERATE, [], r"exercises/02_b: is not a folder, so exercises/02_b/01_step.cu cannot be written; nothing was "
+        r"written", status=1, files=GENERATOR_TREE | {"exercises/02_b": "a file"}),
+    Row(GENERATE, [], r"exercises/02_b/01_step.cu: is a folder where generate.py writes a file", status=1,
+        files=GENERATOR_TREE | {"exercises/02_b/01_step.cu/x": ""}),
+    Row(GENERATE, [], r"nothing was written; if those edits may go", status=1, lines=None,
+        files=GENERATOR_TREE | {"exercises/02_b/01_step.cu": "// my own, in Latin-1: caf\udce9\n"}),
+    Row(GENERATE, ["--bogus"], r"unrecognized arguments: --bogus", status=2, files=GENERATOR_TREE),
 
     # ---- validate_gpu.sh (needs no GPU: it stops before anything that would use one) ----
     Row(VALIDATE, [], r"usage: validate_gpu.sh", status=2),
@@ -353,7 +373,8 @@ def build_backend(build: pathlib.Path) -> str:
 def command(row: Row, build: pathlib.Path) -> list | None:
     """The command line, or None when the compiled program is not in the build."""
     if row.program.endswith((".py", ".sh")):
-        return [sys.executable if row.program.endswith(".py") else "bash", str(ROOT / row.program)]
+        script = row.program if row.program.startswith("{tmp}/") else str(ROOT / row.program)
+        return [sys.executable if row.program.endswith(".py") else "bash", script]
     program = build / row.program
     return [str(program)] if program.is_file() and os.access(program, os.X_OK) else None
 
@@ -434,7 +455,7 @@ def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
                 env[key] = expand(value)
         before, top_before = snapshot(tmp), sorted(os.listdir("/"))
         try:
-            run = subprocess.run(argv + [expand(a) for a in row.args], cwd=tmp, env=env, text=True,
+            run = subprocess.run([expand(a) for a in argv + row.args], cwd=tmp, env=env, text=True,
                                  errors="replace", capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
         except subprocess.TimeoutExpired:
             return "FAIL", ["did not finish in 120 s"]
