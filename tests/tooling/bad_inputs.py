@@ -106,6 +106,17 @@ SOLUTION = "int f() {\n  // BEGIN SOLUTION: return one\n  return 1;\n  // STUB: 
 GENERATOR_TREE = {"exercises/generate.py": Copy("exercises/generate.py"), "profiling/cli.py": Copy("profiling/cli.py"),
                   "solutions/01_a/01_step.cu": SOLUTION, "solutions/02_b/01_step.cu": SOLUTION}
 
+NO_TORCH = {"lib/torch/__init__.py": "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"}
+# A PATH without the profilers: only what profile.sh needs before it looks for them.
+NO_PROFILER = {"bin/dirname": "#!/bin/sh\nexec /usr/bin/dirname \"$@\"\n"}
+PEERS = [f"chapters/{chapter}/{peer}.py" for chapter, peer in (
+    ("02_stencil", "peer_conv3d"), ("03_seismic", "peer_torch"), ("04_coulomb", "peer_torch"),
+    ("05_lattice_boltzmann", "peer_torch"))]
+PEER2, PEER3, PEER4, PEER5 = PEERS
+CHAPTERS = sorted(path.name for path in (ROOT / "chapters").iterdir() if (path / "tables.py").exists())
+SWEEP = "chapters/02_stencil/size_sweep.py"
+FAILING_BENCH_STENCIL = {"b/chapters/02_stencil/bench_stencil": "#!/bin/sh\necho 'no device' >&2\nexit 3\n"}
+
 NO_MATPLOTLIB = {"lib/matplotlib/__init__.py": "raise ModuleNotFoundError(\"No module named 'matplotlib'\", "
                                                "name='matplotlib')\n"}
 FAILING_NVIDIA_SMI = {"bin/nvidia-smi": "#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n"}
@@ -213,6 +224,60 @@ ROWS = [
     Row(TRAFFIC, ["--kernels", "k", "--array-bytes", "4", "--out", "out", "--", "true"],
         r"neither ncu \(Nsight Compute\) nor rocprofv3 is on the PATH", status=1, env={"PATH": "{tmp}/bin"},
         files={"bin/true": "#!/bin/sh\n"}),
+
+    Row(TRAFFIC, ["--parse", "a.csv", "b.csv", "--array-bytes", "4", "--out", "out"],
+        r"b.csv: an Nsight Compute profile is one CSV: give a.csv alone", status=1,
+        files={"a.csv": Copy("chapters/01_transpose/results/ncu.csv"), "b.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", ""], r"--out needs a folder, not ''", status=2,
+        files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--kernels", "k", "--array-bytes", "4", "--out", "out"],
+        r"--parse reports saved profiles: it takes no --kernels", status=2,
+        files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out", "--", "true"],
+        r"--parse reports saved profiles: it takes no --kernels, --vendor or command", status=2,
+        files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+    Row(TRAFFIC, ["--kernels", "k", "--amd-gfx", "gfx942", "--array-bytes", "4", "--out", "out", "--", "true"],
+        r"--amd-gfx is for --parse", status=2),
+
+    # ---- the PyTorch peers: every argument checked before torch is taken or anything measured ----
+    Row(PEER2, ["--size", "-1"], r"argument --size: needs a whole number from 1 to 1024, not '-1'", status=2),
+    Row(PEER2, ["--size", "0"], r"argument --size: needs a whole number from 1 to 1024, not '0'", status=2),
+    Row(PEER3, ["--size", "2000"], r"argument --size: needs a whole number from 1 to 1024, not '2000'", status=2),
+    Row(PEER4, ["--sizes", "0x0:0"], r"argument --sizes: needs NXxNY:ATOMS\[,NXxNY:ATOMS...\] with NX from 1 to "
+        r"65536, NY from 1 to 65536, ATOMS from 1 to 16777216, not '0x0:0'", status=2),
+    Row(PEER4, ["--sizes", "64x32:abc"], r"argument --sizes: needs NXxNY:ATOMS", status=2),
+    Row(PEER4, ["--sizes", "8x8:5,8x8:5"], r"argument --sizes: gives 8x8:5 twice", status=2),
+    Row(PEER5, ["--sizes", "8x8,8x8"], r"argument --sizes: gives 8x8 twice", status=2),
+    Row(PEER5, ["--sizes", "8x65536"], r"argument --sizes: needs NXxNY.* NY from 1 to 65535, not '8x65536'", status=2),
+    Row(PEER5, ["--steps", "0"], r"argument --steps: needs a whole number from 1 to 1000, not '0'", status=2),
+    *[Row(peer, ["--out", "missing/peer.json"], r"missing: no such folder to write into", status=1) for peer in PEERS],
+    Row(PEER2, ["--out", "peer.json"], r"PyTorch is not installed", status=1, env={"PYTHONPATH": "{tmp}/lib"},
+        files=NO_TORCH),
+    *[Row(peer, ["--help"], r"usage: ", status=0, env={"PYTHONPATH": "{tmp}/lib"}, files=NO_TORCH) for peer in PEERS],
+
+    # ---- the chapters' other scripts ----
+    Row("tests/run_all.sh", ["3"], r"run_all.sh takes no arguments, not '3'", status=2),
+    *[Row(f"chapters/{chapter}/profile.sh", args, error, status=status, env=env, files=files)
+      for chapter in CHAPTERS for args, error, status, env, files in (
+          ([], r"usage: profile.sh BUILD_DIR OUT_DIR", 2, {}, {}),
+          (["nobuild", "out"], r"nobuild: no such build folder", 2, {}, {}),
+          ([".", "out"], rf"\./chapters/{chapter}/bench_\w+: not built", 2, {}, {}),
+          (["{build}", "out"], r"is a file, not a folder for the outputs", 2, {}, {"out": "kept"}),
+          (["{build}", "out"], r"ncu \(NVIDIA's Nsight Compute\).* is not on the PATH", 1, {"PATH": "{tmp}/bin"},
+           NO_PROFILER))],
+    Row("chapters/02_stencil/profile.sh", ["{build}", "out", "stalls", "extra"], r"usage: profile.sh", status=2),
+    Row("chapters/02_stencil/profile.sh", ["{build}", "out", "flops"], r"'flops' is not traffic, stalls or both", status=2),
+    Row(SWEEP, ["b", "--out", "o.csv"], r"bench_stencil --size=\d+ .* failed \(exit 3\)", status=1, lines=None,
+        files=FAILING_BENCH_STENCIL | {"o.csv": "kept"}),
+    Row(SWEEP, ["nobuild", "--out", "o.csv"], r"nobuild/chapters/02_stencil/bench_stencil: not built", status=1),
+    Row(SWEEP, ["b", "--out", "missing/o.csv"], r"missing: no such folder to write into", status=1,
+        files=FAILING_BENCH_STENCIL),
+    *[Row(f"chapters/{chapter}/tables.py", [], rf"run profiling/report.py chapters/{chapter}", status=1)
+      for chapter in CHAPTERS],
+    *[Row(f"chapters/{chapter}/figures.py", ["--out-dir", "figures"], r"matplotlib is missing", status=1,
+          env={"PYTHONPATH": "{tmp}/lib"}, files=NO_MATPLOTLIB) for chapter in CHAPTERS],
+    *[Row(f"chapters/{chapter}/figures.py", ["--out-dir", "figures"], r"figures: is a file, not a folder", status=1,
+          files={"figures": "kept"}, needs="matplotlib") for chapter in CHAPTERS],
 
     # ---- results.py ----
     Row(RESULTS, [], r"required: path", status=2),
@@ -374,7 +439,7 @@ def command(row: Row, build: pathlib.Path) -> list | None:
     """The command line, or None when the compiled program is not in the build."""
     if row.program.endswith((".py", ".sh")):
         script = row.program if row.program.startswith("{tmp}/") else str(ROOT / row.program)
-        return [sys.executable if row.program.endswith(".py") else "bash", script]
+        return [sys.executable if row.program.endswith(".py") else shutil.which("bash") or "bash", script]
     program = build / row.program
     return [str(program)] if program.is_file() and os.access(program, os.X_OK) else None
 
