@@ -41,15 +41,13 @@ std::string filter_for_step(const std::string& chapter, const std::string& file)
   return filter;
 }
 
-// The chapters whose steps this program tests, e.g. "03_seismic".
-std::string chapters_tested() {
+// The chapters whose steps this program tests, e.g. {"03_seismic"}.
+std::set<std::string> chapters_tested() {
   std::set<std::string> chapters;
   for_each_test([&](const std::string&, const std::string& step) {
     if (!step.empty()) chapters.insert(step.substr(0, step.find('/')));
   });
-  std::string list;
-  for (const std::string& chapter : chapters) list += (list.empty() ? "" : ", ") + chapter;
-  return list;
+  return chapters;
 }
 
 void describe_thread_order() {
@@ -91,9 +89,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: --course_step selects the tests itself: leave out --gtest_filter (or GTEST_FILTER)\n");
       return 2;
     }
-    if (const std::string chapters = chapters_tested(); chapters != chapter) {
+    if (const std::set<std::string> chapters = chapters_tested(); !chapters.count(chapter)) {
+      std::string tested;
+      for (const std::string& name : chapters) tested += (tested.empty() ? "" : ", ") + name;
       std::fprintf(stderr, "error: --course_step=%s: this program tests %s, not %s\n", step->c_str(),
-                   chapters.empty() ? "no chapter's steps" : chapters.c_str(), chapter.c_str());
+                   chapters.empty() ? "no chapter's steps" : tested.c_str(), chapter.c_str());
       return 1;
     }
     const std::string filter = filter_for_step(chapter, file);
