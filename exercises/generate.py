@@ -13,7 +13,9 @@ becomes, in the exercise file, a TODO comment carrying the hint followed by the 
 (uncommented). Files without markers (each chapter's naive step) are copied unchanged. Every
 generated file starts with a line that names its source and a fingerprint of the rest, so an
 exercise someone has edited is recognised: it is never overwritten or removed without --force,
-and --force first keeps a copy of it beside it (NAME.cu.edited-YYYYMMDD-HHMMSS).
+and --force first keeps a copy of it beside it (NAME.cu.edited-YYYYMMDD-HHMMSS). It reads every
+solution (UTF-8) and checks every place it writes before it writes anything, and writes each
+file whole, so a problem leaves exercises/ as it was.
 
     exercises/generate.py          write exercises/ from solutions/ (refuses if that would overwrite an edit)
     exercises/generate.py --force  the same, keeping a copy of every edited exercise it replaces
@@ -21,12 +23,16 @@ and --force first keeps a copy of it beside it (NAME.cu.edited-YYYYMMDD-HHMMSS).
 """
 import argparse
 import hashlib
+import os
 import pathlib
 import re
 import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "profiling"))
+import cli  # noqa: E402
+
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 SOURCE_SUFFIXES = {".cu", ".cuh", ".hpp", ".cpp"}
@@ -75,7 +81,7 @@ def make_stub(text: str, source: str) -> str:
 
 
 def fingerprint(body: str) -> str:
-    return hashlib.sha256(body.encode()).hexdigest()[:12]
+    return hashlib.sha256(body.encode(errors="surrogateescape")).hexdigest()[:12]
 
 
 def is_edited(text: str) -> bool:
@@ -85,17 +91,59 @@ def is_edited(text: str) -> bool:
     return match is None or match["value"] != fingerprint(body)
 
 
+def in_tree(path: pathlib.Path) -> str:
+    """How a message names a path: relative to the folder holding solutions/ and exercises/."""
+    return os.path.relpath(path, EXERCISES.parent)
+
+
+def read_utf8(path: pathlib.Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise cli.ToolError(f"line {line}: byte 0x{data[error.start]:02x} is not UTF-8: save the file as UTF-8",
+                            in_tree(path)) from None
+
+
 def expected_exercises() -> dict:
     files = {}
     for path in sorted(SOLUTIONS.rglob("*")):
         if path.is_file() and path.suffix in SOURCE_SUFFIXES:
             relative = path.relative_to(SOLUTIONS)
-            files[relative] = make_stub(path.read_text(), f"solutions/{relative.as_posix()}")
+            files[relative] = make_stub(read_utf8(path), f"solutions/{relative.as_posix()}")
     return files
 
 
+def exercise_text(relative: pathlib.Path) -> str | None:
+    """The exercise as it is now (bytes that are not UTF-8 kept as they are), None if absent."""
+    path = EXERCISES / relative
+    if path.is_dir():
+        raise cli.ToolError("is a folder where generate.py writes a file; nothing was written", in_tree(path))
+    return path.read_bytes().decode(errors="surrogateescape") if path.exists() else None
+
+
+def check_writable(relatives: list) -> None:
+    """Fails, before anything is written, unless every one of these exercises can be written or
+    removed: its folder is a folder (or can be made in one) that this user may write into."""
+    for relative in relatives:
+        folder = (EXERCISES / relative).parent
+        while not folder.exists():
+            folder = folder.parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            why = "is not a folder" if not folder.is_dir() else "this user cannot write into it"
+            raise cli.ToolError(f"{why}, so exercises/{relative} cannot be written; nothing was written",
+                                in_tree(folder))
+
+
+def write(path: pathlib.Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with cli.atomic_output(path, binary=True) as f:
+        f.write(text.encode(errors="surrogateescape"))
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="only check that exercises/ is up to date")
     mode.add_argument("--force", action="store_true", help="replace edited exercises too, keeping a copy of each")
@@ -107,8 +155,8 @@ def main() -> int:
         return 2
     existing = {p.relative_to(EXERCISES) for p in EXERCISES.rglob("*")
                 if p.is_file() and p.suffix in SOURCE_SUFFIXES}
-    stale = sorted(r for r, text in expected.items()
-                   if not (EXERCISES / r).exists() or (EXERCISES / r).read_text() != text)
+    current = {r: exercise_text(r) for r in sorted(existing | expected.keys())}
+    stale = sorted(r for r, text in expected.items() if current[r] != text)
     orphans = sorted(existing - expected.keys())
     if args.check:
         for name in stale:
@@ -120,23 +168,22 @@ def main() -> int:
             return 1
         print(f"exercises/ is up to date ({len(expected)} files)")
         return 0
-    edited = [r for r in stale + orphans if (EXERCISES / r).exists() and is_edited((EXERCISES / r).read_text())]
+    edited = [r for r in stale + orphans if current[r] is not None and is_edited(current[r])]
     if edited and not args.force:
         for name in edited:
             print(f"error: exercises/{name} has been edited; it is left as it is", file=sys.stderr)
-        print("nothing was written. If those edits may go, run exercises/generate.py --force: it keeps a copy "
-              "of each edited file beside it first", file=sys.stderr)
+        print("error: nothing was written; if those edits may go, run exercises/generate.py --force: it keeps a "
+              "copy of each edited file beside it first", file=sys.stderr)
         return 1
+    check_writable(stale + orphans)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for relative in edited:
         target = EXERCISES / relative
         backup = target.with_name(f"{target.name}.edited-{stamp}")
-        backup.write_text(target.read_text())
+        write(backup, current[relative])
         print(f"kept a copy of the edited exercises/{relative} as exercises/{backup.relative_to(EXERCISES)}")
     for relative in stale:
-        target = EXERCISES / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(expected[relative])
+        write(EXERCISES / relative, expected[relative])
         print(f"wrote exercises/{relative}")
     for relative in orphans:
         (EXERCISES / relative).unlink()
@@ -145,4 +192,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -1,14 +1,48 @@
 """Times a PyTorch peer the way the course's benchmark harness times a step (common/src/
 benchmark.cpp): one untimed warm-up, then CUDA events around each run with the L2 flushed
 before it, and the median, min and max of the runs; and writes the peer's cases in the form
-profiling/results.py's load_peers reads. For the chapters' peer_*.py scripts."""
+profiling/results.py's load_peers reads. For the chapters' peer_*.py scripts, which check their
+arguments (with the argparse types below, and their --out with cli.check_output_file) before
+they take PyTorch: --help and a bad argument need no torch, and nothing is measured for nothing."""
+import argparse
 import json
+import re
 import statistics
 import sys
 
 import cli
 
 REPETITIONS = 20
+
+
+def whole_number(low: int, high: int):
+    """An argparse type: a whole number from `low` to `high`."""
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"[0-9]+", text) or not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(f"needs a whole number from {low} to {high}, not '{text}'")
+        return int(text)
+    return parse
+
+
+def size_list(form: str, *limits: tuple[int, int]):
+    """An argparse type: sizes of the form `form` ("NXxNY", "NXxNY:ATOMS"), separated by commas,
+    each number within its (low, high) in `limits`, and no size twice; a list of tuples."""
+    names = re.findall(r"[A-Z]+", form)
+    pattern = re.sub(r"[A-Z]+", "([0-9]+)", form)
+    ranges = ", ".join(f"{name} from {low} to {high}" for name, (low, high) in zip(names, limits))
+
+    def parse(text: str) -> list:
+        sizes = []
+        for item in text.split(","):
+            match = re.fullmatch(pattern, item)
+            size = tuple(int(v) for v in match.groups()) if match else ()
+            if not match or not all(low <= v <= high for v, (low, high) in zip(size, limits)):
+                raise argparse.ArgumentTypeError(f"needs {form}[,{form}...] with {ranges}, not '{item}'")
+            if size in sizes:
+                raise argparse.ArgumentTypeError(f"gives {item} twice")
+            sizes.append(size)
+        return sizes
+    return parse
 
 
 def torch_on_cuda():

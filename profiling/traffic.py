@@ -268,15 +268,23 @@ def main() -> int:
     parser.add_argument("--out", required=True, help="folder for traffic.md, traffic.csv and the raw profiles")
     parser.add_argument("--vendor", choices=["nvidia", "amd"], help="default: the profiler found on the PATH")
     parser.add_argument("--parse", nargs="+", help="report saved profiles (ncu.csv, or rocprofv3 CSVs) instead of running")
-    parser.add_argument("--amd-gfx", default="gfx90a", help="with --parse on AMD profiles: the GPU they came from")
+    parser.add_argument("--amd-gfx", help="with --parse on AMD profiles: the GPU they came from (default gfx90a)")
     parser.add_argument("command", nargs="*", help="the benchmark and its arguments, after --")
     args = parser.parse_args()
+    if not args.out:
+        parser.error("--out needs a folder, not ''")
+    if args.parse and (args.kernels is not None or args.command or args.vendor):
+        parser.error("--parse reports saved profiles: it takes no --kernels, --vendor or command to run")
+    if not args.parse and args.amd_gfx:
+        parser.error("--amd-gfx is for --parse (a run asks rocminfo)")
     vendor = args.vendor or ("nvidia" if shutil.which("ncu") else "amd" if shutil.which("rocprofv3") else None)
 
     if args.parse:
         texts = [cli.read_text(p, "a saved profile (ncu.csv, or rocprofv3 CSVs)") for p in args.parse]
         if "Counter_Name" in texts[0].splitlines()[0]:
-            kernels = parse_rocprof(texts, amd_request_bytes(args.amd_gfx), args.parse)
+            kernels = parse_rocprof(texts, amd_request_bytes(args.amd_gfx or "gfx90a"), args.parse)
+        elif len(texts) > 1:
+            raise cli.ToolError(f"an Nsight Compute profile is one CSV: give {args.parse[0]} alone", args.parse[1])
         else:
             kernels = parse_ncu(texts[0], args.parse[0])
         out = cli.output_folder(args.out)

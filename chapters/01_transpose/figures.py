@@ -8,11 +8,13 @@ block_order.png, which tiles the first blocks of steps 05 and 06 read and write.
 """
 import argparse
 import pathlib
+import sys
 
-import matplotlib
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+import cli  # noqa: E402
+import plot  # noqa: E402
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = None  # matplotlib's pyplot: main() takes it once the options are known to be good
 
 LANES = 32
 FLOATS_PER_SECTOR = 8  # 32-byte sectors of 4-byte floats
@@ -111,10 +113,12 @@ def draw_block_order(out: pathlib.Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out-dir", type=pathlib.Path, default=pathlib.Path(__file__).resolve().parent / "figures")
     args = parser.parse_args()
-    args.out_dir.mkdir(parents=True, exist_ok=True)
+    global plt
+    plt = plot.pyplot()
+    cli.output_folder(args.out_dir)
     draw_sectors(args.out_dir / "sectors.png")
     draw_banks(args.out_dir / "banks.png")
     draw_block_order(args.out_dir / "block_order.png")
@@ -122,4 +126,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    cli.run(main)

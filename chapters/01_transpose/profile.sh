@@ -5,9 +5,12 @@
 # the 60 MB L2, so dirty lines left in L2 at a kernel's end are a small error on HBM writes).
 # Every step's kernel is named *_kernel, and so is cuBLAS's geam; the harness's L2 flush is not.
 set -euo pipefail
-build=${1:?usage: profile.sh BUILD_DIR OUT_DIR}
-out=${2:?usage: profile.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../profiling/profile_checks.sh"
+usage="usage: profile.sh BUILD_DIR OUT_DIR"
+[[ $# -eq 2 ]] || { echo "error: $usage" >&2; exit 2; }
+build=$1 out=$2
+check_profile_inputs "$usage" "$build" "$out" chapters/01_transpose/bench_transpose ncu rocprofv3
 edge=16384
 python3 "$here/../../profiling/traffic.py" \
   --kernels '_kernel' \

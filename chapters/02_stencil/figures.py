@@ -20,10 +20,11 @@ import math
 import pathlib
 import sys
 
-import matplotlib
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+import cli  # noqa: E402
+import plot  # noqa: E402
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = None  # matplotlib's pyplot: main() takes it once the options are known to be good
 
 HERE = pathlib.Path(__file__).resolve().parent
 PASS_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2"]
@@ -206,10 +207,12 @@ def draw_size_sweep(out: pathlib.Path, results: pathlib.Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out-dir", type=pathlib.Path, default=HERE / "figures")
     args = parser.parse_args()
-    args.out_dir.mkdir(parents=True, exist_ok=True)
+    global plt
+    plt = plot.pyplot()
+    cli.output_folder(args.out_dir)
     draw_plane_load(args.out_dir / "plane_load.png")
     draw_queue_rotation(args.out_dir / "queue_rotation.png")
     draw_register_queue(args.out_dir / "register_queue.png")
@@ -219,4 +222,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

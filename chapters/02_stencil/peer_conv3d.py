@@ -15,16 +15,18 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
-from peer_timing import median_ms, peer_case, shifted_slice_sum, torch_on_cuda, write_results  # noqa: E402
-
-torch = torch_on_cuda()
+import cli  # noqa: E402
+from peer_timing import median_ms, peer_case, shifted_slice_sum, torch_on_cuda, whole_number, write_results  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size", type=int, default=512)
-    parser.add_argument("--out")
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=whole_number(1, 1024), default=512, help="the cube's edge (the benchmark's limits)")
+    parser.add_argument("--out", help="the results JSON to write")
     args = parser.parse_args()
+    if args.out:
+        cli.check_output_file(args.out)
+    torch = torch_on_cuda()
     torch.backends.cudnn.benchmark = True
     n = args.size
     props = torch.cuda.get_device_properties(0)
@@ -55,4 +57,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

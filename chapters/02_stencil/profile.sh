@@ -10,12 +10,15 @@
 # At 512^3 the cube (536.9 MB) is far larger than the L2, as the profiler needs. Every step's
 # kernel is named *_kernel (the harness's L2 flush is not), so new steps need no change here.
 set -euo pipefail
-usage="usage: profile.sh BUILD_DIR OUT_DIR [traffic|stalls]"
-build=${1:?$usage}
-out=${2:?$usage}
-part=${3:-both}
-[[ $part =~ ^(traffic|stalls|both)$ ]] || { echo "error: '$part' is not traffic, stalls or both" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../profiling/profile_checks.sh"
+usage="usage: profile.sh BUILD_DIR OUT_DIR [traffic|stalls]"
+[[ $# -eq 2 || $# -eq 3 ]] || { echo "error: $usage" >&2; exit 2; }
+build=$1 out=$2 part=${3:-both}
+[[ $part =~ ^(traffic|stalls|both)$ ]] || { echo "error: '$part' is not traffic, stalls or both" >&2; exit 2; }
+profilers=(ncu)  # the stalls are Nsight Compute's; traffic.py also takes rocprofv3
+[[ $part != traffic ]] || profilers+=(rocprofv3)
+check_profile_inputs "$usage" "$build" "$out" chapters/02_stencil/bench_stencil "${profilers[@]}"
 size=512
 bench=("$build/chapters/02_stencil/bench_stencil" --size=$size --repetitions=1 --quiet
        --benchmark_filter="star7|box27|compound_r2")

@@ -7,7 +7,8 @@ to fill the machine.
     chapters/02_stencil/size_sweep.py BUILD_DIR --out chapters/02_stencil/results/size_sweep.csv
 
 The median of the benchmark's repetitions; effective GB/s as everywhere in the chapter (the
-cube read and written once). figures.py draws it.
+cube read and written once). figures.py draws it. The CSV is written whole once every size has
+run: a failed or interrupted sweep leaves --out as it was.
 """
 import argparse
 import csv
@@ -17,6 +18,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+import cli  # noqa: E402
 
 CASES = "^box27 .*/(device copy|11_wide_tiles)"  # the box's best step and the copy, by benchmark name
 SIZES = [round((2 ** k / 4) ** (1 / 3)) for k in range(20, 31)]  # N^3 floats: 2^20 .. 2^30 bytes
@@ -30,7 +34,7 @@ def run(bench: pathlib.Path, size: int, warm: bool) -> list:
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             sys.stderr.write(result.stdout[-2000:] + result.stderr[-2000:])
-            raise SystemExit(f"error: {' '.join(command)} failed (exit {result.returncode})")
+            raise cli.ToolError(f"{' '.join(command)} failed (exit {result.returncode})")
         runs = json.loads(out.read_text())["benchmarks"]
     times = {}
     for r in runs:
@@ -43,29 +47,28 @@ def run(bench: pathlib.Path, size: int, warm: bool) -> list:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("build", type=pathlib.Path)
-    parser.add_argument("--out", type=pathlib.Path, required=True)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("build", type=pathlib.Path, help="the build folder of a GPU preset")
+    parser.add_argument("--out", type=pathlib.Path, required=True, help="the CSV to write")
     args = parser.parse_args()
     bench = args.build / "chapters/02_stencil/bench_stencil"
-    if not bench.exists():
-        raise SystemExit(f"error: no {bench}: build the cuda preset first")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", newline="") as f:  # row by row: a run cut short keeps the sizes it finished
-        writer = None
-        for size in SIZES:
-            for warm in (False, True):
-                rows = run(bench, size, warm)
-                writer = writer or csv.DictWriter(f, fieldnames=list(rows[0]))
-                if f.tell() == 0:
-                    writer.writeheader()
-                writer.writerows(rows)
-                f.flush()
-                print(f"{size}^3 {'warm' if warm else 'flushed'}: " +
-                      ", ".join(f"{r['case']} {r['GB/s']} GB/s" for r in rows), flush=True)
+    if not bench.is_file():
+        raise cli.ToolError("not built: give the build folder of a GPU preset that holds it", bench)
+    cli.check_output_file(args.out)
+    rows = []
+    for size in SIZES:
+        for warm in (False, True):
+            measured = run(bench, size, warm)
+            rows += measured
+            print(f"{size}^3 {'warm' if warm else 'flushed'}: " +
+                  ", ".join(f"{r['case']} {r['GB/s']} GB/s" for r in measured), flush=True)
+    with cli.atomic_output(args.out) as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
     print(f"wrote {args.out}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

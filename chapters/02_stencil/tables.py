@@ -2,6 +2,10 @@
 conv3d peer, each operator and form against its roofline, the compute-bound compound_r2's steps
 with every rate, the traffic profile, the L2 reads each step's tiles predict beside the measured
 ones, the stall reasons, and the size sweep."""
+
+if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
+    raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/02_stencil")
+
 import csv
 import math
 import re

@@ -18,14 +18,14 @@ import argparse
 import pathlib
 import sys
 
-import matplotlib
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+import cli  # noqa: E402
+import plot  # noqa: E402
+import results  # noqa: E402
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = None  # matplotlib's pyplot: main() takes it once the options are known to be good
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent / "profiling"))
-import results  # noqa: E402
 
 R = 4  # the stencil's radius
 COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f"]
@@ -190,10 +190,12 @@ def draw_bandwidth(out: pathlib.Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out-dir", type=pathlib.Path, default=HERE / "figures")
     args = parser.parse_args()
-    args.out_dir.mkdir(parents=True, exist_ok=True)
+    global plt
+    plt = plot.pyplot()
+    cli.output_folder(args.out_dir)
     draw_x_window(args.out_dir / "x_window.png")
     draw_y_tile(args.out_dir / "y_tile.png")
     draw_z_window(args.out_dir / "z_window.png")
@@ -202,4 +204,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

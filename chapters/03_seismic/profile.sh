@@ -9,12 +9,15 @@
 # Every step's kernel is named *_kernel (the harness's L2 flush is not), so a new step needs no
 # change here; the last launch of each kernel is the timed run.
 set -euo pipefail
-usage="usage: profile.sh BUILD_DIR OUT_DIR [traffic|resources]"
-build=${1:?$usage}
-out=${2:?$usage}
-part=${3:-both}
-[[ $part =~ ^(traffic|resources|both)$ ]] || { echo "error: '$part' is not traffic, resources or both" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../profiling/profile_checks.sh"
+usage="usage: profile.sh BUILD_DIR OUT_DIR [traffic|resources]"
+[[ $# -eq 2 || $# -eq 3 ]] || { echo "error: $usage" >&2; exit 2; }
+build=$1 out=$2 part=${3:-both}
+[[ $part =~ ^(traffic|resources|both)$ ]] || { echo "error: '$part' is not traffic, resources or both" >&2; exit 2; }
+profilers=(ncu)  # the resources are Nsight Compute's; traffic.py also takes rocprofv3
+[[ $part != traffic ]] || profilers+=(rocprofv3)
+check_profile_inputs "$usage" "$build" "$out" chapters/03_seismic/bench_seismic "${profilers[@]}"
 size=512
 bench=("$build/chapters/03_seismic/bench_seismic" --size=$size --repetitions=1 --quiet)
 mkdir -p "$out"

@@ -1,6 +1,10 @@
 """Chapter 3's README tables (profiling/report.py): the default ones (the steps, the roofline, the
 traffic per kernel), the compiler's and the profiler's resources per kernel, and the source
 document's speed-up model measured with the profiled kernel times."""
+
+if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
+    raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/03_seismic")
+
 import csv
 
 import report_tables

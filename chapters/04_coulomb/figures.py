@@ -10,10 +10,11 @@ import argparse
 import pathlib
 import sys
 
-import matplotlib
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+import cli  # noqa: E402
+import plot  # noqa: E402
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = None  # matplotlib's pyplot: main() takes it once the options are known to be good
 
 BLOCK, POINTS, SHOWN = 16, 8, 64  # threads in a block row, points per thread, points drawn
 ROWS = 4  # rows a thread covers in steps 05-06's 8 x 4 shape
@@ -93,14 +94,16 @@ def draw_blocking(out: pathlib.Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out-dir", type=pathlib.Path, default=pathlib.Path(__file__).parent / "figures")
     args = parser.parse_args()
-    args.out_dir.mkdir(parents=True, exist_ok=True)
+    global plt
+    plt = plot.pyplot()
+    cli.output_folder(args.out_dir)
     draw_mapping(args.out_dir / "mapping.png")
     draw_blocking(args.out_dir / "blocking.png")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

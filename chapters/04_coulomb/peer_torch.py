@@ -19,9 +19,10 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
-from peer_timing import median_ms, peer_case, torch_on_cuda, write_results  # noqa: E402
+import cli  # noqa: E402
+from peer_timing import median_ms, peer_case, size_list, torch_on_cuda, write_results  # noqa: E402
 
-torch = torch_on_cuda()
+torch = None  # PyTorch on CUDA: main() takes it once the options are known to be good
 
 SPACING, HEIGHT = 0.5, 1.25
 ELEMENTS_PER_CHUNK = 1 << 27  # points x atoms per chunk: a 512 MB float tensor
@@ -76,18 +77,17 @@ def cdist_matmul(x, y, ax, ay, dz, q, chunk: int):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="512x512:10000")
-    parser.add_argument("--out")
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=size_list("NXxNY:ATOMS", (1, 65536), (1, 65536), (1, 1 << 24)),
+                        default="512x512:10000", help="default %(default)s (the benchmark's limits)")
+    parser.add_argument("--out", help="the results JSON to write")
     args = parser.parse_args()
+    if args.out:
+        cli.check_output_file(args.out)
+    global torch
+    torch = torch_on_cuda()
     cases = []
-    for item in args.sizes.split(","):
-        try:
-            grid, count = item.split(":")
-            nx, ny = (int(v) for v in grid.split("x"))
-            count = int(count)
-        except ValueError:
-            sys.exit(f"error: --sizes needs NXxNY:ATOMS[,...], not '{item}'")
+    for nx, ny, count in args.sizes:
         x, y, ax, ay, dz, q = problem(nx, ny, count)
         chunk = max(1, ELEMENTS_PER_CHUNK // x.numel())
         probes = torch.tensor([0, x.numel() // 2], device="cuda")
@@ -117,4 +117,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -6,9 +6,12 @@
 # atoms: exactly one chunk of constant memory, so that every step is one launch and each
 # kernel's counts cover all its work. Every step's kernel is named *_kernel.
 set -euo pipefail
-build=${1:?usage: profile.sh BUILD_DIR OUT_DIR}
-out=${2:?usage: profile.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../profiling/profile_checks.sh"
+usage="usage: profile.sh BUILD_DIR OUT_DIR"
+[[ $# -eq 2 ]] || { echo "error: $usage" >&2; exit 2; }
+build=$1 out=$2
+check_profile_inputs "$usage" "$build" "$out" chapters/04_coulomb/bench_coulomb ncu rocprofv3
 python3 "$here/../../profiling/traffic.py" \
   --kernels '_kernel' \
   --array-bytes $((2048 * 2048 * 4)) \

@@ -1,5 +1,9 @@
 """Chapter 4's README tables (profiling/report.py): each size's steps against the rsqrt and FMA
 ceilings with the PyTorch peers and the host reference, the roofline, and the profile."""
+
+if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
+    raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/04_coulomb")
+
 import csv
 
 import report_tables

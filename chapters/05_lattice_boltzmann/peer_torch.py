@@ -24,12 +24,11 @@ code in float64, and the mass after 20 steps.
 """
 import argparse
 import pathlib
-import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
 import cli  # noqa: E402
-from peer_timing import median_ms, peer_case, torch_on_cuda, write_results  # noqa: E402
+from peer_timing import median_ms, peer_case, size_list, torch_on_cuda, whole_number, write_results  # noqa: E402
 
 torch = None  # PyTorch on CUDA: main() takes it once the options are known to be good
 
@@ -181,28 +180,11 @@ def graphed(step, state, steps: int):
     return graph, result
 
 
-def grid_sizes(text: str) -> list:
-    """An argparse type: NXxNY[,NXxNY...] with NX, NY >= 1."""
-    sizes = []
-    for item in text.split(","):
-        match = re.fullmatch(r"([0-9]+)x([0-9]+)", item)
-        if not match or min(int(match[1]), int(match[2])) < 1:
-            raise argparse.ArgumentTypeError(f"needs NXxNY[,NXxNY...] with NX, NY >= 1, not '{item}'")
-        sizes.append((int(match[1]), int(match[2])))
-    return sizes
-
-
-def whole_number_above_zero(text: str) -> int:
-    """An argparse type: a whole number of 1 or more."""
-    if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"needs a whole number of 1 or more, not '{text}'")
-    return int(text)
-
-
 def main() -> int:
     parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=grid_sizes, default=DEFAULT_SIZES, help=f"default {DEFAULT_SIZES}")
-    parser.add_argument("--steps", type=whole_number_above_zero, default=20, help="time steps per timed run")
+    parser.add_argument("--sizes", type=size_list("NXxNY", (1, 65536), (1, 65535)), default=DEFAULT_SIZES,
+                        help=f"default {DEFAULT_SIZES} (the benchmark's limits)")
+    parser.add_argument("--steps", type=whole_number(1, 1000), default=20, help="time steps per timed run")
     parser.add_argument("--out", help="the results JSON to write")
     args = parser.parse_args()
     if args.out:

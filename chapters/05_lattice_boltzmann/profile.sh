@@ -9,12 +9,12 @@
 # (to_*_layout, from_*_layout) and the harness's L2 flush are not, so they are left out. The last
 # launch of each kernel is the timed run.
 set -euo pipefail
-usage="usage: profile.sh BUILD_DIR OUT_DIR"
-build=${1:?$usage}
-out=${2:?$usage}
-[[ $# -eq 2 ]] || { echo "error: $usage" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../profiling/profile_checks.sh"
+usage="usage: profile.sh BUILD_DIR OUT_DIR"
+[[ $# -eq 2 ]] || { echo "error: $usage" >&2; exit 2; }
+build=$1 out=$2
+check_profile_inputs "$usage" "$build" "$out" chapters/05_lattice_boltzmann/bench_lbm ncu rocprofv3
 n=4096
-mkdir -p "$out"
 python3 "$here/../../profiling/traffic.py" --kernels '_kernel' --array-bytes $((n * n * 9 * 4)) --out "$out" -- \
   "$build/chapters/05_lattice_boltzmann/bench_lbm" --sizes=${n}x$n --steps=1 --cpu-size=64x64 --repetitions=1 --quiet

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,10 @@ double median_seconds(const std::function<void()>& work, int repetitions) {
   return seconds[repetitions / 2];
 }
 
+constexpr const char* kUsage = "usage: course_ceilings [--out=FILE] [--megabytes=N]";
+
 [[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr, "error: %s (usage: course_ceilings [--out=FILE] [--megabytes=N])\n", problem.c_str());
+  std::fprintf(stderr, "error: %s (%s)\n", problem.c_str(), kUsage);
   std::exit(2);
 }
 
@@ -87,15 +90,24 @@ int main(int argc, char** argv) try {
   size_t megabytes = 1024;
   const int iterations = 4096, repetitions = 20;
 #endif
-  std::unique_ptr<course::OutputFile> json_file;  // checked before measuring, written whole at the end
+  // Every argument, and what the device can hold, is checked before the output file is made.
+  std::optional<std::string> out_path;
+  bool megabytes_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s\n", kUsage);
+      return 0;
+    }
     if (arg.rfind("--out=", 0) == 0) {
-      json_file = std::make_unique<course::OutputFile>(arg.substr(6));
+      if (out_path) usage("--out is given twice");
+      out_path = arg.substr(6);
     } else if (arg.rfind("--megabytes=", 0) == 0) {
+      if (megabytes_given) usage("--megabytes is given twice");
       const auto value = course::parse_whole_number(arg.substr(12), 1, 1 << 20);
       if (!value) usage("--megabytes needs a whole number from 1 to 1048576, not '" + arg.substr(12) + "'");
       megabytes = *value;
+      megabytes_given = true;
     } else {
       usage("unknown or malformed option '" + arg + "'");
     }
@@ -107,6 +119,8 @@ int main(int argc, char** argv) try {
   if (prop.totalGlobalMem != 0 && 2 * megabytes * 1000 * 1000 > prop.totalGlobalMem)
     usage("--megabytes=" + std::to_string(megabytes) + " needs twice that on the device, which has " +
           std::to_string(prop.totalGlobalMem / 1000000) + " MB");
+  // Written whole at the end; until then a partial file, removed if anything fails.
+  const auto json_file = out_path ? std::make_unique<course::OutputFile>(*out_path) : nullptr;
 
   const size_t count = megabytes * 1000 * 1000 / sizeof(float4);
   course::DeviceBuffer<float4> in(count), out(count);

@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <span>
 #include <sstream>
 #include <stdexcept>
@@ -29,26 +31,72 @@ namespace {
   std::exit(2);
 }
 
-// Reads one number from the flat JSON that course_ceilings writes: finite and positive.
+// Reads one number from course_ceilings' flat JSON object: finite and above zero.
 double json_number(const std::string& text, const std::string& key, const std::string& file) {
   std::smatch match;
-  if (!std::regex_search(text, match, std::regex("\"" + key + "\"\\s*:\\s*([-+0-9.eE]+)")))
-    usage_error(file + " has no \"" + key + "\": write it with course_ceilings --out=" + file);
+  if (!std::regex_search(text, match, std::regex("\"" + key + "\"\\s*:\\s*([^,}\\s]*)")))
+    usage_error(file + ": has no \"" + key + "\": write the file with course_ceilings --out=" + file);
   const std::string number = match[1];
   char* end = nullptr;
   const double value = std::strtod(number.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(value) || value <= 0)
-    usage_error(file + ": \"" + key + "\" must be a finite positive number, not " + number);
+  if (number.empty() || *end != '\0' || !std::isfinite(value) || value <= 0)
+    usage_error(file + ": \"" + key + "\" must be a finite positive number, not " + (number.empty() ? "an empty value" : number));
   return value;
 }
 
+// The ceilings in `file`, as course_ceilings --out writes them; a problem names the file and
+// what is wrong with it.
 Ceilings read_ceilings(const std::string& file) {
+  if (file.empty()) usage_error("--ceilings needs a file: --ceilings=FILE, as course_ceilings --out=FILE writes it");
+  std::error_code unused;
+  if (std::filesystem::is_directory(file, unused)) usage_error(file + ": is a folder, not course_ceilings' JSON file");
   std::ifstream in(file);
-  if (!in) usage_error("cannot read ceilings file " + file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return {json_number(text.str(), "copy_GBps", file), json_number(text.str(), "fma_GFLOPs", file),
-          json_number(text.str(), "rsqrt_Gops", file)};
+  if (!in) usage_error(file + ": cannot read the ceilings file (" + std::strerror(errno) + ")");
+  std::stringstream contents;
+  contents << in.rdbuf();
+  const std::string text = contents.str();
+  const auto first = text.find_first_not_of(" \t\r\n"), last = text.find_last_not_of(" \t\r\n");
+  if (first == std::string::npos) usage_error(file + ": is empty: write it with course_ceilings --out=" + file);
+  if (text[first] != '{' || text[last] != '}')
+    usage_error(file + ": is not a JSON object, so not course_ceilings' output: write it with course_ceilings --out=" + file);
+  return {json_number(text, "copy_GBps", file), json_number(text, "fma_GFLOPs", file),
+          json_number(text, "rsqrt_Gops", file)};
+}
+
+constexpr const char* kBenchmarkFlags =
+    "--benchmark_filter=REGEX, --benchmark_out=FILE.json and --benchmark_context=KEY=VALUE,...";
+
+// Google Benchmark's flags, checked before it sees them: it answers a value it does not know with
+// its usage and exit status 0, which would leave the output file behind. This harness times
+// every case itself (one timed run a repetition after an untimed warm-up, in milliseconds) and
+// prints its own summary, so the flags that set those would be silently overridden: refused.
+void check_benchmark_flag(const std::string& name, const std::string& value, bool has_value) {
+  struct Taken {
+    std::string only;  // the one value it takes, "" for any
+    std::string why;
+  };
+  static const std::map<std::string, Taken> taken = {
+      {"--benchmark_filter", {}},
+      {"--benchmark_out", {}},
+      {"--benchmark_context", {}},
+      {"--benchmark_out_format", {"json", "profiling/results.py reads the JSON"}},
+      {"--benchmark_format", {"console", "the console shows the harness's summary; --benchmark_out=FILE.json writes JSON"}}};
+  if (name == "--benchmark_repetitions") usage_error("--benchmark_repetitions is not this harness's: give --repetitions=N");
+  const auto found = taken.find(name);
+  if (found == taken.end())
+    usage_error(name + " is not taken: the harness times and reports every case itself; of Google Benchmark's flags it "
+                "takes " + kBenchmarkFlags);
+  const Taken& flag = found->second;
+  if (!has_value) usage_error(name + " needs a value: " + name + "=" + (flag.only.empty() ? "..." : flag.only));
+  if (!flag.only.empty() && value != flag.only)
+    usage_error(name + " takes only " + flag.only + " (" + flag.why + "), not '" + value + "'");
+  if (name == "--benchmark_filter") {
+    try {
+      const std::regex filter(value, std::regex::extended);
+    } catch (const std::regex_error&) {
+      usage_error("--benchmark_filter='" + value + "' is not a valid regular expression");
+    }
+  }
 }
 
 std::string commit() {
@@ -199,47 +247,57 @@ void print_group(std::span<const Case> cases, const std::map<std::string, Summar
 Session::Session(int argc, char** argv, std::map<std::string, std::string> defaults)
     : options_(std::move(defaults)), seed_(fresh_seed()) {
   exit_with_one_line_on_uncaught_exceptions();
-  for (int i = 1; i < argc; ++i) {  // the JSON goes to a partial file, renamed when the run is whole
-    constexpr const char* out_flag = "--benchmark_out=";
-    if (std::strncmp(argv[i], out_flag, std::strlen(out_flag)) != 0) continue;
-    try {
-      json_out_ = std::make_unique<OutputFile>(argv[i] + std::strlen(out_flag));
-    } catch (const std::exception& error) {
-      usage_error(error.what());
-    }
-    json_out_flag_ = out_flag + json_out_->partial_path();
-    argv[i] = json_out_flag_.data();
-  }
-  benchmark::Initialize(&argc, argv);  // removes the --benchmark_* flags it knows
-  try {
-    const std::regex filter(benchmark::GetBenchmarkFilter(), std::regex::extended);
-  } catch (const std::regex_error&) {
-    usage_error("--benchmark_filter='" + benchmark::GetBenchmarkFilter() + "' is not a valid regular expression");
-  }
   repetitions_ = on_cpu_backend() ? 3 : 20;
+  std::string course_options = "--warm-l2, --quiet, --repetitions=N, --ceilings=FILE";
+  for (const auto& [option, fallback] : options_) course_options += ", --" + option + "=" + (fallback.empty() ? "VALUE" : fallback);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf("usage: %s [OPTION]...\nthis benchmark's options: %s\nGoogle Benchmark's: %s\n", argv[0],
+                  course_options.c_str(), kBenchmarkFlags);
+      std::exit(0);
+    }
+  }
+  // Every argument is checked before anything is created: the output file comes after.
+  std::optional<std::string> out_path;
+  std::set<std::string> given;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto equals = arg.find('=');
-    const std::string name = arg.substr(0, equals), value = equals == std::string::npos ? "" : arg.substr(equals + 1);
-    if (name == "--warm-l2" && equals == std::string::npos) {
-      warm_l2_ = true;
-    } else if (name == "--quiet" && equals == std::string::npos) {
-      quiet_ = true;
+    const bool has_value = equals != std::string::npos;
+    const std::string name = arg.substr(0, equals), value = has_value ? arg.substr(equals + 1) : "";
+    if (!given.insert(name).second) usage_error(name + " is given twice");
+    if (name.rfind("--benchmark_", 0) == 0) {
+      check_benchmark_flag(name, value, has_value);
+      if (name == "--benchmark_out") out_path = value;
+    } else if (name == "--warm-l2" || name == "--quiet") {
+      if (has_value) usage_error(name + " takes no value, not '" + arg + "'");
+      (name == "--warm-l2" ? warm_l2_ : quiet_) = true;
     } else if (name == "--repetitions") {
       const auto count = parse_whole_number(value, 1, 10000);
       if (!count) usage_error("--repetitions needs a whole number from 1 to 10000, not '" + value + "'");
       repetitions_ = static_cast<int>(*count);
     } else if (name == "--ceilings") {
       ceilings_ = read_ceilings(value);
-    } else if (name.rfind("--", 0) == 0 && options_.count(name.substr(2)) && !value.empty()) {
-      options_[name.substr(2)] = value;
+    } else if (const auto option = options_.find(name.substr(std::min<std::size_t>(2, name.size())));
+               name.rfind("--", 0) == 0 && option != options_.end()) {
+      if (value.empty()) usage_error(name + " needs a value: " + name + "=" + (option->second.empty() ? "VALUE" : option->second));
+      option->second = value;
     } else {
-      std::string known = "--warm-l2, --quiet, --repetitions=N, --ceilings=FILE";
-      for (const auto& [option, fallback] : options_) known += ", --" + option + "=" + fallback;
-      usage_error("unknown option '" + arg + "'; this benchmark takes " + known +
-                  " and Google Benchmark's --benchmark_* flags");
+      usage_error("unknown option '" + arg + "'; this benchmark takes " + course_options + ", and of Google Benchmark's flags " +
+                  kBenchmarkFlags);
     }
   }
+  if (out_path) {  // the JSON goes to a partial file, renamed when the run is whole
+    try {
+      json_out_ = std::make_unique<OutputFile>(*out_path);
+    } catch (const std::exception& error) {
+      usage_error(error.what());
+    }
+    json_out_flag_ = "--benchmark_out=" + json_out_->partial_path();
+    for (int i = 1; i < argc; ++i)
+      if (std::strncmp(argv[i], "--benchmark_out=", std::strlen("--benchmark_out=")) == 0) argv[i] = json_out_flag_.data();
+  }
+  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags checked above
 }
 
 long long Session::integer(const std::string& name, long long max) const {

@@ -18,6 +18,13 @@ Grid make_grid(int dx, int dy, int dz, int hx, int hy, int hz, int align) {
   return g;
 }
 
+void require_row_alignment(const Grid& g, int floats, const char* why) {
+  if (g.lead % floats != 0 || g.pitch % floats != 0)
+    throw std::invalid_argument(std::string(why) + ": rows must be aligned to " + std::to_string(floats) +
+                                " floats (course::make_grid(..., " + std::to_string(floats) + ")); this grid's rows are " +
+                                std::to_string(g.pitch) + " floats with the interior at float " + std::to_string(g.lead));
+}
+
 std::vector<float> interior(const std::vector<float>& array, const Grid& g) {
   std::vector<float> dense;
   dense.reserve(std::size_t(g.dx) * g.dy * g.dz);

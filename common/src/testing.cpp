@@ -34,21 +34,23 @@ class FunctionTest : public DeviceTest {
  private:
   std::function<void(const Seed&)> body_;
 };
+
+std::string chapter_and_file(const StepSource& step) { return std::string(step.chapter) + "/" + std::string(step.file); }
 }  // namespace
 
 std::string step_path(const StepSource& step) {
-  return COURSE_TRACK "/" + std::string(step.chapter) + "/" + std::string(step.file) + ".cu";
+  return COURSE_TRACK "/" + chapter_and_file(step) + ".cu";
 }
 
 std::string edit_hint(const StepSource& step) { return "step source: " + step_path(step); }
 
 std::map<std::string, std::string>& step_of_test() {
-  static std::map<std::string, std::string> files;
-  return files;
+  static std::map<std::string, std::string> steps;
+  return steps;
 }
 
 bool suite_tests_step(const std::string& suite, const StepSource& step) {
-  step_of_test()[suite + ".*"] = step.file;
+  step_of_test()[suite + ".*"] = chapter_and_file(step);
   return true;
 }
 
@@ -62,16 +64,16 @@ std::set<std::string>& host_suites() {
 bool suite_runs_on_host(const std::string& suite) { return host_suites().insert(suite).second; }
 bool runs_on_host(const std::string& suite) { return host_suites().count(suite) != 0; }
 
-std::string step_file_of(const std::string& suite, const std::string& name) {
-  const auto& files = step_of_test();
-  if (const auto found = files.find(suite + "." + name); found != files.end()) return found->second;
-  if (const auto found = files.find(suite + ".*"); found != files.end()) return found->second;
+std::string step_of(const std::string& suite, const std::string& name) {
+  const auto& steps = step_of_test();
+  if (const auto found = steps.find(suite + "." + name); found != steps.end()) return found->second;
+  if (const auto found = steps.find(suite + ".*"); found != steps.end()) return found->second;
   return "";
 }
 
 void register_step_test(const StepSource& step, const std::string& suite, const std::string& name,
                         std::function<void(const Seed&)> body, std::source_location where) {
-  step_of_test()[suite + "." + name] = step.file;
+  step_of_test()[suite + "." + name] = chapter_and_file(step);
   register_device_test(
       suite, name,
       [hint = edit_hint(step), body = std::move(body)](const Seed& seed) {

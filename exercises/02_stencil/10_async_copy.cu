@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint 3cd4ccc49f6e): edit the TODOs.
+// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint 40981f93f7d7): edit the TODOs.
 // Step 10 — asynchronous copies: planes land in shared memory without passing through registers.
 //
 // Step 09 stages its planes in flight in registers: 5 loads per thread per plane, each checked
@@ -56,7 +56,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreads, kMinBlocks)
 template <class Stencil>
 void stencil_async_copy(const float* in, float* out, const Grid& grid) {
   require_halo<Stencil>(grid);
-  course::require_aligned(in, 16, "step 10 copies 16 bytes at a time");
+  require_16_byte_rows(in, grid, "step 10 copies 16 bytes at a time");
   course::launch(async_copy_kernel<Stencil>,
                  {dim3(course::blocks_for(grid.dx, kBlockX),
                        course::blocks_for(grid.dy, kBlockY * kRowsPerThread<Stencil>),

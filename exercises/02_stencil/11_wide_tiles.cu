@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint bf58e1d01869): edit the TODOs.
+// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint 467d2de2816c): edit the TODOs.
 // Step 11 — wide tiles: a tile row is read in one long run of bytes, and z is cut finer.
 //
 // Step 10 is limited by neither its arithmetic nor its shared memory (the README's traffic
@@ -57,7 +57,7 @@ template <class Stencil>
 void stencil_wide_tiles(const float* in, float* out, const Grid& grid) {
   using S = Shape<Stencil>;
   require_halo<Stencil>(grid);
-  course::require_aligned(in, 16, "step 11 copies 16 bytes at a time");
+  require_16_byte_rows(in, grid, "step 11 copies 16 bytes at a time");
   course::launch(wide_tile_kernel<Stencil>,
                  {dim3(course::blocks_for(grid.dx, S::kBlockX), course::blocks_for(grid.dy, S::kBlockY * S::kRows),
                        course::blocks_for(grid.dz, S::kChunk)),

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py (fingerprint d2bed07ee953): edit the TODOs.
+// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py (fingerprint 205464c6155b): edit the TODOs.
 // Step 12 — the operator one axis at a time: each term of its separable form is filtered along
 // x, then y, then z, so a window is no longer multiplied weight by weight.
 //
@@ -176,7 +176,7 @@ template <class Stencil>
 void stencil_factored(const float* in, float* out, const Grid& grid) {
   using S = Shape<Stencil>;
   require_halo<Stencil>(grid);
-  course::require_aligned(in, 16, "step 12 copies 16 bytes at a time");
+  require_16_byte_rows(in, grid, "step 12 copies 16 bytes at a time");
   course::launch(factored_kernel<Stencil>,
                  {dim3(course::blocks_for(grid.dx, S::kBlockX), course::blocks_for(grid.dy, S::kBlockY * S::kRows),
                        course::blocks_for(grid.dz, S::kChunk)),

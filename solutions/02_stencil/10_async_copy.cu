@@ -162,7 +162,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreads, kMinBlocks)
 template <class Stencil>
 void stencil_async_copy(const float* in, float* out, const Grid& grid) {
   require_halo<Stencil>(grid);
-  course::require_aligned(in, 16, "step 10 copies 16 bytes at a time");
+  require_16_byte_rows(in, grid, "step 10 copies 16 bytes at a time");
   course::launch(async_copy_kernel<Stencil>,
                  {dim3(course::blocks_for(grid.dx, kBlockX),
                        course::blocks_for(grid.dy, kBlockY * kRowsPerThread<Stencil>),

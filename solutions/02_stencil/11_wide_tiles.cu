@@ -166,7 +166,7 @@ template <class Stencil>
 void stencil_wide_tiles(const float* in, float* out, const Grid& grid) {
   using S = Shape<Stencil>;
   require_halo<Stencil>(grid);
-  course::require_aligned(in, 16, "step 11 copies 16 bytes at a time");
+  require_16_byte_rows(in, grid, "step 11 copies 16 bytes at a time");
   course::launch(wide_tile_kernel<Stencil>,
                  {dim3(course::blocks_for(grid.dx, S::kBlockX), course::blocks_for(grid.dy, S::kBlockY * S::kRows),
                        course::blocks_for(grid.dz, S::kChunk)),

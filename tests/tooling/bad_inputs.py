@@ -6,8 +6,9 @@ problem, no Python traceback and no crash, and no file created, changed or remov
     tests/tooling/bad_inputs.py --build BUILD_DIR [-k TEXT]
 
 A row is Row(program, args, error, ...):
-    program  a script (*.py, *.sh) under the source tree, run with this python or bash, or else
-             a compiled program under BUILD_DIR (e.g. "chapters/01_transpose/bench_transpose").
+    program  a script (*.py, *.sh) under the source tree, or under {tmp} where the row's `files`
+             put a copy of one (to run it on a tree of its own), run with this python or bash, or
+             else a compiled program under BUILD_DIR (e.g. "chapters/01_transpose/bench_transpose").
              A compiled program missing from the build FAILS the row, unless the row's
              `backend` is not this build's (GPU_BACKEND in BUILD_DIR/CMakeCache.txt): then it
              is skipped, and said so.
@@ -15,7 +16,9 @@ A row is Row(program, args, error, ...):
              directory), {root} the source tree, {build} the build folder, {PATH} the PATH.
     error    a regex searched for in the error line.
     status   the exit status it must have: 1 for bad input, 2 for a bad command line (the
-             tools' convention, profiling/cli.py); None accepts any failure.
+             tools' convention, profiling/cli.py); None accepts any failure. 0 makes the row a
+             --help row: it must succeed, `error` is searched for in stdout, and stderr stays
+             empty (and, as for every row, nothing is created).
     env      variables to set for the run (None removes one).
     files    what {tmp} holds before the run: {relative path: text | Copy("path/in/source")};
              a text starting with "#!" becomes an executable script. The run must leave {tmp}
@@ -97,6 +100,23 @@ def chapter(**replaced) -> dict:
     return files
 
 
+# generate.py on a tree of its own in {tmp}: two solutions, whose exercises are still to be written.
+GENERATE = "{tmp}/exercises/generate.py"
+SOLUTION = "int f() {\n  // BEGIN SOLUTION: return one\n  return 1;\n  // STUB: return 0;\n  // END SOLUTION\n}\n"
+GENERATOR_TREE = {"exercises/generate.py": Copy("exercises/generate.py"), "profiling/cli.py": Copy("profiling/cli.py"),
+                  "solutions/01_a/01_step.cu": SOLUTION, "solutions/02_b/01_step.cu": SOLUTION}
+
+NO_TORCH = {"lib/torch/__init__.py": "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"}
+# A PATH without the profilers: only what profile.sh needs before it looks for them.
+NO_PROFILER = {"bin/dirname": "#!/bin/sh\nexec /usr/bin/dirname \"$@\"\n"}
+PEERS = [f"chapters/{chapter}/{peer}.py" for chapter, peer in (
+    ("02_stencil", "peer_conv3d"), ("03_seismic", "peer_torch"), ("04_coulomb", "peer_torch"),
+    ("05_lattice_boltzmann", "peer_torch"))]
+PEER2, PEER3, PEER4, PEER5 = PEERS
+CHAPTERS = sorted(path.name for path in (ROOT / "chapters").iterdir() if (path / "tables.py").exists())
+SWEEP = "chapters/02_stencil/size_sweep.py"
+FAILING_BENCH_STENCIL = {"b/chapters/02_stencil/bench_stencil": "#!/bin/sh\necho 'no device' >&2\nexit 3\n"}
+
 NO_MATPLOTLIB = {"lib/matplotlib/__init__.py": "raise ModuleNotFoundError(\"No module named 'matplotlib'\", "
                                                "name='matplotlib')\n"}
 FAILING_NVIDIA_SMI = {"bin/nvidia-smi": "#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n"}
@@ -113,6 +133,7 @@ BENCH4 = "chapters/04_coulomb/bench_coulomb"
 BENCH5 = "chapters/05_lattice_boltzmann/bench_lbm"
 COURSE_CEILINGS = "common/course_ceilings"
 TEST1 = "chapters/01_transpose/test_transpose"
+TEST3 = "chapters/03_seismic/test_seismic"
 
 ROWS = [
     # ---- report.py ----
@@ -204,6 +225,60 @@ ROWS = [
         r"neither ncu \(Nsight Compute\) nor rocprofv3 is on the PATH", status=1, env={"PATH": "{tmp}/bin"},
         files={"bin/true": "#!/bin/sh\n"}),
 
+    Row(TRAFFIC, ["--parse", "a.csv", "b.csv", "--array-bytes", "4", "--out", "out"],
+        r"b.csv: an Nsight Compute profile is one CSV: give a.csv alone", status=1,
+        files={"a.csv": Copy("chapters/01_transpose/results/ncu.csv"), "b.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", ""], r"--out needs a folder, not ''", status=2,
+        files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--kernels", "k", "--array-bytes", "4", "--out", "out"],
+        r"--parse reports saved profiles: it takes no --kernels", status=2,
+        files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out", "--", "true"],
+        r"--parse reports saved profiles: it takes no --kernels, --vendor or command", status=2,
+        files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+    Row(TRAFFIC, ["--kernels", "k", "--amd-gfx", "gfx942", "--array-bytes", "4", "--out", "out", "--", "true"],
+        r"--amd-gfx is for --parse", status=2),
+
+    # ---- the PyTorch peers: every argument checked before torch is taken or anything measured ----
+    Row(PEER2, ["--size", "-1"], r"argument --size: needs a whole number from 1 to 1024, not '-1'", status=2),
+    Row(PEER2, ["--size", "0"], r"argument --size: needs a whole number from 1 to 1024, not '0'", status=2),
+    Row(PEER3, ["--size", "2000"], r"argument --size: needs a whole number from 1 to 1024, not '2000'", status=2),
+    Row(PEER4, ["--sizes", "0x0:0"], r"argument --sizes: needs NXxNY:ATOMS\[,NXxNY:ATOMS...\] with NX from 1 to "
+        r"65536, NY from 1 to 65536, ATOMS from 1 to 16777216, not '0x0:0'", status=2),
+    Row(PEER4, ["--sizes", "64x32:abc"], r"argument --sizes: needs NXxNY:ATOMS", status=2),
+    Row(PEER4, ["--sizes", "8x8:5,8x8:5"], r"argument --sizes: gives 8x8:5 twice", status=2),
+    Row(PEER5, ["--sizes", "8x8,8x8"], r"argument --sizes: gives 8x8 twice", status=2),
+    Row(PEER5, ["--sizes", "8x65536"], r"argument --sizes: needs NXxNY.* NY from 1 to 65535, not '8x65536'", status=2),
+    Row(PEER5, ["--steps", "0"], r"argument --steps: needs a whole number from 1 to 1000, not '0'", status=2),
+    *[Row(peer, ["--out", "missing/peer.json"], r"missing: no such folder to write into", status=1) for peer in PEERS],
+    Row(PEER2, ["--out", "peer.json"], r"PyTorch is not installed", status=1, env={"PYTHONPATH": "{tmp}/lib"},
+        files=NO_TORCH),
+    *[Row(peer, ["--help"], r"usage: ", status=0, env={"PYTHONPATH": "{tmp}/lib"}, files=NO_TORCH) for peer in PEERS],
+
+    # ---- the chapters' other scripts ----
+    Row("tests/run_all.sh", ["3"], r"run_all.sh takes no arguments, not '3'", status=2),
+    *[Row(f"chapters/{chapter}/profile.sh", args, error, status=status, env=env, files=files)
+      for chapter in CHAPTERS for args, error, status, env, files in (
+          ([], r"usage: profile.sh BUILD_DIR OUT_DIR", 2, {}, {}),
+          (["nobuild", "out"], r"nobuild: no such build folder", 2, {}, {}),
+          ([".", "out"], rf"\./chapters/{chapter}/bench_\w+: not built", 2, {}, {}),
+          (["{build}", "out"], r"is a file, not a folder for the outputs", 2, {}, {"out": "kept"}),
+          (["{build}", "out"], r"ncu \(NVIDIA's Nsight Compute\).* is not on the PATH", 1, {"PATH": "{tmp}/bin"},
+           NO_PROFILER))],
+    Row("chapters/02_stencil/profile.sh", ["{build}", "out", "stalls", "extra"], r"usage: profile.sh", status=2),
+    Row("chapters/02_stencil/profile.sh", ["{build}", "out", "flops"], r"'flops' is not traffic, stalls or both", status=2),
+    Row(SWEEP, ["b", "--out", "o.csv"], r"bench_stencil --size=\d+ .* failed \(exit 3\)", status=1, lines=None,
+        files=FAILING_BENCH_STENCIL | {"o.csv": "kept"}),
+    Row(SWEEP, ["nobuild", "--out", "o.csv"], r"nobuild/chapters/02_stencil/bench_stencil: not built", status=1),
+    Row(SWEEP, ["b", "--out", "missing/o.csv"], r"missing: no such folder to write into", status=1,
+        files=FAILING_BENCH_STENCIL),
+    *[Row(f"chapters/{chapter}/tables.py", [], rf"run profiling/report.py chapters/{chapter}", status=1)
+      for chapter in CHAPTERS],
+    *[Row(f"chapters/{chapter}/figures.py", ["--out-dir", "figures"], r"matplotlib is missing", status=1,
+          env={"PYTHONPATH": "{tmp}/lib"}, files=NO_MATPLOTLIB) for chapter in CHAPTERS],
+    *[Row(f"chapters/{chapter}/figures.py", ["--out-dir", "figures"], r"figures: is a file, not a folder", status=1,
+          files={"figures": "kept"}, needs="matplotlib") for chapter in CHAPTERS],
+
     # ---- results.py ----
     Row(RESULTS, [], r"required: path", status=2),
     Row(RESULTS, ["absent.json"], r"absent.json: no such file or folder", status=1),
@@ -220,6 +295,19 @@ ROWS = [
     Row(RESULTS, ["ch"], r'ceilings.json: "copy_GBps" needs a finite number above zero, not 0', status=1,
         files=chapter(**{"results/ceilings.json": ceilings("0")})),
     Row(RESULTS, ["."], r"results/bench.json: no such file", status=1),
+
+    # ---- generate.py: every source read and every target checked before anything is written ----
+    Row(GENERATE, [], r"solutions/02_b/01_step.cu: line 2: byte 0xe9 is not UTF-8", status=1,
+        files=GENERATOR_TREE | {"solutions/02_b/01_step.cu": "int f() {\n  // caf\udce9\n}\n"}),
+    Row(GENERATE, ["--check"], r"solutions/02_b/01_step.cu: line 1: byte 0xe9 is not UTF-8", status=1,
+        files=GENERATOR_TREE | {"solutions/02_b/01_step.cu": "\udce9\n"}),
+    Row(GENERATE, [], r"exercises/02_b: is not a folder, so exercises/02_b/01_step.cu cannot be written; nothing was "
+        r"written", status=1, files=GENERATOR_TREE | {"exercises/02_b": "a file"}),
+    Row(GENERATE, [], r"exercises/02_b/01_step.cu: is a folder where generate.py writes a file", status=1,
+        files=GENERATOR_TREE | {"exercises/02_b/01_step.cu/x": ""}),
+    Row(GENERATE, [], r"nothing was written; if those edits may go", status=1, lines=None,
+        files=GENERATOR_TREE | {"exercises/02_b/01_step.cu": "// my own, in Latin-1: caf\udce9\n"}),
+    Row(GENERATE, ["--bogus"], r"unrecognized arguments: --bogus", status=2, files=GENERATOR_TREE),
 
     # ---- validate_gpu.sh (needs no GPU: it stops before anything that would use one) ----
     Row(VALIDATE, [], r"usage: validate_gpu.sh", status=2),
@@ -255,14 +343,13 @@ ROWS = [
     Row(BENCH1, ["--rows=8", "--cols=8", "--benchmark_filter=matches-nothing", "--benchmark_out=new.json"],
         r"--benchmark_filter='matches-nothing' selects none of the \d+ cases", status=2),
     Row(BENCH1, ["--benchmark_out=missing/out.json"], r"cannot write missing/out.json", status=2),
-    Row(BENCH1, ["--ceilings=c.json"], r'c.json: "copy_GBps" must be a finite positive number, not 0', status=2,
-        files={"c.json": '{"copy_GBps": 0, "fma_GFLOPs": 1, "rsqrt_Gops": 1}'}),
-    Row(BENCH1, ["--ceilings=c.json"], r'"fma_GFLOPs" must be a finite positive number, not -5', status=2,
-        files={"c.json": '{"copy_GBps": 1, "fma_GFLOPs": -5, "rsqrt_Gops": 1}'}),
-    Row(BENCH1, ["--ceilings=c.json"], r'"rsqrt_Gops" must be a finite positive number, not 1e999', status=2,
-        files={"c.json": '{"copy_GBps": 1, "fma_GFLOPs": 1, "rsqrt_Gops": 1e999}'}),
-    Row(BENCH1, ["--ceilings=c.json"], r'c.json has no "copy_GBps"', status=2, files={"c.json": "{}"}),
-    Row(BENCH1, ["--ceilings=absent.json"], r"cannot read ceilings file absent.json", status=2),
+    *[Row(BENCH1, ["--ceilings=c.json"], rf'c.json: "{key}" must be a finite positive number, not {re.escape(value)}',
+          status=2, files={"c.json": '{"copy_GBps": 1, "fma_GFLOPs": 1, "rsqrt_Gops": 1}'.replace(f'"{key}": 1',
+                                                                                                f'"{key}": {value}')})
+      for key, value in (("copy_GBps", "0"), ("fma_GFLOPs", "-5"), ("rsqrt_Gops", "1e999"), ("copy_GBps", '"abc"'),
+                         ("fma_GFLOPs", "12abc"), ("rsqrt_Gops", ""))],
+    Row(BENCH1, ["--ceilings=c.json"], r'c.json: has no "copy_GBps"', status=2, files={"c.json": "{}"}),
+    Row(BENCH1, ["--ceilings=absent.json"], r"absent.json: cannot read the ceilings file \(No such file", status=2),
     Row(BENCH2, ["--size=4294967300"], r"--size needs a whole number from 1 to 1024", status=2),
     Row(BENCH2, ["--size=2000"], r"--size needs a whole number from 1 to 1024", status=2),
     Row(BENCH4, ["--sizes=64x32:abc"], r"--sizes needs NXxNY:ATOMS", status=1),
@@ -279,6 +366,47 @@ ROWS = [
     Row(COURSE_CEILINGS, ["--bogus"], r"unknown or malformed option '--bogus'", status=2),
     Row(TEST1, ["--course_step=01_transpose/99_nothing"], r"no test of this program belongs to that step", status=1),
     Row(TEST1, ["--bogus"], r"unknown argument '--bogus'", status=2),
+    # The harness's command line (common/src/benchmark.cpp), all checked before anything is created:
+    # Google Benchmark's flags that the harness sets itself or whose value it would answer with
+    # its usage and exit status 0, repeated options, empty values, and the ceilings file.
+    Row(BENCH1, ["--benchmark_out=o.json", "--benchmark_out_format=xml"], r"--benchmark_out_format takes only json",
+        status=2),
+    Row(BENCH1, ["--benchmark_out=o.json", "--benchmark_out_format=csv"], r"--benchmark_out_format takes only json",
+        status=2),
+    Row(BENCH1, ["--benchmark_format=xml"], r"--benchmark_format takes only console", status=2),
+    Row(BENCH1, ["--benchmark_format=json"], r"--benchmark_format takes only console .*--benchmark_out=FILE.json",
+        status=2),
+    Row(BENCH1, ["--benchmark_out=o.json", "--help"], r"usage: .*\n.*--rows=", status=0),
+    Row(BENCH1, ["--benchmark_out=a.json", "--benchmark_out=b.json"], r"--benchmark_out is given twice", status=2),
+    Row(BENCH1, ["--rows=8", "--rows=16", "--benchmark_out=o.json"], r"--rows is given twice", status=2),
+    Row(BENCH1, ["--benchmark_repetitions=7"], r"--benchmark_repetitions is not this harness's: give --repetitions=N",
+        status=2),
+    Row(BENCH1, ["--benchmark_list_tests=true", "--benchmark_out=o.json"], r"--benchmark_list_tests is not taken",
+        status=2),
+    Row(BENCH1, ["--benchmark_min_time=0.5"], r"--benchmark_min_time is not taken", status=2),
+    Row(BENCH1, ["--benchmark_filter"], r"--benchmark_filter needs a value", status=2),
+    Row(BENCH1, ["--rows=", "--benchmark_out=o.json"], r"--rows needs a value: --rows=\d+", status=2),
+    Row(BENCH1, ["--rows"], r"--rows needs a value", status=2),
+    Row(BENCH5, ["--flow="], r"--flow needs a value", status=2),
+    Row(BENCH1, ["--quiet=yes"], r"--quiet takes no value", status=2),
+    Row(BENCH1, ["--ceilings="], r"--ceilings needs a file", status=2),
+    Row(BENCH1, ["--ceilings=c.json"], r"c.json: is empty", status=2, files={"c.json": "\n"}),
+    Row(BENCH1, ["--ceilings=c.json"], r"c.json: is a folder", status=2, files={"c.json/x": ""}),
+    Row(BENCH1, ["--ceilings=c.json"], r"c.json: is not a JSON object", status=2,
+        files={"c.json": '"copy_GBps": 1, "fma_GFLOPs": 1, "rsqrt_Gops": 1'}),
+    Row(COURSE_CEILINGS, ["--out=c.json", "--bogus"], r"unknown or malformed option '--bogus'", status=2),
+    Row(COURSE_CEILINGS, ["--out=a.json", "--out=b.json"], r"--out is given twice", status=2),
+    Row(COURSE_CEILINGS, ["--out=c.json", "--help"], r"usage: course_ceilings", status=0),
+    # The tests' main (common/src/gtest_main.cpp): a selection of no test is no pass.
+    Row(TEST1, ["--gtest_filter=matches-nothing"], r"--gtest_filter='matches-nothing' selects none of this program's "
+        r"\d+ tests", status=1),
+    Row(TEST1, ["--course_step="], r"--course_step needs CHAPTER/FILE .*, not ''", status=2),
+    Row(TEST1, ["--course_step=00_naive"], r"--course_step needs CHAPTER/FILE", status=2),
+    Row(TEST3, ["--course_step=01_transpose/00_naive"], r"this program tests 03_seismic, not 01_transpose", status=1),
+    Row(TEST1, ["--course_step=01_transpose/00_naive", "--gtest_filter=Transpose*"],
+        r"--course_step selects the tests itself", status=2),
+    Row(TEST1, ["--course_step=01_transpose/00_naive", "--course_step=01_transpose/01_coalesced"],
+        r"--course_step is given twice", status=2),
     # The course's environment variables: parsed whole, range-checked, named in the error.
     *[Row(BENCH1, ["--rows=8", "--cols=8", "--benchmark_out=o.json"], rf"{variable}='{re.escape(value)}': {variable} takes",
           status=2, env={variable: value}, files={"o.json": "kept"}, backend=backend)
@@ -305,7 +433,8 @@ def build_backend(build: pathlib.Path) -> str:
 def command(row: Row, build: pathlib.Path) -> list | None:
     """The command line, or None when the compiled program is not in the build."""
     if row.program.endswith((".py", ".sh")):
-        return [sys.executable if row.program.endswith(".py") else "bash", str(ROOT / row.program)]
+        script = row.program if row.program.startswith("{tmp}/") else str(ROOT / row.program)
+        return [sys.executable if row.program.endswith(".py") else shutil.which("bash") or "bash", script]
     program = build / row.program
     return [str(program)] if program.is_file() and os.access(program, os.X_OK) else None
 
@@ -326,6 +455,37 @@ def prepare(folder: pathlib.Path, files: dict) -> None:
 def snapshot(folder: pathlib.Path) -> dict:
     """Every path under `folder`, with its bytes (files) or None (folders)."""
     return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
+
+
+def answer_problems(row: Row, run: subprocess.CompletedProcess, lines: list) -> list:
+    """What is wrong with a run's exit status and output (`lines`: stderr's non-empty lines)."""
+    problems = []
+    if crash := CRASHES.search(run.stdout + run.stderr):
+        problems.append(f"a crash or traceback: '{crash.group(0)}'")
+    if row.status == 0:  # --help: the usage on stdout
+        if run.returncode != 0:
+            problems.append(f"exit status {run.returncode}, not 0")
+        if lines:
+            problems.append("something on stderr")
+        if not re.search(row.error, run.stdout):
+            problems.append(f"stdout does not match /{row.error}/")
+        return problems
+    if run.returncode == 0:
+        problems.append("exit status 0")
+    elif run.returncode < 0 or run.returncode >= 128:
+        problems.append(f"killed by a signal (status {run.returncode})")
+    elif row.status is not None and run.returncode != row.status:
+        problems.append(f"exit status {run.returncode}, not {row.status}")
+    if not lines:
+        problems.append("nothing on stderr")
+    else:
+        if row.lines is not None and len(lines) > row.lines:
+            problems.append(f"{len(lines)} lines on stderr, not {row.lines}")
+        if not lines[-1].startswith("error: "):
+            problems.append("the last line on stderr does not start with 'error: '")
+        if not re.search(row.error, lines[-1]):
+            problems.append(f"the error line does not match /{row.error}/")
+    return problems
 
 
 def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
@@ -355,29 +515,12 @@ def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
                 env[key] = expand(value)
         before, top_before = snapshot(tmp), sorted(os.listdir("/"))
         try:
-            run = subprocess.run(argv + [expand(a) for a in row.args], cwd=tmp, env=env, text=True,
+            run = subprocess.run([expand(a) for a in argv + row.args], cwd=tmp, env=env, text=True,
                                  errors="replace", capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
         except subprocess.TimeoutExpired:
             return "FAIL", ["did not finish in 120 s"]
-        problems = []
         lines = [line for line in run.stderr.splitlines() if line.strip()]
-        if run.returncode == 0:
-            problems.append("exit status 0")
-        elif run.returncode < 0 or run.returncode >= 128:
-            problems.append(f"killed by a signal (status {run.returncode})")
-        elif row.status is not None and run.returncode != row.status:
-            problems.append(f"exit status {run.returncode}, not {row.status}")
-        if crash := CRASHES.search(run.stdout + run.stderr):
-            problems.append(f"a crash or traceback: '{crash.group(0)}'")
-        if not lines:
-            problems.append("nothing on stderr")
-        else:
-            if row.lines is not None and len(lines) > row.lines:
-                problems.append(f"{len(lines)} lines on stderr, not {row.lines}")
-            if not lines[-1].startswith("error: "):
-                problems.append("the last line on stderr does not start with 'error: '")
-            if not re.search(row.error, lines[-1]):
-                problems.append(f"the error line does not match /{row.error}/")
+        problems = answer_problems(row, run, lines)
         after = snapshot(tmp)
         for path in sorted(set(before) | set(after)):
             if path not in after:
@@ -390,7 +533,7 @@ def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
             problems.append("changed what / holds")
         if problems:
             problems += [f"stderr: {line}" for line in lines[-5:]]
-        return ("FAIL" if problems else "ok"), problems or [lines[-1]]
+        return ("FAIL" if problems else "ok"), problems or (lines or run.stdout.splitlines())[-1:]
 
 
 def main() -> int:

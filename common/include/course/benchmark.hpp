@@ -63,10 +63,12 @@ constexpr bool on_cpu_backend() {
 
 class Session {
  public:
-  // Takes Google Benchmark's flags, then the course's: --warm-l2, --repetitions=N,
-  // --ceilings=FILE, --quiet (the summary table only), and the chapter's own (`defaults`, name -> default value).
-  // Unknown options and bad values: one line and exit code 2. --benchmark_out=FILE is checked now
-  // and written whole at the end, or not at all when a case failed.
+  // Takes the course's options, --warm-l2, --repetitions=N, --ceilings=FILE, --quiet (the summary
+  // table only) and the chapter's own (`defaults`, name -> default value), and of Google
+  // Benchmark's flags those the harness does not set itself: --benchmark_filter, --benchmark_out
+  // (JSON) and --benchmark_context; --help lists them. Unknown or repeated options and bad values:
+  // one line and exit code 2, before anything is created. --benchmark_out=FILE is checked now and
+  // written whole at the end, or not at all when a case failed.
   Session(int argc, char** argv, std::map<std::string, std::string> defaults);
 
   // The chapter's option `name` as a whole number from 1 to `max`, else one line and exit code 2.

@@ -40,6 +40,11 @@ struct Grid {
 // padding). Throws std::invalid_argument for empty interiors, negative halos or an alignment < 1.
 Grid make_grid(int dx, int dy, int dz, int hx, int hy, int hz, int align = 32);
 
+// Steps that load several floats at once from a row need every row, and the interior's first
+// column, to start on a multiple of `floats` floats: before any launch they refuse a grid whose
+// lead or pitch is not, with std::invalid_argument naming `why` (the step and what it does).
+void require_row_alignment(const Grid& grid, int floats, const char* why);
+
 // The interior of a whole array, dense, x fastest.
 std::vector<float> interior(const std::vector<float>& array, const Grid& grid);
 

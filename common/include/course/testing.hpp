@@ -54,9 +54,10 @@ bool suite_tests_step(const std::string& suite, const StepSource& step);
 bool suite_runs_on_host(const std::string& suite);
 bool runs_on_host(const std::string& suite);
 
-// The step file ("06_prefetch") whose tests include suite.name, or "" for the chapter's other
-// tests. The tests' main grades one step at a time by it (--course_step=FILE, cmake/Chapter.cmake).
-std::string step_file_of(const std::string& suite, const std::string& name);
+// The step ("02_stencil/06_prefetch": its chapter and file) whose tests include suite.name, or ""
+// for the chapter's other tests. The tests' main grades one step at a time by it
+// (--course_step=CHAPTER/FILE, cmake/Chapter.cmake).
+std::string step_of(const std::string& suite, const std::string& name);
 
 ::testing::AssertionResult matches_reference(std::span<const float> got, std::span<const double> expected,
                                              Tolerance tolerance, std::vector<std::size_t> extents);
