@@ -32,6 +32,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "exercises"))
 import generate  # noqa: E402  (tells an edited exercise from a fresh stub)
 sys.path.insert(0, str(ROOT / "profiling"))
+import cli  # noqa: E402  (command-line errors in one line)
 import verdict  # noqa: E402  (the speed verdict and the traffic comparison)
 
 PRESETS = ("student-cpu", "student-cuda", "student-hip")
@@ -422,7 +423,7 @@ def profile_step(number: int, folder: str, step: int, preset: str, build: pathli
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("chapters", nargs="*", type=int, metavar="CHAPTER", help="chapter numbers (default: every chapter)")
     parser.add_argument("--step", type=int, help="grade only this step (its number)")
     parser.add_argument("--asan", action="store_true", help="build and test under AddressSanitizer (CPU backend)")

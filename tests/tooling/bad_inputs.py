@@ -106,6 +106,12 @@ SOLUTION = "int f() {\n  // BEGIN SOLUTION: return one\n  return 1;\n  // STUB: 
 GENERATOR_TREE = {"exercises/generate.py": Copy("exercises/generate.py"), "profiling/cli.py": Copy("profiling/cli.py"),
                   "solutions/01_a/01_step.cu": SOLUTION, "solutions/02_b/01_step.cu": SOLUTION}
 
+# grade.py on a tree of its own in {tmp}: the course's chapters by name, their exercises, and the tools.
+GRADE = "{tmp}/exercises/grade.py"
+GRADER_TREE = {"exercises": Copy("exercises"), "profiling/cli.py": Copy("profiling/cli.py"),
+               "profiling/results.py": Copy("profiling/results.py"), "profiling/verdict.py": Copy("profiling/verdict.py"),
+               "chapters/01_transpose/bench_transpose.cpp": "", "chapters/03_seismic/bench_seismic.cpp": ""}
+
 NO_TORCH = {"lib/torch/__init__.py": "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"}
 # A PATH without the profilers: only what profile.sh needs before it looks for them.
 NO_PROFILER = {"bin/dirname": "#!/bin/sh\nexec /usr/bin/dirname \"$@\"\n"}
@@ -297,6 +303,19 @@ ROWS = [
     Row(RESULTS, ["."], r"results/bench.json: no such file", status=1),
 
     # ---- generate.py: every source read and every target checked before anything is written ----
+    # grade.py: every check before anything is built or written
+    Row(GRADE, ["9"], r"there is no chapter 9; the chapters are 1, 3", status=2, files=GRADER_TREE),
+    Row(GRADE, ["3", "--step", "99"], r"chapter 3 has no step 99; its steps are 0, 1, 2, 3", status=2, files=GRADER_TREE),
+    Row(GRADE, ["1", "3", "--step", "1"], r"--step needs exactly one chapter", status=2, files=GRADER_TREE),
+    Row(GRADE, ["1", "--step", "x"], r"argument --step: invalid int value: 'x'", status=2, files=GRADER_TREE),
+    Row(GRADE, ["1"], r"COURSE_SEED='abc': it takes a whole number from 0 to", status=2, env={"COURSE_SEED": "abc"},
+        files=GRADER_TREE),
+    Row(GRADE, ["1"], r"COURSE_CPU_THREADS='0': it takes a whole number from 1 to 1024", status=2,
+        env={"COURSE_CPU_THREADS": "0"}, files=GRADER_TREE),
+    Row(GRADE, ["1"], r"build/student-cpu is a file, not a folder", status=2,
+        files=GRADER_TREE | {"build/student-cpu": "not a folder"}),
+    Row(GRADE, ["1", "--bench", "--asan"], r"--bench times one whole chapter", status=2, files=GRADER_TREE),
+    Row(GRADE, ["1", "--profile"], r"--profile measures one step on a GPU", status=2, files=GRADER_TREE),
     Row(GENERATE, [], r"solutions/02_b/01_step.cu: line 2: byte 0xe9 is not UTF-8", status=1,
         files=GENERATOR_TREE | {"solutions/02_b/01_step.cu": "int f() {\n  // caf\udce9\n}\n"}),
     Row(GENERATE, ["--check"], r"solutions/02_b/01_step.cu: line 1: byte 0xe9 is not UTF-8", status=1,

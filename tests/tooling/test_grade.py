@@ -6,6 +6,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -80,6 +81,23 @@ class SpeedVerdict(unittest.TestCase):
         theirs = [case("01_a", 1.0, 0.5), case("01_a", 1.0, 0.5, group="h")]
         words = [(v.group, v.word) for v in verdict.verdicts(mine, theirs, self.ceilings)]
         self.assertEqual(words, [("g", "ok"), ("h", "slow")])
+
+
+class StartedSteps(unittest.TestCase):
+    def test_an_exercise_that_is_not_utf8_counts_as_edited(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = pathlib.Path(tmp) / "exercises" / "09_x"
+            folder.mkdir(parents=True)
+            (folder / "01_a.cu").write_bytes(b"// Generated from solutions/09_x/01_a.cu by exercises/generate.py "
+                                              b"(fingerprint 000000000000): edit the TODOs.\nint caf\xe9;\n")
+            (folder / "00_b.cu").write_text("// Copied from solutions/09_x/00_b.cu (given complete)\n")
+            saved = grade.ROOT
+            grade.ROOT = pathlib.Path(tmp)
+            try:
+                self.assertTrue(grade.started("09_x", "01_a"))
+                self.assertTrue(grade.started("09_x", "00_b"))  # given complete: always graded
+            finally:
+                grade.ROOT = saved
 
 
 class CommandLine(unittest.TestCase):
