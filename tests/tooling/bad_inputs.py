@@ -290,6 +290,17 @@ ROWS = [
                                        ("COURSE_CPU_THREADS", "100000", "CPU")]],
     Row(TEST1, ["--gtest_filter=*1x1*"], r"COURSE_CPU_SHUFFLE='12345x'", status=2, env={"COURSE_CPU_SHUFFLE": "12345x"},
         backend="CPU"),
+    # ---- the benchmark harness's problems: sizes declared once, memory checked (issue 24) ----
+    Row(BENCH4, ["--sizes=8x8:5,8x8:5", "--benchmark_out=o.json"], r"two problems are named '8x8, 5 atoms' "
+        r"\(a size given twice\?\)", status=2, files={"o.json": "kept"}),
+    Row(BENCH4, ["--sizes=65536x65536:1", "--benchmark_out=o.json"], r"nothing to time: every selected case was "
+        r"skipped; no JSON written", status=1, env={"COURSE_DEVICE_MEMORY_MB": "1000"}),
+    Row(BENCH5, ["--flow=f.csv", "--sizes=abc"], r"a size is NXxNY with NX from 1 to 65536 .*, not 'abc'", status=1),
+    Row(BENCH5, ["--cpu-size=65536x65535"], r"the CPU schemes' --cpu-size=65536x65535 needs [\d.]+ GB of host memory; "
+        r"this machine has", status=2),
+    *[Row(BENCH1, ["--rows=8", "--cols=8", "--benchmark_out=o.json"],
+          rf"COURSE_DEVICE_MEMORY_MB='{value}': COURSE_DEVICE_MEMORY_MB takes a whole number from 1 to", status=2,
+          env={"COURSE_DEVICE_MEMORY_MB": value}, files={"o.json": "kept"}) for value in ("abc", "0", "", "1.5", "-3")],
     # ---- end of the compiled programs' rows ---------------------------------------------------
 ]
 
