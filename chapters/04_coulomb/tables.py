@@ -1,6 +1,5 @@
 """Chapter 4's README tables (profiling/report.py): each size's steps against the rsqrt and FMA
 ceilings with the PyTorch peers and the host reference, the roofline, and the profile."""
-import csv
 
 import report_tables
 import results
@@ -30,8 +29,7 @@ def size_table(res, group: str, peers: list, torch_version: str) -> str:
 
 
 def profile_table(traffic_csv) -> str:
-    with traffic_csv.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = results.read_csv(traffic_csv)
     lines = ["| kernel | ms | XU pipe % | FMA pipe % | issue % | occupancy % | instructions per evaluation |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
