@@ -58,6 +58,17 @@ std::string commit() {
   return COURSE_GIT_COMMIT;
 }
 
+// "NVIDIA T4, sm_75": the device and, on CUDA, its architecture.
+std::string describe_architecture(const gpuDeviceProp& prop) {
+#if defined(COURSE_BACKEND_CUDA)
+  return std::string(prop.name) + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+#elif defined(COURSE_BACKEND_HIP)
+  return std::string(prop.name) + ", " + prop.gcnArchName;
+#else
+  return prop.name;
+#endif
+}
+
 // What the JSON context says about the machine.
 void describe_device(const gpuDeviceProp& prop) {
   benchmark::AddCustomContext("gpu", prop.name);
@@ -382,8 +393,8 @@ struct Session::Timing {
     GPU_CHECK(gpuEventCreate(&stop));
   }
   ~Timing() {  // unchecked: a destructor cannot throw, and a failure here follows one already reported
-    gpuEventDestroy(start);
-    gpuEventDestroy(stop);
+    (void)gpuEventDestroy(start);
+    (void)gpuEventDestroy(stop);
   }
 
   std::vector<std::size_t> selected_cases_of(std::size_t problem) const {
@@ -549,6 +560,11 @@ int Session::run() {
   }
   gpuDeviceProp prop{};
   GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
+  if (const std::string why = why_kernels_cannot_run_here(); !why.empty()) {
+    std::fprintf(stderr, "error: this build has no code for the %s (%s): configure for its architecture "
+                 "(the cuda and hip presets build for this machine's GPU)\n", describe_architecture(prop).c_str(), why.c_str());
+    return 2;
+  }
   describe_device(prop);
   benchmark::AddCustomContext("l2_flushed", warm_l2_ ? "no" : "yes");
   for (const auto& [name, value] : options_) benchmark::AddCustomContext(name, value);
