@@ -58,22 +58,22 @@ struct Buffers {
 };
 
 #if !defined(COURSE_BACKEND_CPU)
-// A stream that does not wait for the default stream, nor the default stream for it.
+// A stream that does not wait for the default stream, nor the default stream for it. (The
+// CPU backend has no streams: every launch finishes before it returns.)
 #if defined(COURSE_BACKEND_CUDA)
 using Stream = cudaStream_t;
-Stream make_stream() {
-  Stream stream = nullptr;
-  GPU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  return stream;
-}
+#define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
+#define gpuStreamNonBlocking cudaStreamNonBlocking
 #else
 using Stream = hipStream_t;
+#define gpuStreamCreateWithFlags hipStreamCreateWithFlags
+#define gpuStreamNonBlocking hipStreamNonBlocking
+#endif
 Stream make_stream() {
   Stream stream = nullptr;
-  GPU_CHECK(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking));
+  GPU_CHECK(gpuStreamCreateWithFlags(&stream, gpuStreamNonBlocking));
   return stream;
 }
-#endif
 #endif
 
 }  // namespace

@@ -63,9 +63,7 @@ def main() -> int:
         expect("a case on another stream", run(misbehaving, "--case=other_stream"), 1,
                r"^FAILED double/other_stream after timing: work ran outside the timed stream \(another stream\?\)")
 
-    for problem in problems:
-        print(f"FAIL  {problem}")
-    print(f"{len(problems)} check(s) failed" if problems else "the harness caught every case")
+    print("\n".join(f"FAIL  {problem}" for problem in problems) or "the harness caught every case")
     return 1 if problems else 0
 
 
