@@ -83,6 +83,7 @@ struct Buffers {
   ch05::Lattice& lattice_of(const ch05::Step& step) {
     if (lattice_step != &step) {
       lattice.reset();  // before the next is made: one lattice's memory at a time
+      lattice_step = nullptr;  // until it is made: a stub's make_lattice throws
       lattice = ch05::make_lattice(step, channel);
       lattice_step = &step;
     }
