@@ -8,7 +8,7 @@
 #   *.cpp, *.cu     everything else: the chapter's own sources (references, helpers)
 #
 # Makes the steps library <dir>_steps, the test executable and the benchmark named after their
-# files, and, when the chapter has committed results/, a test that the README's generated
+# files, and, when the chapter has committed results (results/GPU/), a test that the README's generated
 # tables and the step headers' measured figures match them (profiling/report.py --check).
 # The chapter's code sees COURSE_CHAPTER="NN_name".
 #
@@ -113,7 +113,8 @@ function(course_add_chapter)
   course_add_gpu_executable(${bench_name} ${bench})
   target_link_libraries(${bench_name} PRIVATE ${steps} course::bench)
 
-  if(EXISTS ${here}/results/bench.json)
+  file(GLOB recorded CONFIGURE_DEPENDS ${here}/results/*/bench.json)  # results/GPU/, one folder per GPU
+  if(recorded)
     add_test(NAME readme_tables_match_results_${dir}
              COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/profiling/report.py --check ${here})
     set_tests_properties(readme_tables_match_results_${dir} PROPERTIES LABELS tooling)

@@ -2,14 +2,18 @@
 """Writes a chapter's measured figures from its committed results into its lesson and its step
 files: the README's tables between `<!-- BEGIN GENERATED: NAME -->` and
 `<!-- END GENERATED: NAME -->`, and in each step file of solutions/NN_name/ the block between
-`// BEGIN MEASURED` and `// END MEASURED` (that step's cases, from the same run).
+`// BEGIN MEASURED` and `// END MEASURED` (that step's cases, from the same runs).
 
     profiling/report.py chapters/NN_name          rewrite them
     profiling/report.py --check chapters/NN_name  exit 1 if any differs from results/
 
-The chapter folder holds results/bench.json and results/ceilings.json (results.py). Its tables
-come from chapters/NN_name/tables.py, a module with `tables(results) -> {name: markdown}`, or,
-without one, from report_tables.default_tables. After step files change, run
+The chapter keeps one folder of results per GPU, results/GPU/ (results.py), each with bench.json
+and ceilings.json. Its tables come from chapters/NN_name/tables.py, a module with
+`tables(results) -> {name: markdown}` for one GPU's results, or, without one, from
+report_tables.default_tables. With several GPUs recorded, each table is made for each GPU and
+they are set side by side: a column per GPU for every column of the table, each GPU's figures
+against its own ceilings (or, where the tables differ in shape, one after the other under each
+GPU's name); each step's block lists every GPU. After step files change, run
 exercises/generate.py so that the stubs carry the same figures.
 """
 import argparse
@@ -27,29 +31,146 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MEASURED = re.compile(r"^// BEGIN MEASURED.*?^// END MEASURED\n", re.S | re.M)
 
 
-def chapter_tables(chapter: pathlib.Path, res: results.ChapterResults) -> dict:
+def load_tables_module(chapter: pathlib.Path):
+    """The chapter's tables.py as a module, or None when it has none."""
     module_path = chapter / "tables.py"
     if not module_path.exists():
-        return report_tables.default_tables(res)
+        return None
     spec = importlib.util.spec_from_file_location(f"tables_{chapter.resolve().name}", module_path)
     module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def gpu_tables(chapter: pathlib.Path, module, res: results.ChapterResults) -> dict:
+    """One GPU's tables; results that lack what a table reads are one line naming the folder."""
     try:
-        spec.loader.exec_module(module)
-        return module.tables(res)
+        return module.tables(res) if module else report_tables.default_tables(res)
     except (cli.ToolError, OSError):
         raise
     except Exception as error:  # results that lack what the chapter's tables read (another run's sizes)
-        raise cli.ToolError(f"cannot make its tables from {res.folder}: {type(error).__name__}: {error}",
-                            module_path) from error
+        what = f"{type(error).__name__}: {error}" if str(error) else f"{type(error).__name__} (something it reads is missing)"
+        raise cli.ToolError(f"cannot make its tables from {res.folder}: {what}",
+                            chapter / "tables.py" if module else "profiling/report_tables.py") from error
+
+
+def chapter_tables(chapter: pathlib.Path, runs: list) -> dict:
+    """{name: markdown}: each table with every GPU's figures side by side."""
+    module = load_tables_module(chapter)
+    per_gpu = [gpu_tables(chapter, module, res) for res in runs]
+    names = dict.fromkeys(name for tables in per_gpu for name in tables)
+    return {name: side_by_side([(res, tables[name]) for res, tables in zip(runs, per_gpu) if name in tables])
+            for name in names}
+
+
+def split_segments(markdown: str) -> list:
+    """The markdown as ("text", lines) and ("table", rows of cells) segments, in order."""
+    segments = []
+    for line in markdown.split("\n"):
+        kind = "table" if line.startswith("|") else "text"
+        item = [cell.strip() for cell in line.strip().strip("|").split("|")] if kind == "table" else line
+        if segments and segments[-1][0] == kind:
+            segments[-1][1].append(item)
+        else:
+            segments.append((kind, [item]))
+    return segments
+
+
+def blank_edges(lines: list) -> tuple:
+    """(how many blank lines lead, the lines between, how many trail)."""
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    end = max((i + 1 for i, line in enumerate(lines) if line.strip()), default=start)
+    return start, lines[start:end], len(lines) - end
+
+
+def table_lines(rows: list) -> list:
+    """Rows of cells back to markdown; the second row holds the alignment specs."""
+    return ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(rows[1]) + "|"] + ["| " + " | ".join(r) + " |" for r in rows[2:]]
+
+
+WIDEST_SIDE_BY_SIDE = 4  # value columns a table may have for a column per GPU; wider ones get a row per GPU
+
+
+def merged_table(tables: list, labels: list) -> list | None:
+    """One table from each GPU's version of it, rows matched by their leading cells (as few as
+    tell every row apart): a narrow table gets every other column once per GPU ("median ms
+    (H200)"), a wider one a row per GPU under each row's leading cells (a "GPU" column after
+    them), so the GPUs' figures stand together either way. None when the versions differ in
+    their header, or no leading cells tell the rows apart."""
+    header, align = tables[0][0], tables[0][1]
+    if any(table[0] != header or table[1] != align for table in tables):
+        return None
+    width = next((k for k in range(1, len(header))
+                  if all(len({tuple(row[:k]) for row in table[2:]}) == len(table) - 2 for table in tables)), None)
+    if width is None:
+        return None
+    keyed = [{tuple(row[:width]): row for row in table[2:]} for table in tables]
+    keys = list(dict.fromkeys(tuple(row[:width]) for table in tables for row in table[2:]))
+    values = range(width, len(header))
+    if len(values) <= WIDEST_SIDE_BY_SIDE:
+        rows = [header[:width] + [f"{header[c]} ({label})" for c in values for label in labels],
+                align[:width] + [align[c] for c in values for _ in labels]]
+        for key in keys:
+            rows.append(list(key) + [rows_of[key][c] if key in rows_of else "—" for c in values for rows_of in keyed])
+    else:
+        rows = [header[:width] + ["GPU"] + header[width:], align[:width] + ["---"] + align[width:]]
+        for key in keys:
+            present = [(label, rows_of[key]) for label, rows_of in zip(labels, keyed) if key in rows_of]
+            rows += [(list(key) if index == 0 else [""] * width) + [label] + row[width:]
+                     for index, (label, row) in enumerate(present)]
+    return table_lines(rows)
+
+
+def gpu_labels(runs: list) -> list:
+    """What the tables call each GPU: the first word of its name ("H100", "H200") when that tells
+    them apart, else the whole name without the vendor ("H100 80GB HBM3")."""
+    short = [res.label.split()[0] for res in runs]
+    return short if len(set(short)) == len(short) else [res.label for res in runs]
+
+
+def side_by_side(parts: list) -> str:
+    """Each GPU's version of a table (parts: (results, markdown)) as one markdown: the tables
+    merged column by column, text that differs given once per GPU under its name; versions of
+    different shapes one after the other. One GPU's is returned as it is."""
+    if len(parts) == 1:
+        return parts[0][1]
+    labels = gpu_labels([res for res, _ in parts])
+    split = [split_segments(markdown) for _, markdown in parts]
+    stacked = "\n\n".join(f"**{label}**\n\n{markdown}" for label, (_, markdown) in zip(labels, parts))
+    if any([kind for kind, _ in segments] != [kind for kind, _ in split[0]] for segments in split):
+        return stacked
+    lines = []
+    for pieces in zip(*split):
+        kind, contents = pieces[0][0], [content for _, content in pieces]
+        if kind == "table":
+            merged = merged_table(contents, labels)
+            if merged is None:
+                return stacked
+            lines += merged
+        elif all(content == contents[0] for content in contents):
+            lines += contents[0]
+        else:  # each GPU's text, its first line headed by the GPU's name
+            leading, _, trailing = blank_edges(contents[0])
+            lines += [""] * leading
+            for index, (label, text) in enumerate(zip(labels, contents)):
+                _, body, _ = blank_edges(text)
+                if body:
+                    lines += ([""] if index else []) + [f"{label}: {body[0]}"] + body[1:]
+            lines += [""] * trailing
+    return "\n".join(lines)
 
 
 def source_line(res: results.ChapterResults) -> str:
     return f"commit {res.context['commit']}, {res.context['date'][:10]}"
 
 
-def generated(chapter: pathlib.Path, res: results.ChapterResults) -> dict:
-    source = f"<!-- generated by profiling/report.py from results/ ({source_line(res)}) -->"
-    return {name: f"{source}\n{table}" for name, table in chapter_tables(chapter, res).items()}
+def generated(chapter: pathlib.Path, runs: list) -> dict:
+    if len(runs) == 1:
+        where = f"results/ ({source_line(runs[0])})"
+    else:
+        where = " and ".join(f"results/{res.folder.name}/ ({source_line(res)})" for res in runs)
+    source = f"<!-- generated by profiling/report.py from {where} -->"
+    return {name: f"{source}\n{table}" for name, table in chapter_tables(chapter, runs).items()}
 
 
 def fill(readme: str, tables: dict, readme_path="README.md") -> str:
@@ -62,26 +183,37 @@ def fill(readme: str, tables: dict, readme_path="README.md") -> str:
     return readme
 
 
-def measured_block(res: results.ChapterResults, number: str) -> str:
-    """The figures of the cases of step file `number` ("06"): one line per case and group."""
+def case_lines(res: results.ChapterResults, number: str, indent: str) -> list:
+    """One line per case of step file `number` ("06") and group: time and every rate."""
     cases = [c for c in res.cases if c.is_step and c.name[:2] == number]
-    lines = [f"// BEGIN MEASURED by profiling/report.py from the chapter's results/ "
-             f"({res.context['gpu']}, {source_line(res)}):"]
     if not cases:
-        lines.append("//   not measured yet")
-    name_width = max((len(c.name) for c in cases), default=0)
-    group_width = max((len(c.group) for c in cases), default=0)
+        return [f"//{indent}not measured yet"]
+    name_width = max(len(c.name) for c in cases)
+    group_width = max(len(c.group) for c in cases)
+    lines = []
     for c in cases:
         cells = [f"{c.median_ms:.4f} ms"]
         for unit in report_tables.units_of([c]):
             cells.append(f"{c.rate(unit):.0f} {unit}/s")
             if unit in results.CEILINGS:
                 cells[-1] += f" ({c.of_ceiling(unit, res.ceilings):.3f} {results.CEILINGS[unit][1]})"
-        lines.append(f"//   {c.name:<{name_width}}  {c.group:<{group_width}}  " + ", ".join(cells))
+        lines.append(f"//{indent}{c.name:<{name_width}}  {c.group:<{group_width}}  " + ", ".join(cells))
+    return lines
+
+
+def measured_block(runs: list, number: str) -> str:
+    """The figures of the cases of step file `number` ("06") on every GPU recorded."""
+    if len(runs) == 1:
+        lines = [f"// BEGIN MEASURED by profiling/report.py from the chapter's results/ "
+                 f"({runs[0].gpu}, {source_line(runs[0])}):"] + case_lines(runs[0], number, "   ")
+    else:
+        lines = ["// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:"]
+        for res in runs:
+            lines += [f"//   {res.gpu} ({source_line(res)}):"] + case_lines(res, number, "     ")
     return "\n".join(lines) + "\n// END MEASURED\n"
 
 
-def updated_step_files(chapter: pathlib.Path, res: results.ChapterResults) -> dict:
+def updated_step_files(chapter: pathlib.Path, runs: list) -> dict:
     """{path: new text} for every step file of the chapter whose measured block differs."""
     changed = {}
     for path in sorted((ROOT / "solutions" / chapter.resolve().name).glob("[0-9][0-9]_*.cu")):
@@ -89,7 +221,7 @@ def updated_step_files(chapter: pathlib.Path, res: results.ChapterResults) -> di
         if not MEASURED.search(text):
             raise cli.ToolError("has no '// BEGIN MEASURED' ... '// END MEASURED' block in its header",
                                 path.relative_to(ROOT))
-        new = MEASURED.sub(lambda _: measured_block(res, path.name[:2]), text, count=1)
+        new = MEASURED.sub(lambda _: measured_block(runs, path.name[:2]), text, count=1)
         if new != text:
             changed[path] = new
     return changed
@@ -100,14 +232,14 @@ def main() -> int:
     parser.add_argument("chapter", type=pathlib.Path)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
-    res = results.load_chapter(args.chapter)
+    runs = results.load_chapter(args.chapter)
     readme_path = args.chapter / "README.md"
     readme = cli.read_text(readme_path, "the chapter's lesson")
     updated = {}
-    new_readme = fill(readme, generated(args.chapter, res), readme_path)
+    new_readme = fill(readme, generated(args.chapter, runs), readme_path)
     if new_readme != readme:
         updated[readme_path] = new_readme
-    updated |= updated_step_files(args.chapter, res)
+    updated |= updated_step_files(args.chapter, runs)
     if args.check:
         for path in updated:
             print(f"{path}: its generated figures are out of date; run profiling/report.py {args.chapter}")

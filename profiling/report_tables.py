@@ -1,6 +1,5 @@
 """Markdown tables that any chapter's README can carry, from its results (results.py). A chapter
 that wants other tables writes them in its own chapters/NN_name/tables.py, with these as parts."""
-import csv
 import pathlib
 
 import results as results_module
@@ -12,16 +11,15 @@ UNIT_NAMES = {"DRAM %": "DRAM throughput", "shared %": "shared-memory wavefronts
 
 def traffic_table(traffic_csv: pathlib.Path, array: str) -> str:
     """The profiler's traffic per kernel (profiling/traffic.py) as ratios to the problem's array."""
-    with traffic_csv.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = results_module.read_csv(traffic_csv)
     utilisation = [c for c in UTILISATION if c in rows[0]]
     lines = ["| kernel | L1 | L2 read | L2 write | HBM | ms | HBM GB/s | bank conflicts | " + " | ".join(utilisation) + " |",
              "|---|" + "---:|" * (7 + len(utilisation))]
     for r in rows:
-        lines.append(f"| `{r['kernel']}` | {float(r['L1 ratio']):.2f} | {float(r['L2 read ratio']):.2f} | "
-                     f"{float(r['L2 write ratio']):.2f} | {float(r['HBM ratio']):.2f} | {float(r['time ms']):.3f} | "
-                     f"{float(r['achieved GB/s']):.0f} | {float(r['bank conflicts']):.3g} | "
-                     + " | ".join(f"{float(r[c]):.0f}" for c in utilisation) + " |")
+        lines.append(f"| `{r['kernel']}` | {r.number('L1 ratio'):.2f} | {r.number('L2 read ratio'):.2f} | "
+                     f"{r.number('L2 write ratio'):.2f} | {r.number('HBM ratio'):.2f} | {r.number('time ms'):.3f} | "
+                     f"{r.number('achieved GB/s'):.0f} | {r.number('bank conflicts'):.3g} | "
+                     + " | ".join(f"{r.number(c):.0f}" for c in utilisation) + " |")
     lines.append("")
     lines.append(f"Traffic as a ratio to the {array}: 1.00 is one pass over it. The last columns are % of each "
                  "unit's peak: " + ", ".join(UNIT_NAMES[c] for c in utilisation) + ".")

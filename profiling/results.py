@@ -1,6 +1,8 @@
 """Reads what a chapter's benchmark recorded: the JSON that Google Benchmark writes
-(--benchmark_out), and the folder of results a chapter commits. The one place that knows the
-JSON's layout, for report.py and plot.py.
+(--benchmark_out), and the results a chapter commits, one folder per GPU
+(chapters/NN_name/results/h200/, results/h100-80gb-hbm3/: gpu_folder() names it from the GPU). The
+one place that knows the JSON's layout and the folders', for report.py, plot.py and
+validate_gpu.sh.
 
 Every rate the benchmark counted is kept, as an amount of work per run: "GB" (bytes / 1e9, the
 effective bandwidth's), and each of the case's other units ("GFLOP", "Grsqrt", "MLUP",
@@ -13,10 +15,14 @@ time, rate or ceiling that is not a finite number above zero, is a cli.ToolError
 file and the entry. Run as a script, it prints what a run recorded:
 
     profiling/results.py chapters/NN_name | BENCH.json | PEERS.json
+    profiling/results.py --gpu-folder "NVIDIA H100 80GB HBM3"    prints h100-80gb-hbm3
 """
+import csv
+import io
 import json
 import math
 import pathlib
+import re
 from dataclasses import dataclass, field
 
 import cli
@@ -176,10 +182,47 @@ def load_peers(path) -> tuple[dict, list]:
     return {k: v for k, v in data.items() if k != "cases"}, cases
 
 
+def gpu_folder(gpu: str) -> str:
+    """The folder a GPU's results are kept in, from its name as the runtime gives it: "NVIDIA H200"
+    -> "h200", "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3" (the vendor dropped, the rest in lower
+    case, runs of anything else than letters and digits as one "-")."""
+    name = re.sub(r"^(NVIDIA|AMD)\s+", "", gpu.strip(), flags=re.I)
+    folder = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    if not folder:
+        raise cli.ToolError(f"cannot name a results folder after the GPU {json.dumps(gpu)}")
+    return folder
+
+
+class CsvRow(dict):
+    """A row of a results CSV: a column it lacks is a ToolError naming the file, not a KeyError."""
+
+    def __init__(self, values: dict, path):
+        super().__init__(values)
+        self.path = path
+
+    def __missing__(self, column):
+        raise cli.ToolError(f"has no column '{column}'", self.path)
+
+    def number(self, column) -> float:
+        try:
+            return float(self[column])
+        except (TypeError, ValueError):  # not a number, or None: the row is shorter than the header
+            raise cli.ToolError(f"column '{column}' holds {json.dumps(self[column])}, not a number", self.path) from None
+
+
+def read_csv(path) -> list:
+    """The rows of a results CSV (a header, then rows), each a CsvRow; a file missing, empty, or
+    with a header and no rows is a ToolError naming it."""
+    rows = [CsvRow(row, path) for row in csv.DictReader(io.StringIO(cli.read_text(path, "a CSV of results")))]
+    if not rows:
+        raise cli.ToolError("has a header but no rows (an unfinished profile?)", path)
+    return rows
+
+
 @dataclass
 class ChapterResults:
-    """What a chapter commits in chapters/NN_name/results/: bench.json, ceilings.json, and
-    whatever else its tables read (traffic.csv, peers' JSON)."""
+    """What a chapter commits for one GPU, in chapters/NN_name/results/GPU/: bench.json,
+    ceilings.json, and whatever else its tables read (traffic.csv, peers' JSON)."""
     folder: pathlib.Path
     context: dict
     cases: list
@@ -188,40 +231,70 @@ class ChapterResults:
     def groups(self) -> list:
         return list(dict.fromkeys(c.group for c in self.cases))
 
+    @property
+    def gpu(self) -> str:
+        return self.context["gpu"]
 
-def load_chapter(chapter: pathlib.Path) -> ChapterResults:
+    @property
+    def label(self) -> str:
+        """The GPU's short name, for columns and headings: "H200", "H100 80GB HBM3"."""
+        return re.sub(r"^(NVIDIA|AMD)\s+", "", self.gpu.strip(), flags=re.I)
+
+
+
+def load_gpu(folder: pathlib.Path) -> ChapterResults:
+    """One GPU's results: FOLDER/bench.json and FOLDER/ceilings.json."""
+    context, cases = load(folder / "bench.json")
+    return ChapterResults(folder, context, cases, load_ceilings(folder / "ceilings.json", cases))
+
+
+def load_chapter(chapter: pathlib.Path) -> list:
+    """Every GPU's results of a chapter (chapters/NN_name/results/*/), in the order of their
+    folders' names; each folder must be named after the GPU its bench.json recorded."""
     chapter = pathlib.Path(chapter)
     if not chapter.is_dir():
         raise cli.ToolError(("is not a folder" if chapter.exists() else "no such chapter folder")
                             + ": give a chapter's folder, such as chapters/01_transpose", chapter)
     folder = chapter / "results"
-    if not (folder / "bench.json").exists():
-        raise cli.ToolError("no such file: the chapter has no recorded results", folder / "bench.json")
-    context, cases = load(folder / "bench.json")
-    return ChapterResults(folder, context, cases, load_ceilings(folder / "ceilings.json", cases))
+    if (folder / "bench.json").exists():
+        raise cli.ToolError("results are kept per GPU, in results/GPU/ (results.py --gpu-folder names it): "
+                            "move this run's files there", folder / "bench.json")
+    gpus = sorted(path.parent for path in folder.glob("*/bench.json"))
+    if not gpus:
+        raise cli.ToolError("no GPU's results: the chapter has no results/GPU/bench.json", folder)
+    runs = [load_gpu(gpu) for gpu in gpus]
+    for run in runs:
+        if run.folder.name != gpu_folder(run.gpu):
+            raise cli.ToolError(f"holds a run on the {run.gpu}, whose folder is {gpu_folder(run.gpu)}/", run.folder)
+    return runs
 
 
 def main() -> int:
     parser = cli.ArgumentParser(description="Prints what a benchmark recorded, one line per case: its median "
                                 "time and every rate, against the ceilings when a chapter folder is given.")
-    parser.add_argument("path", type=pathlib.Path,
+    parser.add_argument("path", type=pathlib.Path, nargs="?",
                         help="a chapter folder (its results/), a --benchmark_out JSON, or a peer's JSON")
+    parser.add_argument("--gpu-folder", metavar="GPU", help="print the results folder of the GPU named GPU, and exit")
     args = parser.parse_args()
-    ceilings = {}
+    if args.gpu_folder is not None:
+        print(gpu_folder(args.gpu_folder))
+        return 0
+    if args.path is None:
+        parser.error("the following arguments are required: path")
     if not args.path.exists():
         raise cli.ToolError("no such file or folder", args.path)
     if args.path.is_dir():
-        chapter = load_chapter(args.path)
-        context, cases, ceilings = chapter.context, chapter.cases, chapter.ceilings
+        runs = [(run.context, run.cases, run.ceilings) for run in load_chapter(args.path)]
     elif isinstance(data := read_json(args.path, "benchmark or peer results"), dict) and "cases" in data:
-        context, cases = load_peers(args.path)
+        runs = [(*load_peers(args.path), {})]
     else:
-        context, cases = load(args.path)
-    print(", ".join(f"{key} {context[key]}" for key in CONTEXT if key in context))
-    for c in cases:
-        rates = [f"{c.rate(unit):.1f} {unit}/s" + (f" ({c.of_ceiling(unit, ceilings):.3f} {CEILINGS[unit][1]})"
-                                                   if ceilings and unit in CEILINGS else "") for unit in c.amounts]
-        print(f"{c.group} | {c.name} | {c.median_ms:.4f} ms | " + ", ".join(rates))
+        runs = [(*load(args.path), {})]
+    for context, cases, ceilings in runs:
+        print(", ".join(f"{key} {context[key]}" for key in CONTEXT if key in context))
+        for c in cases:
+            rates = [f"{c.rate(unit):.1f} {unit}/s" + (f" ({c.of_ceiling(unit, ceilings):.3f} {CEILINGS[unit][1]})"
+                                                       if ceilings and unit in CEILINGS else "") for unit in c.amounts]
+            print(f"{c.group} | {c.name} | {c.median_ms:.4f} ms | " + ", ".join(rates))
     return 0
 
 

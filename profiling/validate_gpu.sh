@@ -4,14 +4,19 @@
 # configure + build (cuda preset), ctest (every test, or the chosen chapters' and the course's
 # own), the machine's ceilings, then for each chapter (every chapters/NN_name/, or the numbers
 # given: 1 2) what its folder holds, by name:
-#   bench_*.cpp  its benchmark, with --benchmark_out=RESULTS_DIR/chNN-bench.json
-#   peer_*.py    each peer, with --out RESULTS_DIR/chNN-<peer>.json
-#   profile.sh   its traffic profile, into RESULTS_DIR/chNN-profile/
+#   bench_*.cpp  its benchmark, into bench.json
+#   peer_*.py    each peer, into <peer>.json (peer_torch.py: torch.json)
+#   profile.sh   its traffic profile (ncu.csv, traffic.csv, traffic.md, ...)
 #   test_*.cpp   compute-sanitizer (memcheck, racecheck, synccheck) over its solution tests
-# and a plot of its benchmark (profiling/plot.py). --dry-run prints the stages without running them.
-# Everything lands in RESULTS_DIR; a failing stage is reported and the others still run. Bad
-# arguments, a RESULTS_DIR that cannot be created, or no NVIDIA GPU stop it at once, in one line
-# and with exit status 2, before it writes anything (a dry run reports the missing GPU and goes on).
+# and a plot of its benchmark (profiling/plot.py, bench.png). Each chapter's files land in
+# RESULTS_DIR/chapters/NN_name/results/GPU/, GPU named after the GPU measured (results.py
+# --gpu-folder: h200, h100-80gb-hbm3), with the ceilings and a README.md saying GPU, date, commit
+# and how each stage went: the folder the chapter commits as it is (copy RESULTS_DIR/chapters/
+# over chapters/, then profiling/report.py chapters/NN_name). The logs stay in RESULTS_DIR.
+# --dry-run prints the stages without running them. A failing stage is reported and the others
+# still run. Bad arguments, a RESULTS_DIR that cannot be created, or no NVIDIA GPU stop it at
+# once, in one line and with exit status 2, before it writes anything (a dry run reports the
+# missing GPU and goes on).
 set -uo pipefail
 dry_run=false
 if [[ ${1:-} == --dry-run ]]; then dry_run=true; shift; fi
@@ -19,6 +24,7 @@ usage="usage: validate_gpu.sh [--dry-run] RESULTS_DIR [CHAPTER...]"
 [[ $# -ge 1 && -n $1 && $1 != -* ]] || { echo "error: $usage" >&2; exit 2; }
 results=$1
 shift
+given=$*  # the chapters asked for, as given, for the READMEs
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 chapters=()
@@ -58,11 +64,20 @@ cd "$root"
 build=build/cuda
 export COURSE_GIT_COMMIT=${COURSE_GIT_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 failed=()
-stage() {  # stage NAME LOG COMMAND...: run, log, remember failures
+stages=()          # the stages run, in order
+declare -A outcome # stage name -> passed | FAILED (see LOG)
+stage() {  # stage NAME LOG COMMAND...: run, log, remember how it went
   local name=$1 log=$2; shift 2
   echo "== $name"
   if $dry_run; then echo "   $*  > $log"; return; fi
-  if ! "$@" >"$results/$log" 2>&1; then failed+=("$name"); echo "   FAILED (see $log)"; fi
+  stages+=("$name")
+  if "$@" >"$results/$log" 2>&1; then
+    outcome[$name]=passed
+  else
+    failed+=("$name")
+    outcome[$name]="FAILED (see $log in the run's folder)"
+    echo "   FAILED (see $log)"
+  fi
   tail -n 3 "$results/$log"
 }
 
@@ -76,34 +91,70 @@ else
   stage ctest ctest.log ctest --preset cuda --parallel 16
 fi
 stage ceilings ceilings.log "$build/common/course_ceilings" --out="$results/ceilings.json"
+# The GPU the ceilings measured (the benchmarks' device 0), else nvidia-smi's first.
+if $dry_run; then
+  gpu_folder=GPU
+else
+  gpu=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["gpu"])' "$results/ceilings.json" 2>/dev/null) \
+    || gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+  gpu_folder=$(python3 profiling/results.py --gpu-folder "$gpu") || exit 2
+fi
+
+# The README.md of a chapter's results: what ran, where, and how each stage went.
+describe_run() {  # describe_run CHAPTER FOLDER N
+  local chapter=$1 out=$2 n=$3 name files
+  {
+    echo "# Chapter $(number_of "$chapter") results on the $gpu"
+    echo
+    echo "Recorded by \`profiling/validate_gpu.sh RESULTS_DIR${given:+ $given}\` on $(date -u +%F), commit"
+    echo "\`$COURSE_GIT_COMMIT\`, on an $gpu (driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1);"
+    echo "clocks left as found, \`bench.json\`'s context records them)."
+    echo
+    echo "| stage | result |"
+    echo "|---|---|"
+    for name in "${stages[@]}"; do  # the whole run's stages and this chapter's
+      [[ $name == ch[0-9][0-9]\ * && $name != "$n "* ]] || echo "| ${name#"$n "} | ${outcome[$name]} |"
+    done
+    echo
+    files=$(cd "$out" && ls | grep -vx README.md | sed 's/.*/`&`/' | paste -sd, | sed 's/,/, /g')
+    echo "Files: ${files:-none}."
+  } >"$out/README.md"
+}
+
 for chapter in "${selected[@]}"; do
   n=ch${chapter:0:2}
   here=chapters/$chapter
+  out=$results/chapters/$chapter/results/$gpu_folder
+  $dry_run || mkdir -p "$out"
   bench=$(basename "$(ls "$here"/bench_*.cpp)" .cpp)
   test=$(basename "$(ls "$here"/test_*.cpp)" .cpp)
   stage "$n benchmark" "$n-bench.log" "$build/$here/$bench" \
-    --ceilings="$results/ceilings.json" --benchmark_out="$results/$n-bench.json" --benchmark_out_format=json
+    --ceilings="$results/ceilings.json" --benchmark_out="$out/bench.json" --benchmark_out_format=json
   peers=()
   for peer in "$here"/peer_*.py; do
     [[ -e $peer ]] || continue
     name=$(basename "$peer" .py)
     name=${name#peer_}
-    stage "$n peer $name" "$n-$name.log" python3 "$peer" --out "$results/$n-$name.json"
-    peers+=(--peers "$results/$n-$name.json")
+    stage "$n peer $name" "$n-$name.log" python3 "$peer" --out "$out/$name.json"
+    peers+=(--peers "$out/$name.json")
   done
   if [[ -x $here/profile.sh ]]; then
-    stage "$n profile" "$n-profile.log" "$here/profile.sh" "$build" "$results/$n-profile"
+    stage "$n profile" "$n-profile.log" "$here/profile.sh" "$build" "$out"
   fi
   for tool in memcheck racecheck synccheck; do
     stage "$n compute-sanitizer $tool" "sanitizer-$tool-$n.log" \
       timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/$here/$test"
   done
-  stage "$n plot" "$n-plot.log" python3 profiling/plot.py "$results/$n-bench.json" \
-    --ceilings "$results/ceilings.json" --out "$results/$n-bench.png" "${peers[@]}"
+  stage "$n plot" "$n-plot.log" python3 profiling/plot.py "$out/bench.json" \
+    --ceilings "$results/ceilings.json" --out "$out/bench.png" "${peers[@]}"
+  if ! $dry_run; then
+    [[ -f $results/ceilings.json ]] && cp "$results/ceilings.json" "$out/"
+    describe_run "$chapter" "$out" "$n"
+  fi
 done
 
 if ((${#failed[@]})); then
   echo "FAILED stages: ${failed[*]}"
   exit 1
 fi
-$dry_run || echo "all stages passed; results in $results"
+$dry_run || echo "all stages passed; each chapter's results in $results/chapters/NN_name/results/$gpu_folder/"

@@ -9,6 +9,7 @@ import csv
 import re
 
 import report_tables
+import results
 
 CONSUMERS = ("00_naive", "01_coalesced", "07_split_rows")
 FLAGGED = "03_flagged"
@@ -130,7 +131,7 @@ def sweep_table(res) -> str:
 
 
 def device_attribute(res, name: str) -> float | None:
-    """A device attribute from Nsight Compute's raw output (results/ncu.csv), if it is there."""
+    """A device attribute from Nsight Compute's raw output (results/h200/ncu.csv), if it is there."""
     path = res.folder / "ncu.csv"
     if not path.exists():
         return None
@@ -157,8 +158,7 @@ def in_flight_table(res) -> str:
                 "'memory_latency_ns'): re-record to fill this table.")
     copy = res.ceilings["copy_GBps"]
     needed_kb = copy * latency_ns / sms / 1e3  # GB/s x ns = bytes
-    with (res.folder / "traffic.csv").open() as f:
-        rows = {r["kernel"]: r for r in csv.DictReader(f)}
+    rows = {r["kernel"]: r for r in results.read_csv(res.folder / "traffic.csv")}
     lines = [f"Memory latency {latency_ns:.0f} ns (one thread chasing pointers 8 KiB apart, caches missed), "
              f"{sms:.0f} multiprocessors: the copy's {copy:.0f} GB/s needs {needed_kb:.1f} KB in flight per "
              "multiprocessor. Predicted = min(copy, bytes moved per byte loaded x multiprocessors x bytes in flight / "

@@ -8,6 +8,8 @@
 //   bench_stencil [--size=N] [--ceilings=FILE] [--warm-l2] [--quiet] [--repetitions=N]
 //                 [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,45 +23,53 @@ namespace {
 using course::DeviceBuffer;
 using course::Grid;
 
-// One radius's input and output arrays, shared by the operators of that radius.
+// One operator's input and output arrays, for its radius: the session builds them when it
+// reaches the operator's cases.
 struct Arrays {
   Grid grid;
+  course::Seed seed;
   std::vector<float> in;
   DeviceBuffer<float> d_in, d_out;
-  Arrays(int n, int radius, const course::Seed& seed)
-      : grid(course::make_grid(n, n, n, radius, radius, radius)),
-        in(course::random_floats(grid.size, seed, radius)),
-        d_in(std::span<const float>(in)),
-        d_out(grid.size) {}
+  Arrays(const Grid& g, const course::Seed& seed_)
+      : grid(g), seed(seed_), in(course::random_floats(grid.size, seed)), d_in(std::span<const float>(in)), d_out(grid.size) {}
+
+  // The tests' check, at 4096 random interior points: the whole cube would take minutes on the host.
+  template <class Op>
+  std::string check() const {
+    const course::Comparison comparison =
+        course::compare_with_reference<Op>(in, d_out.to_host(), grid, ch02::tolerance<Op>(), 4096, seed);
+    return comparison.ok() ? std::string() : comparison.report();
+  }
 };
 
 template <class Op>
-void add_operator(course::bench::Session& session, Arrays& arrays, const course::Seed& seed) {
-  const Grid& g = arrays.grid;
+void add_operator(course::bench::Session& session, int n) {
+  const Grid g = course::make_grid(n, n, n, Op::rx, Op::ry, Op::rz);
   const double points = double(g.dx) * g.dy * g.dz;
   const double bytes = 2 * points * sizeof(float);
   const double table_flops = 2.0 * course::nonzero_weights<Op>() * points;
   const double separable_flops = 2.0 * course::separable_fmas<Op>() * points;
   const std::string group = std::string(Op::name) + " " + std::to_string(g.dx) + "^3";
-  auto poison = [&arrays] { arrays.d_out.poison(); };
-  // The tests' check, at 4096 random interior points: the whole cube would take minutes on the host.
-  auto validate = [&arrays, seed] {
-    const course::Comparison comparison = course::compare_with_reference<Op>(
-        arrays.in, arrays.d_out.to_host(), arrays.grid, ch02::tolerance<Op>(), 4096, seed);
-    return comparison.ok() ? std::string() : comparison.report();
-  };
+  // On the device: the input and the output; on the host: the input and the output read back.
+  auto arrays = std::make_shared<std::optional<Arrays>>();
+  session.add_problem({.name = group, .device_bytes = 2.0 * g.size * sizeof(float), .host_bytes = 2.0 * g.size * sizeof(float),
+                       .build = [arrays, g](const course::Seed& seed) { arrays->emplace(g, seed); },
+                       .release = [arrays] { arrays->reset(); }});
   session.add({.group = group, .name = "device copy (" COURSE_BACKEND_NAME " memcpy)",
-               .run = [&arrays, points] {
-                 GPU_CHECK(gpuMemcpy(arrays.d_out.data(), arrays.d_in.data(), size_t(points) * sizeof(float),
-                                     gpuMemcpyDeviceToDevice));
+               .run = [arrays, points] {
+                 Arrays& a = **arrays;
+                 GPU_CHECK(gpuMemcpy(a.d_out.data(), a.d_in.data(), size_t(points) * sizeof(float), gpuMemcpyDeviceToDevice));
                },
                .bytes = bytes, .is_peer = true});
   for (const ch02::Step& step : ch02::steps<Op>()) {
-    session.add({.group = group, .name = step.source.id(), .prepare = poison,
-                 .run = [&arrays, run = step.run] { run(arrays.d_in.data(), arrays.d_out.data(), arrays.grid); },
+    session.add({.group = group, .name = step.source.id(), .prepare = [arrays] { (*arrays)->d_out.poison(); },
+                 .run = [arrays, run = step.run] {
+                   Arrays& a = **arrays;
+                   run(a.d_in.data(), a.d_out.data(), a.grid);
+                 },
                  .bytes = bytes,
                  .rates = {course::bench::flops(step.form == ch02::Form::separable ? separable_flops : table_flops)},
-                 .validate = validate});
+                 .validate = [arrays] { return (*arrays)->template check<Op>(); }});
   }
 }
 
@@ -68,17 +78,9 @@ void add_operator(course::bench::Session& session, Arrays& arrays, const course:
 int main(int argc, char** argv) try {
   course::bench::Session session(argc, argv, {{"size", course::bench::on_cpu_backend() ? "48" : "512"}});
   const int n = static_cast<int>(session.integer("size", 1024));  // 32-bit indices in the kernels
-  const double array_bytes = 4.0 * (n + 4.0) * (n + 4.0) * (n + 4.0);  // the widest halo, radius 2
-  // On the device: an input and an output array per radius; on the host: the inputs and one
-  // output read back to check it.
-  session.require_memory(4 * array_bytes, 3 * array_bytes, "a " + std::to_string(n) + "^3 grid");
-  const course::Seed seed = session.seed();
   std::printf("interior %d^3 floats (%.1f MB); effective bandwidth counts 2 x that\n", n, 4.0 * n * n * n / 1e6);
-  std::printf("inputs from %s\n", seed.describe().c_str());
-  Arrays radius1(n, 1, seed), radius2(n, 2, seed);
-  course::for_each_type(ch02::Operators{}, [&]<class Op>() {
-    add_operator<Op>(session, Op::rx == 1 ? radius1 : radius2, seed);
-  });
+  std::printf("inputs from %s\n", session.seed().describe().c_str());
+  course::for_each_type(ch02::Operators{}, [&]<class Op>() { add_operator<Op>(session, n); });
   return session.run();
 } catch (const std::exception& error) {
   std::fprintf(stderr, "error: %s\n", error.what());

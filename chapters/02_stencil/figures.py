@@ -9,7 +9,7 @@
                       weight, and when each output is written;
   x_halo.png          the 32-byte sectors of one tile row: 32-wide (steps 03-09), 64-wide with
                       16-byte copies (10), 256-wide (11-12);
-  size_sweep.png      results/size_sweep.csv: the copy and step 11 from 2^20 to 2^30 bytes.
+  size_sweep.png      results/h200/size_sweep.csv: the copy and step 11 from 2^20 to 2^30 bytes.
 
     chapters/02_stencil/figures.py [--out-dir chapters/02_stencil/figures]
 """
@@ -199,7 +199,7 @@ def draw_size_sweep(out: pathlib.Path, results: pathlib.Path) -> None:
     axis.set_xscale("log", base=2)
     axis.set_xlabel("cube bytes (the input; the output is as large)")
     axis.set_ylabel("effective GB/s (2 x cube / median time)")
-    axis.set_title(f"box27: step 11 and the copy by cube size, {context['gpu']} (results/size_sweep.csv)", fontsize=9, loc="left")
+    axis.set_title(f"box27: step 11 and the copy by cube size, {context['gpu']} (results/h200/size_sweep.csv)", fontsize=9, loc="left")
     axis.legend(fontsize=8, loc="lower right")
     figure.tight_layout()
     figure.savefig(out, dpi=120)
@@ -217,7 +217,7 @@ def main() -> int:
     draw_queue_rotation(args.out_dir / "queue_rotation.png")
     draw_register_queue(args.out_dir / "register_queue.png")
     draw_x_halo(args.out_dir / "x_halo.png")
-    draw_size_sweep(args.out_dir / "size_sweep.png", HERE / "results")
+    draw_size_sweep(args.out_dir / "size_sweep.png", HERE / "results" / "h200")
     return 0
 
 

@@ -4,7 +4,7 @@ flushed before every run (as every other table of the chapter) and with it left 
 one row per (size, L2, case) to a CSV: where the L2 stops helping, and where a cube is too small
 to fill the machine.
 
-    chapters/02_stencil/size_sweep.py BUILD_DIR --out chapters/02_stencil/results/size_sweep.csv
+    chapters/02_stencil/size_sweep.py BUILD_DIR --out chapters/02_stencil/results/h200/size_sweep.csv
 
 The median of the benchmark's repetitions; effective GB/s as everywhere in the chapter (the
 cube read and written once). figures.py draws it. The CSV is written whole once every size has

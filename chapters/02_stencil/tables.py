@@ -7,9 +7,11 @@ if __name__ == "__main__":  # profiling/report.py imports this file; on its own 
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/02_stencil")
 
 import csv
+import io
 import math
 import re
 
+import cli
 import report_tables
 import results
 import traffic
@@ -170,8 +172,7 @@ def predicted_l2_read(kernel: str) -> tuple[float, str] | None:
 
 
 def l2_model_table(traffic_csv) -> str:
-    with traffic_csv.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = results.read_csv(traffic_csv)
     lines = ["| kernel | a block reads | predicted L2 read | measured | measured / predicted |",
              "|---|---|---:|---:|---:|"]
     for row in rows:
@@ -203,8 +204,10 @@ SHOWN_STALLS = 6  # the reasons with the most cycles over all kernels get a colu
 
 def read_stalls(stalls_csv) -> list:
     """Rows of profile.sh's stall run (Nsight Compute --page raw): the last launch of each kernel."""
-    rows = list(csv.reader(stalls_csv.open()))
-    header_at = next(i for i, row in enumerate(rows) if "Kernel Name" in row)
+    rows = list(csv.reader(io.StringIO(cli.read_text(stalls_csv, "Nsight Compute's raw page"))))
+    header_at = next((i for i, row in enumerate(rows) if "Kernel Name" in row and "ID" in row), None)
+    if header_at is None:
+        raise cli.ToolError("has no 'ID', 'Kernel Name' header: not Nsight Compute's raw page", stalls_csv)
     header = rows[header_at]
     kernels = {}
     for row in rows[header_at + 1:]:
@@ -212,6 +215,8 @@ def read_stalls(stalls_csv) -> list:
             continue  # the units row
         values = {name: traffic.number(value) for name, value in zip(header, row) if name.startswith(("smsp__", "sm__", "gpu__"))}
         kernels[traffic.short_name(row[header.index("Kernel Name")])] = values
+    if not kernels:
+        raise cli.ToolError("has no kernel's row", stalls_csv)
     return [{"kernel": k} | v for k, v in kernels.items()]
 
 
@@ -246,8 +251,7 @@ def dram_gap_table(res, traffic_csv) -> str:
     """Why the best steps stop short of the copy: their bytes (DRAM traffic in cubes, against
     the copy's 2) and the rate DRAM delivered them at (against the copy's), whose product
     predicts the fraction of the copy bandwidth the benchmark measures."""
-    with traffic_csv.open() as f:
-        rows = {r["kernel"]: r for r in csv.DictReader(f)}
+    rows = {r["kernel"]: r for r in results.read_csv(traffic_csv)}
     copy = res.ceilings["copy_GBps"]
     names = {"deeper_prefetch_kernel": "09_deeper_prefetch", "async_copy_kernel": "10_async_copy",
              "wide_tile_kernel": "11_wide_tiles", "factored_kernel": "12_factored"}

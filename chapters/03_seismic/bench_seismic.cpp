@@ -9,9 +9,12 @@
 //
 //   bench_seismic [--size=N] [--ceilings=FILE] [--warm-l2] [--quiet] [--repetitions=N]
 //                 [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,16 +31,26 @@ using ch03::Laplacian8;
 using course::DeviceBuffer;
 using course::Grid;
 
+Grid grid_of(int n, int align) { return course::make_grid(n, n, n, ch03::kRadius, ch03::kRadius, ch03::kRadius, align); }
+
 // The input and output arrays of one row alignment.
 struct Arrays {
   Grid grid;
   std::vector<float> in;
   DeviceBuffer<float> d_in, d_out;
-  Arrays(int n, int align, const course::Seed& seed)
-      : grid(course::make_grid(n, n, n, ch03::kRadius, ch03::kRadius, ch03::kRadius, align)),
-        in(course::random_floats(grid.size, seed)),
-        d_in(std::span<const float>(in)),
-        d_out(grid.size) {}
+  Arrays(const Grid& g, const course::Seed& seed)
+      : grid(g), in(course::random_floats(grid.size, seed)), d_in(std::span<const float>(in)), d_out(grid.size) {}
+};
+
+// Every layout's arrays, by row alignment: the session builds them when the first case runs.
+struct Layouts {
+  course::Seed seed;
+  std::map<int, Arrays> by_align;
+  Layouts(int n, const course::Seed& seed_) : seed(seed_) {
+    for (const ch03::Step& step : ch03::steps())
+      if (!by_align.count(step.align)) by_align.try_emplace(step.align, grid_of(n, step.align), seed);
+  }
+  Arrays& aligned() { return by_align.rbegin()->second; }  // the widest alignment, the copies'
 };
 
 }  // namespace
@@ -45,30 +58,39 @@ struct Arrays {
 int main(int argc, char** argv) try {
   course::bench::Session session(argc, argv, {{"size", course::bench::on_cpu_backend() ? "40" : "512"}});
   const int n = static_cast<int>(session.integer("size", 1024));  // 32-bit indices within a plane
-  const double array_bytes = 4.0 * (n + 64.0) * (n + 8.0) * (n + 8.0);  // the padded layout, the larger
-  // On the device: an input and an output array per layout; on the host: the inputs and one output.
-  session.require_memory(4 * array_bytes, 3 * array_bytes, "a " + std::to_string(n) + "^3 grid");
-  const course::Seed seed = session.seed();
   std::printf("interior %d^3 floats (%.1f MB); effective bandwidth counts 2 x that\n", n, 4.0 * n * n * n / 1e6);
-  std::printf("inputs from %s\n", seed.describe().c_str());
+  std::printf("inputs from %s\n", session.seed().describe().c_str());
 
-  std::map<int, std::unique_ptr<Arrays>> layouts;  // by row alignment
-  for (const ch03::Step& step : ch03::steps())
-    if (!layouts.count(step.align)) layouts[step.align] = std::make_unique<Arrays>(n, step.align, seed);
+  // On the device: an input and an output array per layout; on the host: the inputs and one
+  // output read back.
+  std::set<int> aligns;
+  for (const ch03::Step& step : ch03::steps()) aligns.insert(step.align);
+  double device_bytes = 0, host_bytes = 0, largest = 0;
+  for (const int align : aligns) {
+    const double array_bytes = 4.0 * grid_of(n, align).size;
+    device_bytes += 2 * array_bytes;
+    host_bytes += array_bytes;
+    largest = std::max(largest, array_bytes);
+  }
+  const std::string group = "laplacian8 " + std::to_string(n) + "^3";
+  auto layouts = std::make_shared<std::optional<Layouts>>();
+  session.add_problem({.name = group, .device_bytes = device_bytes, .host_bytes = host_bytes + largest,
+                       .build = [layouts, n](const course::Seed& seed) { layouts->emplace(n, seed); },
+                       .release = [layouts] { layouts->reset(); }});
 
   const double points = double(n) * n * n;
   const double bytes = 2 * points * sizeof(float);
   const double flops = 2.0 * course::nonzero_weights<Laplacian8>() * points;
-  const std::string group = "laplacian8 " + std::to_string(n) + "^3";
-  Arrays& aligned = *layouts.rbegin()->second;
   session.add({.group = group, .name = "device copy (" COURSE_BACKEND_NAME " memcpy)",
-               .run = [&aligned, points] {
+               .run = [layouts, points] {
+                 Arrays& aligned = (*layouts)->aligned();
                  GPU_CHECK(gpuMemcpy(aligned.d_out.data(), aligned.d_in.data(), size_t(points) * sizeof(float),
                                      gpuMemcpyDeviceToDevice));
                },
                .bytes = bytes, .is_peer = true});
   // A structural copy must leave exactly the input in the output's interior.
-  auto copied_exactly = [&aligned] {
+  auto copied_exactly = [layouts] {
+    Arrays& aligned = (*layouts)->aligned();
     const std::vector<float> out = aligned.d_out.to_host();
     const Grid& g = aligned.grid;
     for (int z = 0; z < g.dz; ++z)
@@ -82,19 +104,26 @@ int main(int argc, char** argv) try {
       {"copy through step 07's loads", ch03::copy_through_prefetch},
       {"copy through step 08's loads", ch03::copy_through_async_ring}};
   for (const auto& [name, copy] : structural_copies)
-    session.add({.group = group, .name = name, .prepare = [&aligned] { aligned.d_out.poison(); },
-                 .run = [&aligned, copy] { copy(aligned.d_in.data(), aligned.d_out.data(), aligned.grid); },
+    session.add({.group = group, .name = name, .prepare = [layouts] { (*layouts)->aligned().d_out.poison(); },
+                 .run = [layouts, copy] {
+                   Arrays& aligned = (*layouts)->aligned();
+                   copy(aligned.d_in.data(), aligned.d_out.data(), aligned.grid);
+                 },
                  .bytes = bytes, .validate = copied_exactly, .is_peer = true});
   for (const ch03::Step& step : ch03::steps()) {
-    Arrays& arrays = *layouts.at(step.align);
+    const int align = step.align;
     // The tests' check, at 4096 random interior points: the whole cube would take minutes on the host.
-    auto validate = [&arrays, seed] {
+    auto validate = [layouts, align] {
+      const Arrays& arrays = (*layouts)->by_align.at(align);
       const course::Comparison comparison = course::compare_with_reference<Laplacian8>(
-          arrays.in, arrays.d_out.to_host(), arrays.grid, ch03::tolerance(), 4096, seed);
+          arrays.in, arrays.d_out.to_host(), arrays.grid, ch03::tolerance(), 4096, (*layouts)->seed);
       return comparison.ok() ? std::string() : comparison.report();
     };
-    session.add({.group = group, .name = step.source.id(), .prepare = [&arrays] { arrays.d_out.poison(); },
-                 .run = [&arrays, run = step.run] { run(arrays.d_in.data(), arrays.d_out.data(), arrays.grid); },
+    session.add({.group = group, .name = step.source.id(), .prepare = [layouts, align] { (*layouts)->by_align.at(align).d_out.poison(); },
+                 .run = [layouts, align, run = step.run] {
+                   Arrays& arrays = (*layouts)->by_align.at(align);
+                   run(arrays.d_in.data(), arrays.d_out.data(), arrays.grid);
+                 },
                  .bytes = bytes, .rates = {course::bench::flops(flops)}, .validate = validate});
   }
   return session.run();

@@ -9,7 +9,7 @@
   z_window.png   the z direction over the planes: step 02's window of 2R + 1 registers sliding up
                  one plane per iteration, and step 08's ring of 2R + 1 partial sums, where a
                  plane adds its weight to the 9 outputs it belongs to;
-  bandwidth.png  results/bench.json: the effective bandwidth of every step at 512^3 against the
+  bandwidth.png  results/h200/bench.json: the effective bandwidth of every step at 512^3 against the
                  copy ceiling, with the copies through steps 07's and 08's loads.
 
     chapters/03_seismic/figures.py [--out-dir chapters/03_seismic/figures]
@@ -156,7 +156,7 @@ def draw_z_window(out: pathlib.Path) -> None:
 
 
 def draw_bandwidth(out: pathlib.Path) -> None:
-    chapter = results.load_chapter(HERE)
+    chapter = results.load_gpu(HERE / "results" / "h200")
     copy = chapter.ceilings["copy_GBps"]
     cases = chapter.cases
     figure, axis = plt.subplots(figsize=(12, 5.6))
@@ -182,7 +182,7 @@ def draw_bandwidth(out: pathlib.Path) -> None:
     axis.set_xlabel("effective bandwidth, GB/s (8 bytes per point over the median time; in brackets: of the copy)",
                     fontsize=8)
     context = chapter.context
-    axis.set_title(f"{cases[0].group} on {context['gpu']}, commit {context['commit']} (results/bench.json); "
+    axis.set_title(f"{cases[0].group} on {context['gpu']}, commit {context['commit']} (results/h200/bench.json); "
                    "blue: the steps; orange: copies through the loads of steps 07 and 08", fontsize=8, loc="left")
     figure.tight_layout()
     figure.savefig(out, dpi=130)

@@ -6,15 +6,19 @@ if __name__ == "__main__":  # profiling/report.py imports this file; on its own 
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/03_seismic")
 
 import csv
+import io
 
+import cli
 import report_tables
+import results
 
 
 def profiled_kernels(path) -> dict:
     """resources.csv (Nsight Compute's raw page): the last launch of each kernel, by short name."""
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    header_at = next(i for i, row in enumerate(rows) if "Kernel Name" in row)
+    rows = list(csv.reader(io.StringIO(cli.read_text(path, "Nsight Compute's raw page"))))
+    header_at = next((i for i, row in enumerate(rows) if "Kernel Name" in row), None)
+    if header_at is None:
+        raise cli.ToolError("has no 'Kernel Name' header: not Nsight Compute's raw page", path)
     header = rows[header_at]
     kernels = {}
     for row in rows[header_at + 2:]:  # the row after the header holds the units
@@ -22,6 +26,8 @@ def profiled_kernels(path) -> dict:
             record = dict(zip(header, row))
             name = record["Kernel Name"].split("::")[-1].split("(")[0]
             kernels[name] = {key: value.replace(",", "") for key, value in record.items()}
+    if not kernels:
+        raise cli.ToolError("has no kernel's row", path)
     return kernels
 
 
@@ -40,8 +46,7 @@ def speedup_table(res) -> str:
     """(T_x + T_y + T_z) / T_xyz and (T_xy + T_z) / T_xyz with the fastest profiled kernel of each
     kind (profile.sh's traffic run, one launch each); T_xyz is the fastest one-pass kernel, of
     steps 06-09."""
-    with open(res.folder / "traffic.csv", newline="") as f:
-        times = {row["kernel"]: float(row["time ms"]) for row in csv.DictReader(f)}
+    times = {row["kernel"]: row.number("time ms") for row in results.read_csv(res.folder / "traffic.csv")}
 
     def fastest(*prefixes):
         name = min((k for k in times if k.startswith(prefixes)), key=times.get)

@@ -4,7 +4,6 @@ ceilings with the PyTorch peers and the host reference, the roofline, and the pr
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/04_coulomb")
 
-import csv
 
 import report_tables
 import results
@@ -34,8 +33,7 @@ def size_table(res, group: str, peers: list, torch_version: str) -> str:
 
 
 def profile_table(traffic_csv) -> str:
-    with traffic_csv.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = results.read_csv(traffic_csv)
     lines = ["| kernel | ms | XU pipe % | FMA pipe % | issue % | occupancy % | instructions per evaluation |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:

@@ -17,9 +17,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <deque>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -63,24 +63,41 @@ std::vector<Channel> parse_sizes(const std::string& text) {
 
 std::string name_of(const Channel& c) { return std::to_string(c.nx) + "x" + std::to_string(c.ny); }
 
-// One channel's starting state and the reference's state `steps` later, shared by its cases.
-struct Problem {
+// One channel's starting state, the reference's state `steps` later, the room of the stream
+// copies and the lattice of the step being run, shared by the channel's cases: the session builds
+// them when it reaches the channel.
+struct Buffers {
   Channel channel;
   int steps;
   DeviceBuffer<float> initial, stored;  // stored: a lattice's state, in the canonical layout
   std::vector<double> expected;         // worked out on first use
-  Problem(const Channel& c, int steps_, const course::Seed& seed)
-      : channel(c), steps(steps_), initial(std::span<const float>(ch05::random_state(c, seed))),
-        stored(c.cells() * ch05::kDirections) {}
+  DeviceBuffer<float> copy_a, copy_b;   // two states' room (float32), used by the copies at either width
+  // One step's lattice at a time, made when a case of another step runs: a channel holds one.
+  const ch05::Step* lattice_step = nullptr;
+  std::unique_ptr<ch05::Lattice> lattice;
 
-  std::string check(ch05::Lattice& lattice, ch05::Storage storage) {
+  Buffers(const Channel& c, int steps_, const course::Seed& seed)
+      : channel(c), steps(steps_), initial(std::span<const float>(ch05::random_state(c, seed))),
+        stored(c.cells() * ch05::kDirections), copy_a(c.cells() * ch05::kDirections), copy_b(c.cells() * ch05::kDirections) {}
+
+  ch05::Lattice& lattice_of(const ch05::Step& step) {
+    if (lattice_step != &step) {
+      lattice.reset();  // before the next is made: one lattice's memory at a time
+      lattice_step = nullptr;  // until it is made: a stub's make_lattice throws
+      lattice = ch05::make_lattice(step, channel);
+      lattice_step = &step;
+    }
+    return *lattice;
+  }
+
+  std::string check(ch05::Lattice& state, ch05::Storage storage) {
     if (expected.empty()) {
       const std::vector<float> start = initial.to_host();
       expected.assign(start.begin(), start.end());
       ch05::reference_advance(channel, expected, steps);
     }
     stored.poison();
-    lattice.store(stored.data());
+    state.store(stored.data());
     course::Comparison comparison = course::compare(stored.to_host(), expected, ch05::tolerance(storage),
                                                     {std::size_t(channel.ny), std::size_t(channel.nx), ch05::kDirections});
     comparison.axis_names = {"y", "x", "k"};
@@ -153,30 +170,71 @@ int main(int argc, char** argv) try {
                                   {"steps", cpu ? "2" : "20"},
                                   {"cpu-size", cpu ? "64x32" : "2048x2048"},
                                   {"flow", ""}});
+  // Every option is read, and refused if wrong, before anything runs.
+  const std::vector<Channel> sizes = parse_sizes(session.text("sizes"));
+  const int steps = int(session.integer("steps", 1000));
+  const Channel cpu_channel = parse_size(session.text("cpu-size"));
   if (!session.text("flow").empty()) {
     write_flow(session.text("flow"));
     return 0;
   }
-  const std::vector<Channel> sizes = parse_sizes(session.text("sizes"));
-  const int steps = int(session.integer("steps", 1000));
-  const Channel cpu_channel = parse_size(session.text("cpu-size"));
   const course::Seed seed = session.seed();
   std::printf("inputs from %s; tau %.2f, body force %g, %d time steps a run\n", seed.describe().c_str(), kTau, kForce, steps);
 
-  // Device: the starting and the stored state, the copies' two, and every step's lattice (its
-  // two buffers of nine values a cell, or one; steps 00-03 also hold the moments, 12 bytes a
-  // cell, and step 01 two tables of pointers, 16). Host: the state, a copy, and the
-  // reference's two in float64; the CPU schemes' two buffers and moments.
-  double device_bytes = 0, host_bytes = double(cpu_channel.cells()) * (2 * 9 * 4 + 3 * 4 + 2 * 8);
+  // Per channel, on the device: the starting and the stored state, the copies' two, and one
+  // step's lattice, the largest (its two buffers of nine values a cell, or one; steps 00-03 also
+  // hold the moments, 12 bytes a cell, and step 01 two tables of pointers, 16). On the host: the
+  // state, a copy, and the reference's two in float64.
+  double lattice_bytes_per_cell = 0;
+  for (const ch05::Step& step : ch05::steps())
+    lattice_bytes_per_cell = std::max(lattice_bytes_per_cell, step.fewest_bytes_per_update() + (step.source.file < "04" ? 12 : 0) +
+                                                                  (step.source.file == "01_subscript" ? 16 : 0));
   for (const Channel& c : sizes) {
-    double per_cell = 4 * 9 * 4;
-    for (const ch05::Step& step : ch05::steps())
-      per_cell += step.fewest_bytes_per_update() + (step.source.file < "04" ? 12 : 0) + (step.source.file == "01_subscript" ? 16 : 0);
-    device_bytes += double(c.cells()) * per_cell;
-    host_bytes += double(c.cells()) * (2 * 9 * 4 + 2 * 9 * 8);
+    auto buffers = std::make_shared<std::optional<Buffers>>();
+    session.add_problem({.name = name_of(c),
+                         .device_bytes = double(c.cells()) * (4 * 9 * 4 + lattice_bytes_per_cell),
+                         .host_bytes = double(c.cells()) * (2 * 9 * 4 + 2 * 9 * 8),
+                         .build = [buffers, c, steps](const course::Seed& inputs) { buffers->emplace(c, steps, inputs); },
+                         .release = [buffers] { buffers->reset(); }});
+    for (const ch05::Step& step : ch05::steps()) {
+      session.add({.group = name_of(c), .name = step.source.id(),
+                   .prepare = [buffers, &step] {
+                     Buffers& b = **buffers;
+                     b.lattice_of(step).load(b.initial.data());
+                   },
+                   .run = [buffers] {
+                     Buffers& b = **buffers;
+                     b.lattice->advance(b.steps, nullptr);
+                   },
+                   .bytes = step.fewest_bytes_per_update() * double(c.cells()) * steps,
+                   .rates = {{"MLUP", double(c.cells()) * steps / 1e6}},
+                   .validate = [buffers, &step] {
+                     Buffers& b = **buffers;
+                     return b.check(b.lattice_of(step), step.storage);
+                   }});
+    }
+    // The copies' content is not checked.
+    const auto halves = [](DeviceBuffer<float>& room) { return reinterpret_cast<std::uint16_t*>(room.data()); };
+    const double updates = double(c.cells()) * steps;
+    session.add({.group = name_of(c), .name = "stream copy, 4-byte values",
+                 .run = [buffers, c, steps] { ch05::stream_copy_f32((*buffers)->copy_a.data(), (*buffers)->copy_b.data(), c, steps); },
+                 .bytes = 72 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
+    session.add({.group = name_of(c), .name = "stream copy, 2-byte values",
+                 .run = [buffers, c, steps, halves] {
+                   ch05::stream_copy_16bit(halves((*buffers)->copy_a), halves((*buffers)->copy_b), c, steps);
+                 },
+                 .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
+    if (c.nx % 2 == 0)
+      session.add({.group = name_of(c), .name = "stream copy, 2-byte values in pairs",
+                   .run = [buffers, c, steps, halves] {
+                     ch05::stream_copy_16bit_pairs(halves((*buffers)->copy_a), halves((*buffers)->copy_b), c, steps);
+                   },
+                   .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
   }
-  session.require_memory(device_bytes, host_bytes, "--sizes=" + session.text("sizes") + " --cpu-size=" + session.text("cpu-size"));
 
+  // The paper's CPU schemes on the host: its two buffers, the moments and the flags a cell.
+  session.require_host_memory(double(cpu_channel.cells()) * (2 * 9 * 4 + 3 * 4 + 2 * 8),
+                              "the CPU schemes' --cpu-size=" + session.text("cpu-size"));
   session.add_context("host_cpu", host_cpu());
   session.add_context("host_compiler", __VERSION__);
   for (const auto addressing : {ch05::Addressing::linear, ch05::Addressing::subscript}) {
@@ -189,35 +247,6 @@ int main(int argc, char** argv) try {
       session.add_context("cpu_MLUPS " + std::string(name) + " " + std::to_string(threads) + " threads " + name_of(cpu_channel),
                           std::to_string(rate));
     }
-  }
-
-  std::deque<Problem> problems;  // stable addresses for the cases' lambdas
-  std::deque<DeviceBuffer<float>> copy_buffers;
-  for (const Channel& c : sizes) {
-    Problem& problem = problems.emplace_back(c, steps, seed);
-    for (const ch05::Step& step : ch05::steps()) {
-      std::shared_ptr<ch05::Lattice> lattice = ch05::make_lattice(step, c);
-      session.add({.group = name_of(c), .name = step.source.id(),
-                   .prepare = [&problem, lattice] { lattice->load(problem.initial.data()); },
-                   .run = [&problem, lattice] { lattice->advance(problem.steps, nullptr); },
-                   .bytes = step.fewest_bytes_per_update() * double(c.cells()) * steps,
-                   .rates = {{"MLUP", double(c.cells()) * steps / 1e6}},
-                   .validate = [&problem, lattice, storage = step.storage] { return problem.check(*lattice, storage); }});
-    }
-    // Two states' room (float32), used by the copies at either width; their content is not checked.
-    float* a = copy_buffers.emplace_back(c.cells() * ch05::kDirections).data();
-    float* b = copy_buffers.emplace_back(c.cells() * ch05::kDirections).data();
-    const auto halves = [](float* p) { return reinterpret_cast<std::uint16_t*>(p); };
-    const double updates = double(c.cells()) * steps;
-    session.add({.group = name_of(c), .name = "stream copy, 4-byte values", .run = [a, b, c, steps] { ch05::stream_copy_f32(a, b, c, steps); },
-                 .bytes = 72 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
-    session.add({.group = name_of(c), .name = "stream copy, 2-byte values",
-                 .run = [a, b, c, steps, halves] { ch05::stream_copy_16bit(halves(a), halves(b), c, steps); },
-                 .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
-    if (c.nx % 2 == 0)
-      session.add({.group = name_of(c), .name = "stream copy, 2-byte values in pairs",
-                   .run = [a, b, c, steps, halves] { ch05::stream_copy_16bit_pairs(halves(a), halves(b), c, steps); },
-                   .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
   }
   return session.run();
 } catch (const std::exception& error) {

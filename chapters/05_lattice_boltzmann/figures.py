@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws chapter 5's pictures into figures/, from the committed results/ only:
+"""Draws chapter 5's pictures into figures/, from the committed results/h200/ only:
   profile.png   results/flow.csv: the steady velocity profile ux(y) of step 07 in float32, fp16
                 and bf16 against the analytic parabola, each with its relative L2 error; and
                 step 07 float32's start-up from rest towards the parabola;
@@ -384,7 +384,7 @@ def draw_rates(context: dict, steps: list, ceilings: dict, peers: list, out: pat
 
 def main() -> int:
     parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--results", type=pathlib.Path, default=HERE / "results",
+    parser.add_argument("--results", type=pathlib.Path, default=HERE / "results" / "h200",
                         help="the folder holding flow.csv, bench.json, ceilings.json and torch.json (default: %(default)s)")
     parser.add_argument("--out-dir", type=pathlib.Path, default=HERE / "figures",
                         help="where the PNGs go (default: %(default)s)")

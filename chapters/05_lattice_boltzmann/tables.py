@@ -6,7 +6,6 @@ storage keeps of the physics (results/flow.csv: the Poiseuille start-up, bench_l
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/05_lattice_boltzmann")
 
-import csv
 import math
 
 import report_tables
@@ -111,8 +110,7 @@ def cpu_table(res) -> str:
 def accuracy_table(flow_csv) -> str:
     """Per step, at the last recorded time: the profile's relative L2 distance from the parabola
     and the centre velocity against the parabola's."""
-    with flow_csv.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = results.read_csv(flow_csv)
     last = max(int(r["time"]) for r in rows)
     steps = list(dict.fromkeys(r["step"] for r in rows))
     lines = ["| step | profile's relative L2 distance from the parabola | centre velocity | of the parabola's |",
@@ -137,9 +135,8 @@ PROFILE_CELLS = 4096 * 4096  # profile.sh's channel
 def instructions_table(traffic_csv) -> str:
     """The one-kernel steps and the copies from the profile: instructions issued per cell update
     beside the units that could be the limit."""
-    with traffic_csv.open() as f:
-        rows = [r for r in csv.DictReader(f)
-                if r["kernel"].startswith(("fused", "aa_", "lean", "fma", "pairs", "stream_copy"))]
+    rows = [r for r in results.read_csv(traffic_csv)
+            if r["kernel"].startswith(("fused", "aa_", "lean", "fma", "pairs", "stream_copy"))]
     lines = ["| kernel | ms | instructions per cell | issue % | DRAM % | occupancy % |", "|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         per_cell = float(r["warp instructions"]) * 32 / PROFILE_CELLS

@@ -32,6 +32,22 @@ __global__ void spin(long long cycles, float* sink) {
 
 }  // namespace
 
+std::string why_kernels_cannot_run_here() {
+#if defined(COURSE_BACKEND_CUDA)
+  cudaFuncAttributes attributes{};
+  const cudaError_t status = cudaFuncGetAttributes(&attributes, read_everything);
+  (void)cudaGetLastError();  // not sticky, but left as the last error it would be blamed on the next call
+  return status == cudaSuccess ? "" : cudaGetErrorString(status);
+#elif defined(COURSE_BACKEND_HIP)
+  hipFuncAttributes attributes{};
+  const hipError_t status = hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(read_everything));
+  (void)hipGetLastError();
+  return status == hipSuccess ? "" : hipGetErrorString(status);
+#else
+  return "";
+#endif
+}
+
 L2Flusher::L2Flusher(size_t l2_bytes) : buffer_(l2_bytes == 0 ? 0 : 2 * l2_bytes / sizeof(float4)), sink_(1) {
   if (buffer_.size() != 0) GPU_CHECK(gpuMemset(buffer_.data(), 0, buffer_.bytes()));
 }

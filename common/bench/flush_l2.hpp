@@ -2,7 +2,13 @@
 
 #include "course/device_buffer.hpp"
 
+#include <string>
+
 namespace course::bench {
+
+// "" when this build holds code for the device's architecture, else the runtime's reason (a
+// build for another GPU would fail every launch): the harness stops before any case.
+std::string why_kernels_cannot_run_here();
 
 // What runs on the GPU just before a timed run: a kernel that reads twice the L2 (evicting what
 // the last run left there), or, with the L2 kept warm, a kernel that only spins for ~50 us.

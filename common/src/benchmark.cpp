@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "course/exercise.hpp"
 #include "course/gpu.hpp"
 #include "course/numbers.hpp"
+#include "course/random.hpp"
 
 namespace course::bench {
 namespace {
@@ -104,6 +106,17 @@ std::string commit() {
   return COURSE_GIT_COMMIT;
 }
 
+// "NVIDIA T4, sm_75": the device and, on CUDA, its architecture.
+std::string describe_architecture(const gpuDeviceProp& prop) {
+#if defined(COURSE_BACKEND_CUDA)
+  return std::string(prop.name) + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+#elif defined(COURSE_BACKEND_HIP)
+  return std::string(prop.name) + ", " + prop.gcnArchName;
+#else
+  return prop.name;
+#endif
+}
+
 // What the JSON context says about the machine.
 void describe_device(const gpuDeviceProp& prop) {
   benchmark::AddCustomContext("gpu", prop.name);
@@ -132,13 +145,28 @@ struct Summary {
   double median_ms = 0, min_ms = 0, max_ms = 0;
 };
 
-// Console output as usual, and the median/min/max of each case kept for the summary table.
+// Whether Google Benchmark ran `run` without a time: a case the harness skipped or failed
+// (SkipWithError). Version 1.8 renamed the field (error_occurred -> skipped): accept both.
+template <class Run>
+bool has_no_time(const Run& run) {
+  if constexpr (requires { run.error_occurred; }) {
+    return run.error_occurred;
+  } else {
+    return run.skipped;
+  }
+}
+
+// Console output as usual, and the median/min/max of each case kept for the summary table. Runs
+// without a time are left out of both: the summary gives their case's note instead.
 class SummaryReporter : public benchmark::ConsoleReporter {
  public:
   explicit SummaryReporter(bool quiet) : quiet_(quiet) {}
   std::map<std::string, Summary> summaries;
 
-  void ReportRuns(const std::vector<Run>& runs) override {
+  void ReportRuns(const std::vector<Run>& all_runs) override {
+    std::vector<Run> runs;
+    std::copy_if(all_runs.begin(), all_runs.end(), std::back_inserter(runs), [](const Run& run) { return !has_no_time(run); });
+    if (runs.empty()) return;
     for (const Run& run : runs) {
       Summary& summary = summaries[run.run_name.function_name];
       const double ms = run.GetAdjustedRealTime();  // in the run's unit: milliseconds
@@ -161,6 +189,64 @@ std::string fixed(double value, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", digits, value);
   return text;
+}
+
+std::string case_id(const Case& c) { return c.group + "/" + c.name; }
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0.0 : values[values.size() / 2];
+}
+
+// "16.4 GB", or "3.1 MB" below a gigabyte.
+std::string memory_size(double bytes) { return bytes >= 1e9 ? fixed(bytes / 1e9, 1) + " GB" : fixed(bytes / 1e6, 1) + " MB"; }
+
+double physical_memory_bytes() { return double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)); }
+
+// What a problem may hold: on a GPU, the device memory free when the session starts (after the
+// runtime's context and the L2 flush buffer took theirs), and the host's RAM; on the CPU backend
+// the device's memory is the host's, so both needs together against the RAM.
+struct Memory {
+  double device = 0;
+  std::string device_has;  // "the NVIDIA H200 has 140.1 GB free"
+  double host = 0;
+};
+
+Memory available_memory(const gpuDeviceProp& prop, std::optional<double> cap) {
+  Memory memory{.host = physical_memory_bytes()};
+#if defined(COURSE_BACKEND_CUDA) || defined(COURSE_BACKEND_HIP)
+  size_t free = 0, total = 0;
+#if defined(COURSE_BACKEND_CUDA)
+  GPU_CHECK(cudaMemGetInfo(&free, &total));
+#else
+  GPU_CHECK(hipMemGetInfo(&free, &total));
+#endif
+  memory.device = double(free);
+  memory.device_has = std::string("the ") + prop.name + " has " + memory_size(memory.device) + " free";
+#else
+  memory.device = memory.host;
+  memory.device_has = "this machine has " + memory_size(memory.host) + " of RAM";
+#endif
+  if (cap && *cap < memory.device) {
+    memory.device = *cap;
+    memory.device_has = "COURSE_DEVICE_MEMORY_MB=" + fixed(*cap / 1e6, 0) + " allows " + memory_size(*cap);
+  }
+  return memory;
+}
+
+// Why `problem` cannot be built here ("needs ... ; ... has ..."), or "" when it fits.
+std::string why_it_does_not_fit(const Problem& problem, const Memory& memory) {
+  if (on_cpu_backend()) {
+    const double bytes = problem.device_bytes + problem.host_bytes;
+    return bytes > memory.device ? "needs " + memory_size(bytes) + " of memory (its device and host bytes: one RAM on the "
+                                   "CPU backend); " + memory.device_has
+                                 : "";
+  }
+  if (problem.device_bytes > memory.device)
+    return "needs " + memory_size(problem.device_bytes) + " of device memory; " + memory.device_has;
+  if (problem.host_bytes > memory.host)
+    return "needs " + memory_size(problem.host_bytes) + " of host memory; this machine has " + memory_size(memory.host);
+  return "";
 }
 
 // The first `count` lines of a report: a failed case's verdict and its first wrong element.
@@ -186,8 +272,7 @@ const char* ceiling_name(const std::string& unit) {
 
 // One group's table: median, min, max, then every rate per second and, where its unit has a
 // ceiling, the fraction of it; where the group does work against a compute ceiling, the fraction
-// of the roofline bound (the slowest of bytes / copy and work / its ceiling). Returns the
-// number of failed cases.
+// of the roofline bound (the slowest of bytes / copy and work / its ceiling).
 void print_group(std::span<const Case> cases, const std::map<std::string, Summary>& summaries,
                  const std::map<std::string, std::string>& notes, const std::optional<Ceilings>& ceilings,
                  double baseline_ms) {
@@ -307,24 +392,221 @@ long long Session::integer(const std::string& name, long long max) const {
   return static_cast<long long>(*value);
 }
 
-void Session::require_memory(double device_bytes, double host_bytes, const std::string& problem) const {
-  int devices = 0;
-  if (gpuGetDeviceCount(&devices) == gpuSuccess && devices > 0) {
-    gpuDeviceProp prop{};
-    GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
-    if (device_bytes > double(prop.totalGlobalMem))
-      usage_error(problem + " needs " + fixed(device_bytes / 1e9, 1) + " GB of device memory; " + prop.name + " has " +
-                  fixed(double(prop.totalGlobalMem) / 1e9, 1) + " GB");
-  }
-  const double host_memory = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
-  if (host_bytes > host_memory)
-    usage_error(problem + " needs " + fixed(host_bytes / 1e9, 1) + " GB of host memory; this machine has " +
-                fixed(host_memory / 1e9, 1) + " GB");
+std::optional<double> Session::device_memory_cap() {
+  const auto megabytes = environment_number("COURSE_DEVICE_MEMORY_MB", 1, std::uint64_t{1} << 40,
+                                            "the most device memory, in MB of 1e6 bytes, a benchmark may count on");
+  if (!megabytes) return std::nullopt;
+  return double(*megabytes) * 1e6;
 }
 
-void Session::add(Case c) { cases_.push_back(std::move(c)); }
+void Session::add_problem(Problem problem) {
+  for (const Problem& other : problems_)
+    if (other.name == problem.name) usage_error("two problems are named '" + problem.name + "' (a size given twice?)");
+  problems_.push_back(std::move(problem));
+}
+
+void Session::add(Case c) {
+  if (problems_.empty()) throw std::logic_error("Session::add(" + case_id(c) + "): declare its Problem first");
+  for (const Case& other : cases_)
+    if (case_id(other) == case_id(c))
+      usage_error("two cases are named '" + case_id(c) + "' (a size given twice?); their results would merge");
+  cases_.push_back(std::move(c));
+  problem_of_.push_back(problems_.size() - 1);
+}
+
+void Session::require_host_memory(double bytes, const std::string& what) const {
+  if (const double memory = physical_memory_bytes(); bytes > memory)
+    usage_error(what + " needs " + memory_size(bytes) + " of host memory; this machine has " + memory_size(memory));
+}
 
 void Session::add_context(const std::string& key, const std::string& value) { benchmark::AddCustomContext(key, value); }
+
+namespace {
+
+// What one case went through in run().
+struct CaseRecord {
+  bool selected = false;
+  std::string note;  // why it has no time in the summary ("skipped: ...", "FAILED ..."); "" while it is fine
+  int runs = 0;      // timed repetitions done
+  std::vector<double> event_ms, busy_after_ms;  // per timed run: the event pair's time, the device's work after it
+};
+
+}  // namespace
+
+// run()'s work, problem by problem: Google Benchmark calls body() for each repetition of each
+// registered case, in order, so the first body of a problem's cases builds it and checks them
+// all, and the first body of the next problem (or run(), after the last) finishes it.
+struct Session::Timing {
+  Session& session;
+  L2Flusher flusher;
+  gpuEvent_t start = nullptr, stop = nullptr;
+  std::vector<CaseRecord> cases;
+  std::vector<std::string> found_after_timing;  // "FAILED case after timing: ...", printed after the run
+  int failures = 0;
+  std::optional<std::size_t> current;  // the problem being timed
+  bool built = false;                  // whether it holds memory now
+
+  Timing(Session& s, std::size_t l2_bytes) : session(s), flusher(l2_bytes), cases(s.cases_.size()) {
+    GPU_CHECK(gpuEventCreate(&start));
+    GPU_CHECK(gpuEventCreate(&stop));
+  }
+  ~Timing() {  // unchecked: a destructor cannot throw, and a failure here follows one already reported
+    (void)gpuEventDestroy(start);
+    (void)gpuEventDestroy(stop);
+  }
+
+  std::vector<std::size_t> selected_cases_of(std::size_t problem) const {
+    std::vector<std::size_t> found;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      if (cases[i].selected && session.problem_of_[i] == problem) found.push_back(i);
+    return found;
+  }
+
+  void fail(std::size_t i, const std::string& what) {  // before timing: said at once
+    ++failures;
+    cases[i].note = "FAILED (see above)";
+    std::printf("FAILED %s: %s\n", case_id(session.cases_[i]).c_str(), first_lines(what, 2).c_str());
+  }
+  void fail_after_timing(std::size_t i, const std::string& what) {  // said after the run, with the others
+    if (!cases[i].note.empty()) return;  // one failure a case is enough
+    ++failures;
+    cases[i].note = "FAILED after timing (see above)";
+    found_after_timing.push_back("FAILED " + case_id(session.cases_[i]) + " after timing: " + first_lines(what, 2));
+  }
+
+  // One run of case `i`, checked: "" when its output is right. A stub's NotImplemented passes through.
+  std::string run_once_and_check(std::size_t i) {
+    const Case& c = session.cases_[i];
+    try {
+      if (c.prepare) c.prepare();
+      c.run();
+      GPU_CHECK(gpuDeviceSynchronize());
+      return c.validate ? c.validate() : std::string();
+    } catch (const NotImplemented&) {
+      throw;
+    } catch (const std::exception& error) {
+      return error.what();
+    }
+  }
+
+  // Builds problem `problem` from the run's seed and checks its selected cases: a stub is
+  // skipped, a wrong case fails; only the others are timed. The problem before it is finished.
+  void enter(std::size_t problem) {
+    if (current == problem) return;
+    if (current) finish();
+    current = problem;
+    const Problem& p = session.problems_[problem];
+    try {
+      p.build(session.seed_);
+      built = true;
+    } catch (const std::exception& error) {
+      p.release();
+      std::printf("FAILED %s: could not build it: %s\n", p.name.c_str(), error.what());
+      for (const std::size_t i : selected_cases_of(problem)) {
+        ++failures;
+        cases[i].note = "FAILED (see above)";
+      }
+      return;
+    }
+    for (const std::size_t i : selected_cases_of(problem)) {
+      try {
+        if (const std::string wrong = run_once_and_check(i); !wrong.empty()) fail(i, wrong);
+      } catch (const NotImplemented& stub) {
+        cases[i].note = std::string("skipped: ") + stub.what();
+        std::printf("skipped %s: %s\n", case_id(session.cases_[i]).c_str(), stub.what());
+      }
+    }
+  }
+
+  // Builds the current problem again from a fresh seed and checks every case timed on it once
+  // more (a step that kept its first answer fails here), then releases it.
+  void finish() {
+    const std::size_t problem = *current;
+    current.reset();
+    if (!built) return;
+    built = false;
+    const Problem& p = session.problems_[problem];
+    std::vector<std::size_t> timed;
+    for (const std::size_t i : selected_cases_of(problem))
+      if (cases[i].note.empty() && cases[i].runs == session.repetitions_ && session.cases_[i].validate) timed.push_back(i);
+    if (!timed.empty()) {
+      // Derived from the run's seed, so that COURSE_SEED replays the fresh inputs too.
+      const Seed fresh{session.seed_.value + 0x9E3779B97F4A7C15ull * (problem + 1)};
+      const std::string inputs = "on fresh inputs from seed " + std::to_string(fresh.value) + " (the run replays with " +
+                                 replay_environment(session.seed_) + ")";
+      try {
+        p.release();
+        p.build(fresh);
+        for (const std::size_t i : timed)
+          if (const std::string wrong = run_once_and_check(i); !wrong.empty()) fail_after_timing(i, inputs + ": " + wrong);
+      } catch (const std::exception& error) {
+        for (const std::size_t i : timed) fail_after_timing(i, "could not build " + p.name + " " + inputs + ": " + error.what());
+      }
+    }
+    p.release();
+  }
+
+  // After the last timed run of case `i`: its output checked, and the device's work after the
+  // stop event weighed. The device synchronise that follows the stop event costs a few
+  // microseconds when nothing else runs; work the case left on another stream makes it longer on
+  // every run, so the median over the runs decides (one slow synchronise, the host descheduled,
+  // is not a failure). Over max(10% of the timed median, 50 us) the time would leave out a tenth
+  // or more of the case's work.
+  void after_last_run(std::size_t i) {
+    const Case& c = session.cases_[i];
+    CaseRecord& record = cases[i];
+    if (c.validate) {
+      if (const std::string wrong = c.validate(); !wrong.empty()) {
+        fail_after_timing(i, "the last timed run's output: " + wrong);
+        return;
+      }
+    }
+    const double event_ms = median(record.event_ms), busy_ms = median(record.busy_after_ms);
+    if (busy_ms > std::max(0.1 * event_ms, 0.05))
+      fail_after_timing(i, "work ran outside the timed stream (another stream?): the device was busy " + fixed(busy_ms, 3) +
+                               " ms (median) after the stop event of a " + fixed(event_ms, 3) + " ms timed run");
+  }
+
+  // One repetition of case `i`.
+  void body(benchmark::State& state, std::size_t i) {
+    enter(session.problem_of_[i]);
+    CaseRecord& record = cases[i];
+    if (!record.note.empty()) {  // skipped or failed: Google Benchmark gets no time, the summary the note
+      state.SkipWithError(record.note.c_str());
+      return;
+    }
+    const Case& c = session.cases_[i];
+    try {
+      if (record.runs == 0) {  // module load, first-touch and cache warm-up stay out of the numbers
+        if (c.prepare) c.prepare();
+        c.run();
+        GPU_CHECK(gpuDeviceSynchronize());
+      }
+      for (auto _ : state) {
+        if (c.prepare) c.prepare();
+        flusher.flush();
+        GPU_CHECK(gpuEventRecord(start));
+        c.run();
+        GPU_CHECK(gpuEventRecord(stop));
+        sync_event(stop);
+        const auto stopped = std::chrono::steady_clock::now();
+        GPU_CHECK(gpuDeviceSynchronize());  // whatever the case started beside the timed stream
+        record.busy_after_ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stopped).count());
+        float ms = 0;
+        GPU_CHECK(gpuEventElapsedTime(&ms, start, stop));
+        record.event_ms.push_back(ms);
+        state.SetIterationTime(ms / 1e3);
+        state.counters["GB/s"] = c.bytes / 1e9 / (ms / 1e3);
+        for (const Rate& rate : c.rates) state.counters[rate.unit + "/s"] = rate.amount / (ms / 1e3);
+      }
+      if (++record.runs == session.repetitions_) after_last_run(i);
+    } catch (const std::exception& error) {
+      fail_after_timing(i, error.what());
+      state.SkipWithError(record.note.c_str());
+    }
+  }
+};
 
 int Session::run() {
   int devices = 0;
@@ -336,6 +618,11 @@ int Session::run() {
   }
   gpuDeviceProp prop{};
   GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
+  if (const std::string why = why_kernels_cannot_run_here(); !why.empty()) {
+    std::fprintf(stderr, "error: this build has no code for the %s (%s): configure for its architecture "
+                 "(the cuda and hip presets build for this machine's GPU)\n", describe_architecture(prop).c_str(), why.c_str());
+    return 2;
+  }
   describe_device(prop);
   benchmark::AddCustomContext("l2_flushed", warm_l2_ ? "no" : "yes");
   for (const auto& [name, value] : options_) benchmark::AddCustomContext(name, value);
@@ -350,84 +637,35 @@ int Session::run() {
   const bool negated = !filter.empty() && filter.front() == '-';
   if (negated) filter.erase(0, 1);
   const std::regex selector(filter.empty() || filter == "all" ? "." : filter, std::regex::extended);
-  std::vector<Case*> selected;
-  for (Case& c : cases_)
-    if (std::regex_search(c.group + "/" + c.name, selector) != negated) selected.push_back(&c);
-  if (selected.empty()) {
+  Timing timing(*this, warm_l2_ ? 0 : static_cast<size_t>(prop.l2CacheSize));
+  bool any = false;
+  for (std::size_t i = 0; i < cases_.size(); ++i)
+    any |= timing.cases[i].selected = std::regex_search(case_id(cases_[i]), selector) != negated;
+  if (!any) {
     std::fprintf(stderr, "error: --benchmark_filter='%s' selects none of the %zu cases (e.g. '%s')\n",
-                 benchmark::GetBenchmarkFilter().c_str(), cases_.size(),
-                 cases_.empty() ? "" : (cases_.front().group + "/" + cases_.front().name).c_str());
+                 benchmark::GetBenchmarkFilter().c_str(), cases_.size(), cases_.empty() ? "" : case_id(cases_.front()).c_str());
     return 2;
   }
 
-  // Every selected case runs once and is checked before any timing: a step not written yet is
-  // skipped, a wrong one fails (with the seed), and only the right ones are timed.
-  std::map<std::string, std::string> notes;  // case -> why it was not timed
-  int failures = 0;
-  const std::string replay = "inputs from " + seed_.describe();
-  for (Case* c : selected) {
-    const std::string id = c->group + "/" + c->name;
-    std::string problem;
-    try {
-      if (c->prepare) c->prepare();
-      c->run();
-      GPU_CHECK(gpuDeviceSynchronize());
-      if (c->validate) problem = c->validate();
-    } catch (const NotImplemented& stub) {
-      notes[id] = std::string("skipped: ") + stub.what();
-      std::printf("skipped %s: %s\n", id.c_str(), stub.what());
-      continue;
-    } catch (const std::exception& error) {
-      problem = error.what();
+  // Problems that would not fit are skipped now, each in one line; the others' cases are
+  // registered, in order, so that Google Benchmark reaches the problems one after the other.
+  const Memory memory = available_memory(prop, device_memory_cap_);
+  if (device_memory_cap_) benchmark::AddCustomContext("device_memory_cap_MB", fixed(*device_memory_cap_ / 1e6, 0));
+  std::vector<bool> skipped(problems_.size(), false);
+  for (std::size_t p = 0; p < problems_.size(); ++p) {
+    if (timing.selected_cases_of(p).empty()) continue;
+    if (const std::string why = why_it_does_not_fit(problems_[p], memory); !why.empty()) {
+      skipped[p] = true;
+      std::printf("skipped %s: %s\n", problems_[p].name.c_str(), why.c_str());
+      benchmark::AddCustomContext("skipped " + problems_[p].name, why);
     }
-    if (problem.empty()) continue;
-    ++failures;
-    notes[id] = "FAILED (see above)";
-    std::printf("FAILED %s: %s\n", id.c_str(), first_lines(problem, 2).c_str());
   }
-
-  L2Flusher flusher(warm_l2_ ? 0 : static_cast<size_t>(prop.l2CacheSize));
-  gpuEvent_t start, stop;
-  GPU_CHECK(gpuEventCreate(&start));
-  GPU_CHECK(gpuEventCreate(&stop));
-
-  std::map<std::string, std::string> late_failures;  // wrong only after timing: reported, never a crash
-  int timed = 0;
-  for (Case* selected_case : selected) {
-    Case& c = *selected_case;
-    if (notes.count(c.group + "/" + c.name)) continue;
-    ++timed;
-    auto body = [&c, &flusher, &late_failures, start, stop, warmed = false, validated = false](benchmark::State& state) mutable {
-      try {
-        if (!warmed) {  // module load, first-touch and cache warm-up stay out of the numbers
-          if (c.prepare) c.prepare();
-          c.run();
-          GPU_CHECK(gpuDeviceSynchronize());
-          warmed = true;
-        }
-        for (auto _ : state) {
-          if (c.prepare) c.prepare();
-          flusher.flush();
-          GPU_CHECK(gpuEventRecord(start));
-          c.run();
-          GPU_CHECK(gpuEventRecord(stop));
-          sync_event(stop);
-          float ms = 0;
-          GPU_CHECK(gpuEventElapsedTime(&ms, start, stop));
-          state.SetIterationTime(ms / 1e3);
-          state.counters["GB/s"] = c.bytes / 1e9 / (ms / 1e3);
-          for (const Rate& rate : c.rates) state.counters[rate.unit + "/s"] = rate.amount / (ms / 1e3);
-        }
-        if (!validated && c.validate) {  // once, after timing: the timed runs computed this
-          validated = true;
-          if (std::string problem = c.validate(); !problem.empty()) late_failures[c.group + "/" + c.name] = problem;
-        }
-      } catch (const std::exception& error) {
-        late_failures[c.group + "/" + c.name] = error.what();
-      }
-    };
-    auto* registered = benchmark::RegisterBenchmark((c.group + "/" + c.name).c_str(), body);
-    registered->UseManualTime()
+  int registered = 0;
+  for (std::size_t i = 0; i < cases_.size(); ++i) {
+    if (!timing.cases[i].selected || skipped[problem_of_[i]]) continue;
+    ++registered;
+    benchmark::RegisterBenchmark(case_id(cases_[i]).c_str(), [&timing, i](benchmark::State& state) { timing.body(state, i); })
+        ->UseManualTime()
         ->Iterations(1)
         ->Repetitions(repetitions_)
         ->DisplayAggregatesOnly(true)
@@ -437,37 +675,41 @@ int Session::run() {
   }
 
   SummaryReporter reporter(quiet_);
-  if (timed > 0) benchmark::RunSpecifiedBenchmarks(&reporter);
+  // "." : every case registered is one the course's filter selected.
+  if (registered > 0) benchmark::RunSpecifiedBenchmarks(&reporter, nullptr, ".");
+  if (timing.current) timing.finish();
   benchmark::Shutdown();
-  GPU_CHECK(gpuEventDestroy(start));
-  GPU_CHECK(gpuEventDestroy(stop));
-  for (const auto& [id, problem] : late_failures) {
-    ++failures;
-    notes[id] = "FAILED after timing (see above)";
-    std::printf("FAILED %s after timing: %s\n", id.c_str(), first_lines(problem, 2).c_str());
-  }
+  for (const std::string& line : timing.found_after_timing) std::printf("%s\n", line.c_str());
 
-  // The summary: one table per group; speedups are over the group's first step (not a peer).
+  // The summary: one table per group, but none for a group whose problem was skipped (its line
+  // said so); speedups are over the group's first step (not a peer).
   std::printf("\n%s on %s (backend %s, commit %s, L2 %s)%s\n", "Summary", prop.name, COURSE_BACKEND_NAME,
               commit().c_str(), warm_l2_ ? "warm" : "flushed before each run",
               on_cpu_backend() ? "\nCPU backend: these times are not GPU times." : "");
+  std::map<std::string, std::string> notes;
   std::map<std::string, double> baseline_ms;
-  for (const Case& c : cases_) {
-    const auto found = reporter.summaries.find(c.group + "/" + c.name);
+  int timed = 0;
+  for (std::size_t i = 0; i < cases_.size(); ++i) {
+    const Case& c = cases_[i];
+    if (!timing.cases[i].note.empty()) notes[case_id(c)] = timing.cases[i].note;
+    timed += timing.cases[i].runs == repetitions_;
+    const auto found = reporter.summaries.find(case_id(c));
     if (!c.is_peer && found != reporter.summaries.end() && !baseline_ms.count(c.group))
       baseline_ms[c.group] = found->second.median_ms;
   }
   for (std::size_t first = 0; first < cases_.size();) {
     std::size_t end = first;
-    while (end < cases_.size() && cases_[end].group == cases_[first].group) ++end;
-    print_group({cases_.begin() + first, cases_.begin() + end}, reporter.summaries, notes, ceilings_,
-                baseline_ms.count(cases_[first].group) ? baseline_ms[cases_[first].group] : 0.0);
+    bool shown = false;
+    for (; end < cases_.size() && cases_[end].group == cases_[first].group; ++end) shown |= !skipped[problem_of_[end]];
+    if (shown)
+      print_group({cases_.begin() + first, cases_.begin() + end}, reporter.summaries, notes, ceilings_,
+                  baseline_ms.count(cases_[first].group) ? baseline_ms[cases_[first].group] : 0.0);
     first = end;
   }
   if (!ceilings_) std::printf("\n(no --ceilings=FILE: run course_ceilings --out=ceilings.json for the 'of' columns)\n");
-  if (failures > 0) {
-    std::fprintf(stderr, "error: %d case%s failed (%s)%s\n", failures, failures == 1 ? "" : "s", replay.c_str(),
-                 json_out_ ? "; no JSON written" : "");
+  if (timing.failures > 0) {
+    std::fprintf(stderr, "error: %d case%s failed (inputs from %s)%s\n", timing.failures, timing.failures == 1 ? "" : "s",
+                 seed_.describe().c_str(), json_out_ ? "; no JSON written" : "");
     return 1;
   }
   if (timed == 0) {

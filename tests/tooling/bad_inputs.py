@@ -66,7 +66,8 @@ class Row:
 
 # ---- inputs the rows share ------------------------------------------------------------------
 COULOMB = "chapters/04_coulomb"
-BENCH = json.loads((ROOT / COULOMB / "results" / "bench.json").read_text())
+RECORDED = f"{COULOMB}/results/h200"  # one GPU's recorded results
+BENCH = json.loads((ROOT / RECORDED / "bench.json").read_text())
 CEILINGS = '{"copy_GBps": COPY, "fma_GFLOPs": 58873.7, "rsqrt_Gops": 4127.7}'
 NCU_HEADER = '"ID","Kernel Name",' + ",".join(f'"{m}"' for m in (
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
@@ -87,12 +88,12 @@ def ceilings(copy_gbps: str) -> str:
 
 
 def chapter(**replaced) -> dict:
-    """A copy of chapter 4's lesson, tables and results in {tmp}/ch (not named after a chapter, so
-    that report.py, were it to succeed, finds no step files to rewrite), with files replaced:
-    chapter(**{"results/bench.json": ""}); a value of None leaves the file out."""
+    """A copy of chapter 4's lesson, tables and H200 results in {tmp}/ch (not named after a chapter,
+    so that report.py, were it to succeed, finds no step files to rewrite), with files replaced:
+    chapter(**{"results/h200/bench.json": ""}); a value of None leaves the file out."""
     files = {"ch/README.md": Copy(f"{COULOMB}/README.md"), "ch/tables.py": Copy(f"{COULOMB}/tables.py")}
-    files |= {f"ch/results/{path.name}": Copy(f"{COULOMB}/results/{path.name}")
-              for path in sorted((ROOT / COULOMB / "results").iterdir())}
+    files |= {f"ch/results/h200/{path.name}": Copy(f"{RECORDED}/{path.name}")
+              for path in sorted((ROOT / RECORDED).iterdir())}
     for name, text in replaced.items():
         files.pop(f"ch/{name}", None)
         if text is not None:
@@ -129,8 +130,7 @@ FAILING_NVIDIA_SMI = {"bin/nvidia-smi": "#!/bin/sh\necho 'NVIDIA-SMI has failed'
 
 REPORT, PLOT, TRAFFIC, RESULTS = (f"profiling/{name}.py" for name in ("report", "plot", "traffic", "results"))
 VALIDATE, INSTALL = "profiling/validate_gpu.sh", "cmake/install-deps.sh"
-PLOT_INPUTS = {"bench.json": Copy(f"{COULOMB}/results/bench.json"),
-               "ceilings.json": Copy(f"{COULOMB}/results/ceilings.json")}
+PLOT_INPUTS = {"bench.json": Copy(f"{RECORDED}/bench.json"), "ceilings.json": Copy(f"{RECORDED}/ceilings.json")}
 PLOT_ARGS = ["bench.json", "--ceilings", "ceilings.json"]
 
 BENCH1 = "chapters/01_transpose/bench_transpose"
@@ -147,32 +147,44 @@ ROWS = [
     Row(REPORT, ["ch", "--bogus"], r"unrecognized arguments: --bogus", status=2, files=chapter()),
     Row(REPORT, ["--check", "chapters/99_nothing"], r"chapters/99_nothing: no such chapter folder", status=1),
     Row(REPORT, ["ch/README.md"], r"ch/README.md: is not a folder", status=1, files=chapter()),
-    Row(REPORT, ["ch"], r"ch/results/bench.json: no such file", status=1, files=chapter(**{"results/bench.json": None})),
-    Row(REPORT, ["ch"], r"bench.json: is empty", status=1, files=chapter(**{"results/bench.json": ""})),
-    Row(REPORT, ["ch"], r"bench.json: not valid JSON", status=1, files=chapter(**{"results/bench.json": '{"benchmarks": ['})),
-    Row(REPORT, ["ch"], r'bench.json: has no "benchmarks" list', status=1, files=chapter(**{"results/bench.json": "[]"})),
+    Row(REPORT, ["ch"], r"ch/results: no GPU's results", status=1, files=chapter(**{"results/h200/bench.json": None})),
+    Row(REPORT, ["ch"], r"bench.json: is empty", status=1, files=chapter(**{"results/h200/bench.json": ""})),
+    Row(REPORT, ["ch"], r"bench.json: not valid JSON", status=1, files=chapter(**{"results/h200/bench.json": '{"benchmarks": ['})),
+    Row(REPORT, ["ch"], r'bench.json: has no "benchmarks" list', status=1, files=chapter(**{"results/h200/bench.json": "[]"})),
     Row(REPORT, ["ch"], r'bench.json: its "context" lacks gpu', status=1,
-        files=chapter(**{"results/bench.json": '{"benchmarks": []}'})),
+        files=chapter(**{"results/h200/bench.json": '{"benchmarks": []}'})),
     Row(REPORT, ["ch"], r"bench.json: holds no median, min and max", status=1,
-        files=chapter(**{"results/bench.json": bench(lambda run: run["run_type"] == "iteration")})),
+        files=chapter(**{"results/h200/bench.json": bench(lambda run: run["run_type"] == "iteration")})),
     Row(REPORT, ["ch"], r"bench.json: benchmarks\[\d+\]: expected times in ms", status=1,
-        files=chapter(**{"results/bench.json": bench(time_unit="us")})),
+        files=chapter(**{"results/h200/bench.json": bench(time_unit="us")})),
     Row(REPORT, ["ch"], r"bench.json: benchmarks\[\d+\]: real_time needs a finite number above zero, not 0", status=1,
-        files=chapter(**{"results/bench.json": bench(real_time=0)})),
-    Row(REPORT, ["ch"], r"ceilings.json: no such file", status=1, files=chapter(**{"results/ceilings.json": None})),
-    Row(REPORT, ["ch"], r"ceilings.json: is empty", status=1, files=chapter(**{"results/ceilings.json": "\n"})),
+        files=chapter(**{"results/h200/bench.json": bench(real_time=0)})),
+    Row(REPORT, ["ch"], r"ceilings.json: no such file", status=1, files=chapter(**{"results/h200/ceilings.json": None})),
+    Row(REPORT, ["ch"], r"ceilings.json: is empty", status=1, files=chapter(**{"results/h200/ceilings.json": "\n"})),
     *[Row(REPORT, ["ch"], rf'ceilings.json: "copy_GBps" needs a finite number above zero, not {shown}', status=1,
-          files=chapter(**{"results/ceilings.json": ceilings(value)}))
+          files=chapter(**{"results/h200/ceilings.json": ceilings(value)}))
       for value, shown in (("0", "0"), ("-5", "-5"), ("1e999", "Infinity"), ('"abc"', '"abc"'), ("NaN", "NaN"))],
     Row(REPORT, ["ch"], r'ceilings.json: has no "rsqrt_Gops"', status=1,
-        files=chapter(**{"results/ceilings.json": '{"copy_GBps": 4218.9, "fma_GFLOPs": 58873.7}'})),
-    Row(REPORT, ["ch"], r"torch.json: is empty", status=1, files=chapter(**{"results/torch.json": ""})),
-    Row(REPORT, ["ch"], r'torch.json: has no "cases" list', status=1, files=chapter(**{"results/torch.json": "{}"})),
+        files=chapter(**{"results/h200/ceilings.json": '{"copy_GBps": 4218.9, "fma_GFLOPs": 58873.7}'})),
+    Row(REPORT, ["ch"], r"torch.json: is empty", status=1, files=chapter(**{"results/h200/torch.json": ""})),
+    Row(REPORT, ["ch"], r'torch.json: has no "cases" list', status=1, files=chapter(**{"results/h200/torch.json": "{}"})),
     Row(REPORT, ["ch"], r"ch/README.md: no such file", status=1, files=chapter(**{"README.md": None})),
     Row(REPORT, ["ch"], r"ch/README.md: has no markers for the '\w+' table", status=1,
         files=chapter(**{"README.md": "# a lesson without generated tables\n"})),
     Row(REPORT, ["--check", "ch"], r"ch/tables.py: cannot make its tables from .*: IndexError", status=1,
-        files=chapter(**{"results/bench.json": bench(lambda run: not run["run_name"].startswith("2048x2048"))})),
+        files=chapter(**{"results/h200/bench.json": bench(lambda run: not run["run_name"].startswith("2048x2048"))})),
+
+    # ---- report.py and results.py on malformed results, one folder per GPU (issues 24 and 28) ----
+    Row(REPORT, ["ch"], r"traffic.csv: is empty", status=1, files=chapter(**{"results/h200/traffic.csv": ""})),
+    Row(REPORT, ["--check", "ch"], r"traffic.csv: has a header but no rows", status=1,
+        files=chapter(**{"results/h200/traffic.csv": "kernel,time ms,XU pipe %,FMA pipe %,issue %,occupancy %\n"})),
+    Row(REPORT, ["ch"], r"traffic.csv: has no column 'XU pipe %'", status=1,
+        files=chapter(**{"results/h200/traffic.csv": "kernel,time ms\nk,1\n"})),
+    Row(REPORT, ["ch"], r"ch/results/bench.json: results are kept per GPU, in results/GPU/", status=1,
+        files=chapter(**{"results/bench.json": Copy(f"{RECORDED}/bench.json")})),
+    Row(REPORT, ["ch"], r"ch/results/h100: holds a run on the NVIDIA H200, whose folder is h200/", status=1,
+        files={**chapter(), **{f"ch/results/h100/{name}": Copy(f"{RECORDED}/{name}") for name in ("bench.json", "ceilings.json")}}),
+    Row(RESULTS, ["--gpu-folder", " "], r'cannot name a results folder after the GPU " "', status=1),
 
     # ---- plot.py ----
     Row(PLOT, PLOT_ARGS, r"required: --out", status=2, files=PLOT_INPUTS),
@@ -201,7 +213,7 @@ ROWS = [
     # ---- traffic.py ----
     *[Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", value, "--out", "out"],
           rf"argument --array-bytes: needs a finite number above zero, not '{value}'", status=2,
-          files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")})
+          files={"ncu.csv": Copy("chapters/01_transpose/results/h200/ncu.csv")})
       for value in ("0", "-1", "abc", "inf", "nan", "1e999")],
     Row(TRAFFIC, ["--parse", "ncu.csv", "--out", "out"], r"required: --array-bytes", status=2),
     Row(TRAFFIC, ["--array-bytes", "4", "--out", "out"], r"give --kernels and the benchmark command", status=2),
@@ -226,22 +238,22 @@ ROWS = [
     Row(TRAFFIC, ["--parse", "g1.csv", "--array-bytes", "4", "--out", "out"], r"g1.csv: has no Dispatch_Id",
         status=1, files={"g1.csv": "Kernel_Name,Counter_Name,Counter_Value\nk,FETCH_SIZE,1\n"}),
     Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"], r"out: is a file, not a folder",
-        status=1, files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv"), "out": "kept"}),
+        status=1, files={"ncu.csv": Copy("chapters/01_transpose/results/h200/ncu.csv"), "out": "kept"}),
     Row(TRAFFIC, ["--kernels", "k", "--array-bytes", "4", "--out", "out", "--", "true"],
         r"neither ncu \(Nsight Compute\) nor rocprofv3 is on the PATH", status=1, env={"PATH": "{tmp}/bin"},
         files={"bin/true": "#!/bin/sh\n"}),
 
     Row(TRAFFIC, ["--parse", "a.csv", "b.csv", "--array-bytes", "4", "--out", "out"],
         r"b.csv: an Nsight Compute profile is one CSV: give a.csv alone", status=1,
-        files={"a.csv": Copy("chapters/01_transpose/results/ncu.csv"), "b.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+        files={"a.csv": Copy("chapters/01_transpose/results/h200/ncu.csv"), "b.csv": Copy("chapters/01_transpose/results/h200/ncu.csv")}),
     Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", ""], r"--out needs a folder, not ''", status=2,
-        files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+        files={"ncu.csv": Copy("chapters/01_transpose/results/h200/ncu.csv")}),
     Row(TRAFFIC, ["--parse", "ncu.csv", "--kernels", "k", "--array-bytes", "4", "--out", "out"],
         r"--parse reports saved profiles: it takes no --kernels", status=2,
-        files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+        files={"ncu.csv": Copy("chapters/01_transpose/results/h200/ncu.csv")}),
     Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out", "--", "true"],
         r"--parse reports saved profiles: it takes no --kernels, --vendor or command", status=2,
-        files={"ncu.csv": Copy("chapters/01_transpose/results/ncu.csv")}),
+        files={"ncu.csv": Copy("chapters/01_transpose/results/h200/ncu.csv")}),
     Row(TRAFFIC, ["--kernels", "k", "--amd-gfx", "gfx942", "--array-bytes", "4", "--out", "out", "--", "true"],
         r"--amd-gfx is for --parse", status=2),
 
@@ -299,8 +311,8 @@ ROWS = [
     Row(RESULTS, ["peers.json"], r'peers.json: cases\[0\] needs "amounts" with at least "GB"', status=1,
         files={"peers.json": '{"cases": [{"group": "g", "name": "n", "median_ms": 1, "min_ms": 1, "max_ms": 1}]}'}),
     Row(RESULTS, ["ch"], r'ceilings.json: "copy_GBps" needs a finite number above zero, not 0', status=1,
-        files=chapter(**{"results/ceilings.json": ceilings("0")})),
-    Row(RESULTS, ["."], r"results/bench.json: no such file", status=1),
+        files=chapter(**{"results/h200/ceilings.json": ceilings("0")})),
+    Row(RESULTS, ["."], r"results: no GPU's results: the chapter has no results/GPU/bench.json", status=1),
 
     # ---- generate.py: every source read and every target checked before anything is written ----
     # grade.py: every check before anything is built or written
@@ -437,6 +449,17 @@ ROWS = [
                                        ("COURSE_CPU_THREADS", "100000", "CPU")]],
     Row(TEST1, ["--gtest_filter=*1x1*"], r"COURSE_CPU_SHUFFLE='12345x'", status=2, env={"COURSE_CPU_SHUFFLE": "12345x"},
         backend="CPU"),
+    # ---- the benchmark harness's problems: sizes declared once, memory checked (issue 24) ----
+    Row(BENCH4, ["--sizes=8x8:5,8x8:5", "--benchmark_out=o.json"], r"two problems are named '8x8, 5 atoms' "
+        r"\(a size given twice\?\)", status=2, files={"o.json": "kept"}),
+    Row(BENCH4, ["--sizes=65536x65536:1", "--benchmark_out=o.json"], r"nothing to time: every selected case was "
+        r"skipped; no JSON written", status=1, env={"COURSE_DEVICE_MEMORY_MB": "1000"}),
+    Row(BENCH5, ["--flow=f.csv", "--sizes=abc"], r"a size is NXxNY with NX from 1 to 65536 .*, not 'abc'", status=1),
+    Row(BENCH5, ["--cpu-size=65536x65535"], r"the CPU schemes' --cpu-size=65536x65535 needs [\d.]+ GB of host memory; "
+        r"this machine has", status=2),
+    *[Row(BENCH1, ["--rows=8", "--cols=8", "--benchmark_out=o.json"],
+          rf"COURSE_DEVICE_MEMORY_MB='{value}': COURSE_DEVICE_MEMORY_MB takes a whole number from 1 to", status=2,
+          env={"COURSE_DEVICE_MEMORY_MB": value}, files={"o.json": "kept"}) for value in ("abc", "0", "", "1.5", "-3")],
     # ---- end of the compiled programs' rows ---------------------------------------------------
 ]
 

@@ -5,6 +5,7 @@ import contextlib
 import csv
 import importlib.util
 import io
+import json
 import pathlib
 import shutil
 import subprocess
@@ -110,9 +111,9 @@ class NsightComputeParser(unittest.TestCase):
             self.assertEqual(traffic.short_name(full), short)
 
     def test_the_committed_profile_reproduces_the_committed_table(self):
-        kernels = traffic.parse_ncu((CHAPTER1 / "results" / "ncu.csv").read_text())
+        kernels = traffic.parse_ncu((CHAPTER1 / "results" / "h200" / "ncu.csv").read_text())
         table = traffic.report(kernels, 16384 * 16384 * 4)
-        committed = list(csv.DictReader((CHAPTER1 / "results" / "traffic.csv").open()))
+        committed = list(csv.DictReader((CHAPTER1 / "results" / "h200" / "traffic.csv").open()))
         self.assertEqual([row["kernel"] for row in table], [row["kernel"] for row in committed])
         for row, saved in zip(table, committed):
             for column, value in row.items():
@@ -165,7 +166,7 @@ class RocprofParser(unittest.TestCase):
 
 class BenchmarkResults(unittest.TestCase):
     def test_the_committed_run_has_every_step_and_peer(self):
-        context, cases = results.load(CHAPTER1 / "results" / "bench.json")
+        context, cases = results.load(CHAPTER1 / "results" / "h200" / "bench.json")
         self.assertEqual(context["gpu"], "NVIDIA H200")
         names = [c.name for c in cases if c.group.startswith("transpose")]
         self.assertIn("cublasSgeam", names)
@@ -196,17 +197,17 @@ class BenchmarkResults(unittest.TestCase):
 
 
     def test_every_rate_is_kept(self):
-        _, cases = results.load(CHAPTER1 / "results" / "bench.json")
+        _, cases = results.load(CHAPTER1 / "results" / "h200" / "bench.json")
         four = [c for c in cases if c.group == "A^T x, 4 passes"]
         self.assertTrue(four)
         for case in four:
             self.assertAlmostEqual(case.amounts["passes"], 4.0, delta=1e-4)  # counters are stored rounded
-        _, cases = results.load(CHAPTER2 / "results" / "bench.json")
+        _, cases = results.load(CHAPTER2 / "results" / "h200" / "bench.json")
         step = next(c for c in cases if c.group.startswith("compound_r2") and c.is_step)
         self.assertAlmostEqual(step.gflop_per_run, 2 * 125 * 512**3 / 1e9, delta=1e-3)
 
     def test_the_roofline_names_the_ceiling_that_binds(self):
-        res = results.load_chapter(CHAPTER2)
+        [res] = results.load_chapter(CHAPTER2)
         by = {(c.group.split()[0], c.name): c for c in res.cases}
         self.assertEqual(by[("compound_r2", "11_wide_tiles")].roofline_ms(res.ceilings)[1], "GFLOP")
         self.assertEqual(by[("box27", "11_wide_tiles")].roofline_ms(res.ceilings)[1], "GB")
@@ -214,33 +215,95 @@ class BenchmarkResults(unittest.TestCase):
         self.assertAlmostEqual(box.roofline_ms(res.ceilings)[0], box.bytes_per_run / res.ceilings["copy_GBps"] / 1e6)
 
 
+def second_gpu(chapter: pathlib.Path, folder: pathlib.Path, slower: float = 1.3, copy_gbps: float = 2990.0) -> None:
+    """A copy of `chapter`'s README, tables and H200 results in `folder`, with a second GPU's:
+    the H200's run renamed an H100 80GB HBM3, every time `slower` times longer, a lower copy ceiling."""
+    shutil.copy(chapter / "README.md", folder / "README.md")
+    shutil.copy(chapter / "tables.py", folder / "tables.py")
+    shutil.copytree(chapter / "results" / "h200", folder / "results" / "h200")
+    h100 = folder / "results" / "h100-80gb-hbm3"
+    shutil.copytree(chapter / "results" / "h200", h100)
+    bench = json.loads((h100 / "bench.json").read_text())
+    bench["context"]["gpu"] = "NVIDIA H100 80GB HBM3"
+    for run in bench["benchmarks"]:
+        if "real_time" in run:
+            run["real_time"] *= slower
+            run.update({key: value / slower for key, value in run.items() if key.endswith("/s")})
+    (h100 / "bench.json").write_text(json.dumps(bench))
+    ceilings = json.loads((h100 / "ceilings.json").read_text())
+    (h100 / "ceilings.json").write_text(json.dumps(ceilings | {"copy_GBps": copy_gbps}))
+
+
 class Report(unittest.TestCase):
     def test_the_committed_readmes_are_reproduced(self):
         for chapter in (CHAPTER1, CHAPTER2):
-            res = results.load_chapter(chapter)
+            runs = results.load_chapter(chapter)
             readme = (chapter / "README.md").read_text()
-            self.assertEqual(report.fill(readme, report.generated(chapter, res)), readme, chapter.name)
+            self.assertEqual(report.fill(readme, report.generated(chapter, runs)), readme, chapter.name)
 
     def test_a_step_files_block_lists_its_cases(self):
-        res = results.load_chapter(CHAPTER2)
-        block = report.measured_block(res, "06").splitlines()
+        runs = results.load_chapter(CHAPTER2)
+        block = report.measured_block(runs, "06").splitlines()
         self.assertTrue(block[0].startswith("// BEGIN MEASURED") and block[-1] == "// END MEASURED")
         self.assertEqual(len(block), 2 + 2 * 4)  # two variants x four operators
         self.assertTrue(any("06_prefetch_4_rows" in line and "of FMA" in line for line in block))
-        self.assertIn("not measured yet", report.measured_block(res, "99"))
+        self.assertIn("not measured yet", report.measured_block(runs, "99"))
 
     def test_a_chapter_without_tables_py_gets_the_default_tables(self):
         with tempfile.TemporaryDirectory() as folder:
             chapter = pathlib.Path(folder) / "09_example"
             shutil.copytree(CHAPTER2 / "results", chapter / "results")
-            res = results.load_chapter(chapter)
-            tables = report.chapter_tables(chapter, res)
+            tables = report.chapter_tables(chapter, results.load_chapter(chapter))
             self.assertEqual(set(tables), {"steps", "roofline", "traffic"})
             r2 = next(line for line in tables["steps"].splitlines() if line.startswith("| step") and "of roofline" in line)
             self.assertIn("GFLOP/s | of FMA", r2)
             self.assertIn("| compound_r2 512^3 | 00–11 | 31.25 | FMA |", tables["roofline"])
             self.assertIn("| compound_r2 512^3 | 12 | 10.50 | copy |", tables["roofline"])
             self.assertIn("| box27 512^3 | 00–11 | 6.75 | copy |", tables["roofline"])
+
+    def test_two_gpus_stand_side_by_side_each_against_its_own_ceiling(self):
+        with tempfile.TemporaryDirectory() as folder:
+            chapter = pathlib.Path(folder) / "01_transpose"
+            chapter.mkdir()
+            second_gpu(CHAPTER1, chapter)
+            runs = results.load_chapter(chapter)
+            self.assertEqual([res.folder.name for res in runs], ["h100-80gb-hbm3", "h200"])
+            tables = report.generated(chapter, runs)
+            self.assertIn("from results/h100-80gb-hbm3/ (commit", tables["transpose"].splitlines()[0])
+            lines = tables["transpose"].splitlines()
+            self.assertIn("| step | GPU | median ms |", "\n".join(lines))
+            naive = lines.index(next(line for line in lines if line.startswith("| `00_naive` |")))
+            h100, h200 = ([cell.strip() for cell in line.strip("|").split("|")] for line in lines[naive:naive + 2])
+            self.assertEqual((h100[:2], h200[:2]), (["`00_naive`", "H100"], ["", "H200"]))
+            self.assertAlmostEqual(float(h100[2]), 1.3 * float(h200[2]), delta=1e-3)
+            # "of ceiling": each GPU's bandwidth over its own copy ceiling
+            [h200_run] = [res for res in runs if res.folder.name == "h200"]
+            case = next(c for c in h200_run.cases if c.name == "00_naive")
+            self.assertEqual(h200[6], f"{case.gbps / h200_run.ceilings['copy_GBps']:.3f}")
+            self.assertEqual(h100[6], f"{case.gbps / 1.3 / 2990.0:.3f}")
+            # a narrow table: a column per GPU
+            self.assertIn("ms per pass (H100) | ms per pass (H200)", tables["cost_model"])
+            block = report.measured_block(runs, "02")
+            self.assertIn("//   NVIDIA H100 80GB HBM3 (commit", block)
+            self.assertIn("//   NVIDIA H200 (commit", block)
+            # the README takes them, and --check then agrees with it
+            readme = report.fill((chapter / "README.md").read_text(), tables)
+            self.assertEqual(report.fill(readme, report.generated(chapter, runs)), readme)
+
+    def test_a_folder_not_named_after_its_gpu_is_refused(self):
+        with tempfile.TemporaryDirectory() as folder:
+            chapter = pathlib.Path(folder) / "01_transpose"
+            chapter.mkdir()
+            second_gpu(CHAPTER1, chapter)
+            (chapter / "results" / "h100-80gb-hbm3").rename(chapter / "results" / "h100")
+            with self.assertRaisesRegex(cli.ToolError, r"h100: holds a run on the NVIDIA H100 80GB HBM3, whose folder "
+                                                       r"is h100-80gb-hbm3/"):
+                results.load_chapter(chapter)
+
+    def test_gpu_folders_are_named_after_the_gpu(self):
+        self.assertEqual(results.gpu_folder("NVIDIA H200"), "h200")
+        self.assertEqual(results.gpu_folder("NVIDIA H100 80GB HBM3"), "h100-80gb-hbm3")
+        self.assertEqual(results.gpu_folder("AMD Instinct MI250X"), "instinct-mi250x")
 
 
 class AtomicOutput(unittest.TestCase):

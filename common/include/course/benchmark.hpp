@@ -1,13 +1,18 @@
 // The benchmark harness every chapter's benchmark uses, on top of Google Benchmark.
 //
-// Each registered case is timed with a device-event pair around its work, after one untimed
-// warm-up launch, with L2 flushed before every timed run (unless --warm-l2). Repetitions give
-// the median, min and max; the output is re-validated after timing. The console gets a summary
-// table (median time, effective bandwidth and its fraction of the copy ceiling, each of the
-// case's other rates and its fraction of its ceiling, the fraction of the roofline bound, and
-// the speedup over the group's first step); --benchmark_out=FILE.json writes everything, with
-// the GPU, backend, ceilings, sizes and commit in its context, for the plots and the README
-// tables (profiling/results.py reads it).
+// A benchmark declares its problems (what a set of cases shares: a size's inputs and outputs) and
+// the cases of each. The session reaches the problems in order: it builds one (allocates it and
+// draws its inputs), runs each of its selected cases once and checks it, times the right ones,
+// checks them again on fresh inputs, and releases it before the next; a problem that would not
+// fit is skipped with one line. Each case is timed with a device-event pair around its work,
+// after one untimed warm-up launch, with L2 flushed before every timed run (unless --warm-l2),
+// and with the whole device idle once its stop event has completed (work on another stream would
+// escape the pair). Repetitions give the median, min and max. The console gets a summary table
+// (median time, effective bandwidth and its fraction of the copy ceiling, each of the case's
+// other rates and its fraction of its ceiling, the fraction of the roofline bound, and the
+// speedup over the group's first step); --benchmark_out=FILE.json writes everything, with the
+// GPU, backend, ceilings, sizes and commit in its context, for the plots and the README tables
+// (profiling/results.py reads it).
 #pragma once
 
 #include <climits>
@@ -40,6 +45,17 @@ struct Rate {
 };
 inline Rate flops(double count) { return {"GFLOP", count / 1e9}; }           // an FMA counts 2
 inline Rate rsqrts(double count) { return {"Grsqrt", count / 1e9}; }         // reciprocal square roots
+
+// What a set of cases shares: a size's inputs and outputs, its reference. The session builds it
+// when it reaches the first of its cases and releases it after the last, so one problem at a
+// time holds memory; `device_bytes` and `host_bytes` say how much, before anything is built.
+struct Problem {
+  std::string name;                        // "2048x2048, 100000 atoms": names it when it is skipped
+  double device_bytes = 0;                 // the most it holds at once in the device's memory
+  double host_bytes = 0;                   // and in the host's (the reference and read-backs included)
+  std::function<void(const Seed&)> build;  // allocates and draws the inputs from the seed
+  std::function<void()> release;           // frees all that build() made
+};
 
 struct Case {
   std::string group;      // cases of one group share a table; the first that is not a peer is the baseline
@@ -76,25 +92,44 @@ class Session {
   const std::string& text(const std::string& name) const { return options_.at(name); }
   // The seed of this run's random inputs (COURSE_SEED replays it), printed with every failure.
   const Seed& seed() const { return seed_; }
-  // Stops with one line (exit code 2) when the problem would not fit: `device_bytes` in the
-  // device's memory, `host_bytes` in the host's.
-  void require_memory(double device_bytes, double host_bytes, const std::string& problem) const;
   // A line of the JSON's context (and of nothing else): a measurement made outside the cases.
   void add_context(const std::string& key, const std::string& value);
+  // Stops with one line (exit code 2) when such a measurement, made on the host (`what`), would
+  // not fit in the host's memory.
+  void require_host_memory(double bytes, const std::string& what) const;
 
+  // Declares a problem: the cases added after it, up to the next problem, share it.
+  void add_problem(Problem problem);
+  // A case of the last problem declared. A second case of the same group and name stops the
+  // program with one line (exit code 2): its results would merge with the first's.
   void add(Case c);
-  // Checks every selected case once, then times those whose output is right and prints the
-  // summary. A step not written yet (a student's stub) is skipped with its reason; a wrong
-  // output fails its case, with the seed, and the others still run. Returns the process exit
-  // code: 0; 1 if a case failed or none could be timed; 2 if the filter selects no case;
-  // kNoDevice when there is no device to run on.
+  // Reaches the problems in order. A problem that does not fit is skipped with one line (the
+  // device's memory is what it has free at the start, or COURSE_DEVICE_MEMORY_MB when that is
+  // less; on the CPU backend the device's and the host's bytes together against RAM). Then,
+  // for each problem: build it; check every selected case once (a step not written yet, a
+  // student's stub, is skipped with its reason; a wrong output fails its case, with the seed);
+  // time the right ones; check the output of each timed case's last run, and again after the
+  // problem is built anew from a fresh seed (a step that keeps an old answer fails there), and
+  // fail a case whose work was still running after its stop event; release it. Then prints the
+  // summary. Returns the process exit code: 0 when a case was timed and none failed; 1 if a case
+  // failed or none could be timed; 2 if the filter selects no case; kNoDevice when there is no
+  // device to run on.
   int run();
   static constexpr int kNoDevice = 77;  // what test drivers read as "skipped" (CTest's SKIP_RETURN_CODE)
 
  private:
+  struct Timing;  // run()'s work, problem by problem (benchmark.cpp)
+
+  // COURSE_DEVICE_MEMORY_MB, the most device memory the session may count on (how a test has a
+  // small GPU); unset: no cap. Anything but a whole number of MB stops the program (exit code 2).
+  static std::optional<double> device_memory_cap();
+
   std::map<std::string, std::string> options_;
   std::optional<Ceilings> ceilings_;
+  std::optional<double> device_memory_cap_ = device_memory_cap();
+  std::vector<Problem> problems_;
   std::vector<Case> cases_;
+  std::vector<std::size_t> problem_of_;  // cases_[i] belongs to problems_[problem_of_[i]]
   int repetitions_ = 0;
   bool warm_l2_ = false;
   bool quiet_ = false;

@@ -99,7 +99,19 @@
 #define COURSE_LAUNCH_BOUNDS_2(threads, blocks) \
   __launch_bounds__(threads, ((blocks) * (((threads) + COURSE_WAVE_SIZE - 1) / COURSE_WAVE_SIZE) + 3) / 4)
 #else
-#define COURSE_LAUNCH_BOUNDS_2(threads, blocks) __launch_bounds__(threads, blocks)
+// A multiprocessor holds at most 2048 threads (sm_80, sm_90, sm_100), 1536 (sm_86, sm_87, sm_89,
+// sm_120, sm_121) or 1024 (sm_75): where `blocks` blocks would not fit, the budget is for as many
+// as fit (ptxas would drop it, with a warning), so a step tuned on an H100 builds for any GPU.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define COURSE_THREADS_PER_SM 1024
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+                                 __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
+#define COURSE_THREADS_PER_SM 1536
+#else
+#define COURSE_THREADS_PER_SM 2048
+#endif
+#define COURSE_LAUNCH_BOUNDS_2(threads, blocks) \
+  __launch_bounds__(threads, ((blocks) * (threads) <= COURSE_THREADS_PER_SM ? (blocks) : COURSE_THREADS_PER_SM / (threads)))
 #endif
 #define COURSE_LAUNCH_BOUNDS_1(threads) __launch_bounds__(threads)
 #define COURSE_LAUNCH_BOUNDS_PICK(_1, _2, name, ...) name
