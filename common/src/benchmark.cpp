@@ -333,7 +333,7 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
     : options_(std::move(defaults)), seed_(fresh_seed()) {
   exit_with_one_line_on_uncaught_exceptions();
   repetitions_ = on_cpu_backend() ? 3 : 20;
-  std::string course_options = "--warm-l2, --quiet, --repetitions=N, --ceilings=FILE";
+  std::string course_options = "--warm-l2, --quiet, --verdict, --repetitions=N, --ceilings=FILE";
   for (const auto& [option, fallback] : options_) course_options += ", --" + option + "=" + (fallback.empty() ? "VALUE" : fallback);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -354,9 +354,9 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
     if (name.rfind("--benchmark_", 0) == 0) {
       check_benchmark_flag(name, value, has_value);
       if (name == "--benchmark_out") out_path = value;
-    } else if (name == "--warm-l2" || name == "--quiet") {
+    } else if (name == "--warm-l2" || name == "--quiet" || name == "--verdict") {
       if (has_value) usage_error(name + " takes no value, not '" + arg + "'");
-      (name == "--warm-l2" ? warm_l2_ : quiet_) = true;
+      (name == "--warm-l2" ? warm_l2_ : name == "--quiet" ? quiet_ : verdict_) = true;
     } else if (name == "--repetitions") {
       const auto count = parse_whole_number(value, 1, 10000);
       if (!count) usage_error("--repetitions needs a whole number from 1 to 10000, not '" + value + "'");
@@ -646,10 +646,26 @@ int Session::run() {
                  benchmark::GetBenchmarkFilter().c_str(), cases_.size(), cases_.empty() ? "" : case_id(cases_.front()).c_str());
     return 2;
   }
+  const Memory memory = available_memory(prop, device_memory_cap_);
+  if (verdict_) {
+    // --verdict (exercises/grade.py --bench): each step case once, where it moves the most bytes
+    // of all the problems that fit (the chapter's main size; the first such on a tie), and no
+    // peers, so that a student's run and the solution's time the same cases.
+    std::map<std::string, std::size_t> chosen;  // case name -> its case
+    for (std::size_t i = 0; i < cases_.size(); ++i) {
+      const bool fits = why_it_does_not_fit(problems_[problem_of_[i]], memory).empty();
+      if (!timing.cases[i].selected || cases_[i].is_peer || !fits) continue;
+      const auto [found, inserted] = chosen.emplace(cases_[i].name, i);
+      if (!inserted && cases_[i].bytes > cases_[found->second].bytes) found->second = i;
+    }
+    for (std::size_t i = 0; i < cases_.size(); ++i) {
+      const auto found = chosen.find(cases_[i].name);
+      timing.cases[i].selected = found != chosen.end() && found->second == i;
+    }
+  }
 
   // Problems that would not fit are skipped now, each in one line; the others' cases are
   // registered, in order, so that Google Benchmark reaches the problems one after the other.
-  const Memory memory = available_memory(prop, device_memory_cap_);
   if (device_memory_cap_) benchmark::AddCustomContext("device_memory_cap_MB", fixed(*device_memory_cap_ / 1e6, 0));
   std::vector<bool> skipped(problems_.size(), false);
   for (std::size_t p = 0; p < problems_.size(); ++p) {

@@ -80,7 +80,8 @@ constexpr bool on_cpu_backend() {
 class Session {
  public:
   // Takes the course's options, --warm-l2, --repetitions=N, --ceilings=FILE, --quiet (the summary
-  // table only) and the chapter's own (`defaults`, name -> default value), and of Google
+  // table only), --verdict (each step once, at the largest problem that fits, no peers: what
+  // exercises/grade.py --bench times beside the solution) and the chapter's own (`defaults`, name -> default value), and of Google
   // Benchmark's flags those the harness does not set itself: --benchmark_filter, --benchmark_out
   // (JSON) and --benchmark_context; --help lists them. Unknown or repeated options and bad values:
   // one line and exit code 2, before anything is created. --benchmark_out=FILE is checked now and
@@ -133,6 +134,7 @@ class Session {
   int repetitions_ = 0;
   bool warm_l2_ = false;
   bool quiet_ = false;
+  bool verdict_ = false;  // --verdict: each step once, at its largest problem that fits
   Seed seed_;
   std::unique_ptr<OutputFile> json_out_;
   std::string json_out_flag_;  // --benchmark_out=<the partial file>, handed to Google Benchmark
