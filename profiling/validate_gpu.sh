@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The instructor's whole validation on a CUDA machine, in one command:
-#   profiling/validate_gpu.sh [--dry-run] RESULTS_DIR [CHAPTER...]
+#   profiling/validate_gpu.sh [--dry-run] [--no-sanitizers] RESULTS_DIR [CHAPTER...]
 # configure + build (cuda preset), ctest (every test, or the chosen chapters' and the course's
 # own), the machine's ceilings, then for each chapter (every chapters/NN_name/, or the numbers
 # given: 1 2) what its folder holds, by name:
@@ -13,14 +13,18 @@
 # --gpu-folder: h200, h100-80gb-hbm3), with the ceilings and a README.md saying GPU, date, commit
 # and how each stage went: the folder the chapter commits as it is (copy RESULTS_DIR/chapters/
 # over chapters/, then profiling/report.py chapters/NN_name). The logs stay in RESULTS_DIR.
-# --dry-run prints the stages without running them. A failing stage is reported and the others
+# --dry-run prints the stages without running them; --no-sanitizers leaves out compute-sanitizer
+# (what it checks does not depend on the GPU: record it on one, save the time on the others). A failing stage is reported and the others
 # still run. Bad arguments, a RESULTS_DIR that cannot be created, or no NVIDIA GPU stop it at
 # once, in one line and with exit status 2, before it writes anything (a dry run reports the
 # missing GPU and goes on).
 set -uo pipefail
-dry_run=false
-if [[ ${1:-} == --dry-run ]]; then dry_run=true; shift; fi
-usage="usage: validate_gpu.sh [--dry-run] RESULTS_DIR [CHAPTER...]"
+dry_run=false sanitizers=true
+while [[ ${1:-} == --dry-run || ${1:-} == --no-sanitizers ]]; do
+  [[ $1 == --dry-run ]] && dry_run=true || sanitizers=false
+  shift
+done
+usage="usage: validate_gpu.sh [--dry-run] [--no-sanitizers] RESULTS_DIR [CHAPTER...]"
 [[ $# -ge 1 && -n $1 && $1 != -* ]] || { echo "error: $usage" >&2; exit 2; }
 results=$1
 shift
@@ -115,6 +119,7 @@ describe_run() {  # describe_run CHAPTER FOLDER N
     for name in "${stages[@]}"; do  # the whole run's stages and this chapter's
       [[ $name == ch[0-9][0-9]\ * && $name != "$n "* ]] || echo "| ${name#"$n "} | ${outcome[$name]} |"
     done
+    $sanitizers || echo "| compute-sanitizer | not run here (--no-sanitizers): its checks do not depend on the GPU |"
     echo
     files=$(cd "$out" && ls | grep -vx README.md | sed 's/.*/`&`/' | paste -sd, | sed 's/,/, /g')
     echo "Files: ${files:-none}."
@@ -142,6 +147,7 @@ for chapter in "${selected[@]}"; do
     stage "$n profile" "$n-profile.log" "$here/profile.sh" "$build" "$out"
   fi
   for tool in memcheck racecheck synccheck; do
+    $sanitizers || continue
     stage "$n compute-sanitizer $tool" "sanitizer-$tool-$n.log" \
       timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/$here/$test"
   done
