@@ -28,7 +28,7 @@ usage="usage: validate_gpu.sh [--dry-run] [--no-sanitizers] RESULTS_DIR [CHAPTER
 [[ $# -ge 1 && -n $1 && $1 != -* ]] || { echo "error: $usage" >&2; exit 2; }
 results=$1
 shift
-given=$*  # the chapters asked for, as given, for the READMEs
+given="$*"  # the chapters asked for, as given, for the READMEs
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 chapters=()
@@ -110,7 +110,7 @@ describe_run() {  # describe_run CHAPTER FOLDER N
   {
     echo "# Chapter $(number_of "$chapter") results on the $gpu"
     echo
-    echo "Recorded by \`profiling/validate_gpu.sh RESULTS_DIR${given:+ $given}\` on $(date -u +%F), commit"
+    echo "Recorded by \`profiling/validate_gpu.sh $($sanitizers || echo "--no-sanitizers ")RESULTS_DIR${given:+ $given}\` on $(date -u +%F), commit"
     echo "\`$COURSE_GIT_COMMIT\`, on an $gpu (driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1);"
     echo "clocks left as found, \`bench.json\`'s context records them)."
     echo

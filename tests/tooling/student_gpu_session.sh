@@ -7,10 +7,14 @@
 #   2. chapter 1 with step 07 set back to its stub and step 02's padded tile unpadded again (its
 #      shared memory back to 32 banks on one column): 07 skipped, 02_tile_padded "slow";
 #   3. `grade.py 1 --step 2 --profile`: that step's traffic beside the solution's.
-#   tests/tooling/student_gpu_session.sh [SOURCE_FOLDER]   (default: this checkout)
+#   tests/tooling/student_gpu_session.sh [SOURCE_FOLDER [CHAPTER...]]
+# SOURCE_FOLDER defaults to this checkout; part 1 grades the CHAPTERs given (by number), or every
+# chapter, or none with the single argument "-" (parts 2 and 3 alone: a run that must be short).
 # It works on a copy of the course (build/ left out), so nothing here touches your exercises.
 set -euo pipefail
 source_tree=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+shift $(($# > 0))
+wanted=("$@")
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "error: no NVIDIA GPU here" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -28,6 +32,7 @@ bench() {
 echo "1. every chapter's solutions as the student's steps"
 for folder in solutions/[0-9][0-9]_*/; do
   chapter=$(basename "$folder")
+  if ((${#wanted[@]})) && [[ " ${wanted[*]} " != *" $((10#${chapter:0:2})) "* ]]; then continue; fi
   cp "$folder"*.cu "exercises/$chapter/"
   bench "$((10#${chapter:0:2}))" --bench
   ((status == 0)) || fail "chapter $chapter: the solution's own steps did not pass their verdict"
@@ -36,6 +41,7 @@ for folder in solutions/[0-9][0-9]_*/; do
 done
 
 echo "2. chapter 1: step 07 not started, step 02's padded tile unpadded"
+cp solutions/01_transpose/*.cu exercises/01_transpose/
 python3 - <<'PY'
 import pathlib, sys
 sys.path.insert(0, "exercises")
