@@ -101,7 +101,7 @@ int main(int argc, char** argv) try {
                    Matrix& m = **matrix;
                    run(m.d_a.data(), m.d_out.data(), m.rows, m.cols);
                  },
-                 .bytes = transpose_bytes, .validate = transposed});
+                 .bytes = transpose_bytes, .validate = transposed, .family = "transpose"});
   }
 
   // y = A^T x over k passes of the same matrix: the flagged matrix pays its transpose once.
@@ -118,7 +118,7 @@ int main(int argc, char** argv) try {
     };
     for (const auto& step : ch01::consumer_steps()) {
       session.add({.group = pass_group, .name = step.source.id(), .prepare = poison_y, .run = repeat(step.run),
-                   .bytes = bytes, .rates = {{"passes", double(passes)}}, .validate = y_checked});
+                   .bytes = bytes, .rates = {{"passes", double(passes)}}, .validate = y_checked, .family = "A^T x"});
     }
     if (blas) {
       session.add({.group = pass_group, .name = course::peers::Blas::multiply_transposed_name(), .prepare = poison_y,
@@ -141,7 +141,7 @@ int main(int argc, char** argv) try {
                    Matrix& m = **matrix;
                    for (int p = 0; p < passes; ++p) m.flagged->multiply_transposed(m.d_x.data(), m.d_y.data());
                  },
-                 .bytes = bytes, .rates = {{"passes", double(passes)}}, .validate = y_checked});
+                 .bytes = bytes, .rates = {{"passes", double(passes)}}, .validate = y_checked, .family = "A^T x"});
   }
 
   // Size sweep: the best transpose step and the copy on the leading 2^k floats of the same

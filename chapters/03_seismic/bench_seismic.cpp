@@ -124,7 +124,7 @@ int main(int argc, char** argv) try {
                    Arrays& arrays = (*layouts)->by_align.at(align);
                    run(arrays.d_in.data(), arrays.d_out.data(), arrays.grid);
                  },
-                 .bytes = bytes, .rates = {course::bench::flops(flops)}, .validate = validate});
+                 .bytes = bytes, .rates = {course::bench::flops(flops)}, .validate = validate, .family = "laplacian8"});
   }
   return session.run();
 } catch (const std::exception& error) {

@@ -211,7 +211,8 @@ int main(int argc, char** argv) try {
                    .validate = [buffers, &step] {
                      Buffers& b = **buffers;
                      return b.check(b.lattice_of(step), step.storage);
-                   }});
+                   },
+                   .family = "channel"});
     }
     // The copies' content is not checked.
     const auto halves = [](DeviceBuffer<float>& room) { return reinterpret_cast<std::uint16_t*>(room.data()); };

@@ -648,18 +648,19 @@ int Session::run() {
   }
   const Memory memory = available_memory(prop, device_memory_cap_);
   if (verdict_) {
-    // --verdict (exercises/grade.py --bench): each step case once, where it moves the most bytes
-    // of all the problems that fit (the chapter's main size; the first such on a tie), and no
-    // peers, so that a student's run and the solution's time the same cases.
-    std::map<std::string, std::size_t> chosen;  // case name -> its case
+    // --verdict (exercises/grade.py --bench): each step case once per family, where it moves the
+    // most bytes of all the problems that fit (the first such on a tie), and no peers, so that a
+    // student's run and the solution's time the same cases.
+    std::map<std::pair<std::string, std::string>, std::size_t> chosen;  // (family, name) -> its case
     for (std::size_t i = 0; i < cases_.size(); ++i) {
+      const Case& c = cases_[i];
       const bool fits = why_it_does_not_fit(problems_[problem_of_[i]], memory).empty();
-      if (!timing.cases[i].selected || cases_[i].is_peer || !fits) continue;
-      const auto [found, inserted] = chosen.emplace(cases_[i].name, i);
-      if (!inserted && cases_[i].bytes > cases_[found->second].bytes) found->second = i;
+      if (!timing.cases[i].selected || c.is_peer || c.family.empty() || !fits) continue;
+      const auto [found, inserted] = chosen.emplace(std::pair(c.family, c.name), i);
+      if (!inserted && c.bytes > cases_[found->second].bytes) found->second = i;
     }
     for (std::size_t i = 0; i < cases_.size(); ++i) {
-      const auto found = chosen.find(cases_[i].name);
+      const auto found = chosen.find(std::pair(cases_[i].family, cases_[i].name));
       timing.cases[i].selected = found != chosen.end() && found->second == i;
     }
   }

@@ -9,6 +9,8 @@
   fresh inputs, with their seed (tests/benchmark/misbehaving_cases.cu).
 - On a GPU backend, a case whose work runs on another stream fails: "work ran outside the timed
   stream".
+- --verdict times each step once per family, at the largest size that fits, and no peers: chapter
+  4's benchmark with two sizes, then the larger one capped out.
 Exit 0 when every check holds, 1 when one does not, 77 (skipped) on a GPU build without a GPU.
 """
 import argparse
@@ -53,6 +55,15 @@ def main() -> int:
            r"^16x16, 50 atoms +median ms", r"^00_naive +[\d.]+ ", r"^01_constant_memory +[\d.]+ ")
     if capped.stdout.count("skipped") != 1 or "2048x2048, 1 atoms " in capped.stdout.split("Summary", 1)[-1]:
         problems.append("the skipped size has more than its one line:\n" + capped.stdout)
+
+    verdict = run(coulomb, "--sizes=16x16:50,24x24:60", "--benchmark_filter=0[01]_", "--repetitions=2", "--verdict")
+    expect("--verdict", verdict, 0, r"^24x24, 60 atoms +median ms", r"^00_naive +[\d.]+ ", r"^01_constant_memory +[\d.]+ ")
+    if re.search(r"^16x16, 50 atoms +median ms.*\n[0-9]", verdict.stdout, re.M):
+        problems.append("--verdict timed the smaller size too:\n" + verdict.stdout)
+    capped_verdict = run(coulomb, "--sizes=16x16:50,2048x2048:1", "--benchmark_filter=0[01]_", "--repetitions=2",
+                         "--verdict", env={"COURSE_DEVICE_MEMORY_MB": "1"})
+    expect("--verdict with the larger size over the capped memory", capped_verdict, 0,
+           r"^16x16, 50 atoms +median ms.*\n00_naive +[\d.]+ ")
 
     expect("a control case", run(misbehaving, "--case=right"), 0, r"^right +[\d.]+ ")
     expect("a case that keeps its first answer", run(misbehaving, "--case=keeps_first_answer"), 1,

@@ -66,6 +66,10 @@ struct Case {
   std::vector<Rate> rates;               // the work besides bytes: flops, rsqrts, lattice updates...
   std::function<std::string()> validate; // "" when the output is right, else what is wrong
   bool is_peer = false;                  // a library or copy the steps are compared against
+  // The cases of one family compute one thing at several sizes ("transpose"): --verdict times each
+  // step once per family, at the largest size that fits. A case of no family ("", a sweep's) is
+  // left out of the verdict.
+  std::string family;
 };
 
 // True on the CPU backend, whose problems should be kept small.
@@ -80,8 +84,8 @@ constexpr bool on_cpu_backend() {
 class Session {
  public:
   // Takes the course's options, --warm-l2, --repetitions=N, --ceilings=FILE, --quiet (the summary
-  // table only), --verdict (each step once, at the largest problem that fits, no peers: what
-  // exercises/grade.py --bench times beside the solution) and the chapter's own (`defaults`, name -> default value), and of Google
+  // table only), --verdict (each step once per family of cases, at the largest size that fits, no
+  // peers: what exercises/grade.py --bench times beside the solution) and the chapter's own (`defaults`, name -> default value), and of Google
   // Benchmark's flags those the harness does not set itself: --benchmark_filter, --benchmark_out
   // (JSON) and --benchmark_context; --help lists them. Unknown or repeated options and bad values:
   // one line and exit code 2, before anything is created. --benchmark_out=FILE is checked now and
@@ -134,7 +138,7 @@ class Session {
   int repetitions_ = 0;
   bool warm_l2_ = false;
   bool quiet_ = false;
-  bool verdict_ = false;  // --verdict: each step once, at its largest problem that fits
+  bool verdict_ = false;  // --verdict: each step once per family, at its largest size that fits
   Seed seed_;
   std::unique_ptr<OutputFile> json_out_;
   std::string json_out_flag_;  // --benchmark_out=<the partial file>, handed to Google Benchmark
