@@ -207,7 +207,7 @@ class BenchmarkResults(unittest.TestCase):
         self.assertAlmostEqual(step.gflop_per_run, 2 * 125 * 512**3 / 1e9, delta=1e-3)
 
     def test_the_roofline_names_the_ceiling_that_binds(self):
-        [res] = results.load_chapter(CHAPTER2)
+        res = results.load_gpu(CHAPTER2 / "results" / "h200")
         by = {(c.group.split()[0], c.name): c for c in res.cases}
         self.assertEqual(by[("compound_r2", "11_wide_tiles")].roofline_ms(res.ceilings)[1], "GFLOP")
         self.assertEqual(by[("box27", "11_wide_tiles")].roofline_ms(res.ceilings)[1], "GB")
@@ -245,14 +245,15 @@ class Report(unittest.TestCase):
         runs = results.load_chapter(CHAPTER2)
         block = report.measured_block(runs, "06").splitlines()
         self.assertTrue(block[0].startswith("// BEGIN MEASURED") and block[-1] == "// END MEASURED")
-        self.assertEqual(len(block), 2 + 2 * 4)  # two variants x four operators
+        # each GPU's heading and its lines for two variants x four operators
+        self.assertEqual(len(block), 2 + len(runs) * (1 + 2 * 4))
         self.assertTrue(any("06_prefetch_4_rows" in line and "of FMA" in line for line in block))
         self.assertIn("not measured yet", report.measured_block(runs, "99"))
 
     def test_a_chapter_without_tables_py_gets_the_default_tables(self):
         with tempfile.TemporaryDirectory() as folder:
             chapter = pathlib.Path(folder) / "09_example"
-            shutil.copytree(CHAPTER2 / "results", chapter / "results")
+            shutil.copytree(CHAPTER2 / "results" / "h200", chapter / "results" / "h200")  # one GPU
             tables = report.chapter_tables(chapter, results.load_chapter(chapter))
             self.assertEqual(set(tables), {"steps", "roofline", "traffic"})
             r2 = next(line for line in tables["steps"].splitlines() if line.startswith("| step") and "of roofline" in line)
