@@ -90,18 +90,21 @@ def traffic_rows(path) -> dict:
     return {row["kernel"]: row for row in rows}
 
 
-TRAFFIC_COLUMNS = ("L1 MB", "L2 read MB", "L2 write MB", "HBM MB")  # traffic.csv's columns
+# traffic.csv's columns, each with its unit's scale: bytes in MB, shared-memory bank conflicts in millions
+TRAFFIC_COLUMNS = {"L1 MB": 1, "L2 read MB": 1, "L2 write MB": 1, "HBM MB": 1, "bank conflicts": 1e6}
 
 
 def traffic_table(student: dict, solution: dict, fewest_bytes: float) -> list:
-    """Lines of a table: each kernel's traffic at every level, the student's beside the solution's."""
-    header = f"  {'kernel':<34}" + "".join(f" {name:>22}" for name in TRAFFIC_COLUMNS)
-    lines = [header, f"  {'':<34}" + "".join(f" {'yours / solution':>22}" for _ in TRAFFIC_COLUMNS)]
+    """Lines of a table: each kernel's traffic at every level and its shared-memory bank conflicts,
+    the student's beside the solution's."""
+    names = [name if scale == 1 else f"{name} (M)" for name, scale in TRAFFIC_COLUMNS.items()]
+    header = f"  {'kernel':<34}" + "".join(f" {name:>22}" for name in names)
+    lines = [header, f"  {'':<34}" + "".join(f" {'yours / solution':>22}" for _ in names)]
     for kernel in dict.fromkeys(list(student) + list(solution)):
         cells = []
-        for column in TRAFFIC_COLUMNS:
-            mine = _megabytes(student.get(kernel, {}).get(column))
-            theirs = _megabytes(solution.get(kernel, {}).get(column))
+        for column, scale in TRAFFIC_COLUMNS.items():
+            mine = _scaled(student.get(kernel, {}).get(column), scale)
+            theirs = _scaled(solution.get(kernel, {}).get(column), scale)
             cells.append(f" {mine + ' / ' + theirs:>22}")
         lines.append(f"  {kernel[:34]:<34}" + "".join(cells))
     lines.append(f"  the fewest bytes the step must move: {fewest_bytes / 1e6:.1f} MB (each input read once, each output "
@@ -109,9 +112,9 @@ def traffic_table(student: dict, solution: dict, fewest_bytes: float) -> list:
     return lines
 
 
-def _megabytes(value) -> str:
+def _scaled(value, scale: float) -> str:
     try:
-        number = float(value)
+        number = float(value) / scale
     except (TypeError, ValueError):
         return "-"
     return f"{number:.1f}" if math.isfinite(number) else "-"

@@ -100,6 +100,19 @@ class StartedSteps(unittest.TestCase):
                 grade.ROOT = saved
 
 
+class TrafficTable(unittest.TestCase):
+    def test_each_kernel_shows_the_students_traffic_beside_the_solutions(self):
+        mine = {"k<0>": {"L1 MB": "2147.5", "L2 read MB": "1073.7", "L2 write MB": "1073.7", "HBM MB": "2131.8",
+                         "bank conflicts": "268435456"}}
+        theirs = {"k<1>": {"L1 MB": "2147.5", "L2 read MB": "1073.7", "L2 write MB": "1073.7", "HBM MB": "2131.7",
+                           "bank conflicts": "0"}}
+        lines = verdict.traffic_table(mine, theirs, 2147.5e6)
+        self.assertIn("bank conflicts (M)", lines[0])
+        self.assertRegex(lines[2], r"^  k<0> .* 2147\.5 / - .* 268\.4 / -$")
+        self.assertRegex(lines[3], r"^  k<1> .* - / 2147\.5 .* - / 0\.0$")
+        self.assertIn("2147.5 MB", lines[-1])
+
+
 class CommandLine(unittest.TestCase):
     def run_grade(self, *args, env=None):
         return subprocess.run([sys.executable, str(ROOT / "exercises" / "grade.py"), *args], capture_output=True,
