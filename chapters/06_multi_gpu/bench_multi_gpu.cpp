@@ -1,0 +1,200 @@
+// Chapter 6 benchmark: every step on 1, 2, 4, ... GPUs (up to --gpus), for strong scaling (one
+// grid of --strong^3 points split N ways) and weak scaling (--weak^3 points per GPU: a grid
+// --weak x --weak x N --weak). A run is --steps time steps from a standing mode, checked after
+// it against the exact solution at 1000 points. Case "03_nccl x4" is step 03 on 4 GPUs; beside
+// the steps, on each count, two peers that split a step: "compute only" (the leapfrog and the x
+// and y images on every slab, no exchange) and "exchange only" (step 03's NCCL exchange alone).
+//
+// Times are whole runs (all ranks' streams synchronised: the host's wall time between two events
+// on device 0), so they include every launch and wait a step costs. Bytes are per GPU: the 12
+// bytes a point of the largest slab must move (read u and u(n-1), write u(n+1)) per step, so a
+// case's "of copy" is one GPU's share of its copy rate, and its ratio to the one-GPU step 00's
+// is the parallel efficiency T1 / (N TN) of either scaling. "vs first" is T1 / TN: the speedup
+// (strong), the efficiency itself (weak). chapters/06_multi_gpu/scaling.py prints the
+// efficiencies, the exchange's rate and the share of it that step 04 hides from the JSON.
+//
+//   bench_multi_gpu [--gpus=N] [--strong=EDGE] [--weak=EDGE] [--steps=S] [--ceilings=FILE] [--quiet]
+//                   [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "course/benchmark.hpp"
+#include "course/exercise.hpp"
+#include "steps.hpp"
+
+namespace {
+
+using ch06::Crew;
+using ch06::Problem;
+using ch06::Team;
+
+const ch06::StandingMode kMode{1, 2, 3};
+constexpr int kCheckedPoints = 1000;
+
+// The peers: a step's compute without its exchange, and its exchange without its compute.
+class ComputeOnly final : public ch06::Propagator {
+ public:
+  ComputeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
+    GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
+  }
+  ~ComputeOnly() override { gpuStreamDestroy(stream_); }
+  void advance(int steps) override {
+    const ch06::Grid& g = slab_.grid;
+    for (int step = 0; step < steps; ++step) {
+      float* next = slab_.field[1 - slab_.current];
+      ch06::leapfrog(slab_.field[slab_.current], next, g, problem_.courant2, ch06::all_planes(g), stream_);
+      ch06::wrap_xy(next, g, ch06::all_planes(g), stream_);
+      slab_.current = 1 - slab_.current;
+    }
+    GPU_CHECK(gpuStreamSynchronize(stream_));
+  }
+
+ private:
+  ch06::Slab& slab_;
+  const Problem& problem_;
+  gpuStream_t stream_ = nullptr;
+};
+
+class ExchangeOnly final : public ch06::Propagator {
+ public:
+  ExchangeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), comm_(crew.team().comm(rank)) {
+    GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
+  }
+  ~ExchangeOnly() override { gpuStreamDestroy(stream_); }
+  void advance(int steps) override {
+    for (int step = 0; step < steps; ++step) ch06::exchange_nccl(slab_, slab_.field[slab_.current], comm_, stream_);
+    GPU_CHECK(gpuStreamSynchronize(stream_));
+  }
+
+ private:
+  ch06::Slab& slab_;
+  ncclComm_t comm_;
+  gpuStream_t stream_ = nullptr;
+};
+
+std::unique_ptr<ch06::Propagator> make_compute_only(Crew& crew, int rank) { return std::make_unique<ComputeOnly>(crew, rank); }
+std::unique_ptr<ch06::Propagator> make_exchange_only(Crew& crew, int rank) { return std::make_unique<ExchangeOnly>(crew, rank); }
+
+// One decomposition: a team and the crews that run on it.
+struct Configuration {
+  std::string group;
+  int gpus;
+  std::unique_ptr<Team> team;
+  std::vector<std::unique_ptr<Crew>> crews;
+};
+
+// The newest field at kCheckedPoints points against the mode `steps` steps on.
+std::string check_mode(const Team& team, int steps, const course::Seed& seed) {
+  const Problem& p = team.problem();
+  const double scale = std::cos(steps * kMode.theta(p));
+  const course::Tolerance tolerance = ch06::tolerance(steps, 1.0);
+  std::mt19937_64 pick(seed.value);
+  for (int n = 0; n < kCheckedPoints; ++n) {
+    const int x = int(pick() % p.nx), y = int(pick() % p.ny), z = int(pick() % p.nz);
+    const double expected = scale * kMode.value(p, x, y, z);
+    const float got = team.value_at(x, y, z);
+    if (!(std::abs(got - expected) <= tolerance.atol + tolerance.rtol * std::abs(expected)))
+      return "u(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") = " + std::to_string(got) +
+             ", expected " + std::to_string(expected) + " (the standing mode " + std::to_string(steps) + " steps on)";
+  }
+  return "";
+}
+
+[[noreturn]] void refuse(const std::string& why) {
+  std::fprintf(stderr, "error: %s\n", why.c_str());
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  constexpr bool kOnCpu = course::bench::on_cpu_backend();
+  int devices = 0;
+  if (gpuGetDeviceCount(&devices) != gpuSuccess) devices = 0;
+  course::bench::Session session(argc, argv,
+                                 {{"gpus", std::to_string(kOnCpu ? 2 : std::max(devices, 1))},
+                                  {"strong", kOnCpu ? "32" : "1024"},
+                                  {"weak", kOnCpu ? "24" : "512"},
+                                  {"steps", kOnCpu ? "2" : "20"}});
+  const int gpus = static_cast<int>(session.integer("gpus", 64));
+  const int strong = static_cast<int>(session.integer("strong", 4096));
+  const int weak = static_cast<int>(session.integer("weak", 4096));
+  const int steps = static_cast<int>(session.integer("steps", 100000));
+  if (devices == 0) return session.run();  // which says there is no device
+  if (gpus > devices) refuse("--gpus=" + std::to_string(gpus) + ", but this machine has " + std::to_string(devices) + " devices");
+  std::vector<int> counts;
+  for (int n = 1; n <= gpus; n *= 2) counts.push_back(n);
+  if (counts.back() != gpus) counts.push_back(gpus);
+  if (strong < ch06::kRadius * gpus)
+    refuse("--strong=" + std::to_string(strong) + " split " + std::to_string(gpus) + " ways gives slabs thinner than the halo (" +
+           std::to_string(ch06::kRadius) + " planes)");
+  if (weak < ch06::kRadius) refuse("--weak=" + std::to_string(weak) + " is thinner than the halo (" + std::to_string(ch06::kRadius) + " planes)");
+  const bool nccl = !course::nccl_unavailable_reason();
+  if (!nccl) std::printf("the NCCL steps are left out: %s\n", course::nccl_unavailable_reason()->c_str());
+
+  // Every configuration's two arrays stay allocated while the benchmark runs: on device 0, one
+  // array of each of its slabs per configuration, twice.
+  const auto array_bytes = [](double edge_xy, double planes) { return 2 * 4.0 * (edge_xy + 8) * (edge_xy + 8) * (planes + 8); };
+  double device_bytes = 0;
+  for (const int n : counts) device_bytes += array_bytes(strong, std::ceil(double(strong) / n)) + array_bytes(weak, weak);
+  session.require_memory(device_bytes, 0, "the strong and weak problems on 1 to " + std::to_string(gpus) + " GPUs");
+  const course::Seed seed = session.seed();
+  session.add_context("nccl", nccl ? "yes" : "no");
+
+  std::vector<std::unique_ptr<Configuration>> configurations;
+  for (const bool is_strong : {true, false})
+    for (const int n : counts) {
+      auto c = std::make_unique<Configuration>();
+      c->group = is_strong ? "strong " + std::to_string(strong) + "^3" : "weak " + std::to_string(weak) + "^3 per GPU";
+      c->gpus = n;
+      const Problem problem = is_strong ? Problem{strong, strong, strong} : Problem{weak, weak, weak * n};
+      c->team = std::make_unique<Team>(problem, Team::even_split(problem.nz, n),
+                                       nccl && n <= devices ? ch06::Communicator::nccl : ch06::Communicator::none);
+      configurations.push_back(std::move(c));
+    }
+  std::printf("standing mode (%d, %d, %d), %d steps a run; inputs checked with %s\n", kMode.mx, kMode.my, kMode.mz, steps,
+              seed.describe().c_str());
+
+  for (auto& configuration : configurations) {
+    Configuration& c = *configuration;
+    Team& team = *c.team;
+    const Problem& p = team.problem();
+    const double slab_points = double(p.nx) * p.ny * Team::even_split(p.nz, c.gpus)[0];
+    const double bytes = 12.0 * slab_points * steps;
+    const course::bench::Rate updates{"GLUP", double(p.nx) * p.ny * p.nz * steps / 1e9};  // lattice updates
+    const std::string suffix = " x" + std::to_string(c.gpus);
+    auto add_crew = [&](const std::string& name, ch06::MakePropagator make, double case_bytes, bool is_peer,
+                        std::vector<course::bench::Rate> rates) {
+      Crew* crew = nullptr;
+      try {
+        c.crews.push_back(std::make_unique<Crew>(team, make));
+        crew = c.crews.back().get();
+      } catch (const course::NotImplemented& stub) {
+        std::printf("skipped %s/%s: %s\n", c.group.c_str(), (name + suffix).c_str(), stub.what());
+        return;
+      }
+      course::bench::Case bench_case{.group = c.group, .name = name + suffix,
+                                     .prepare = [&team] { team.set_standing_mode(kMode); },
+                                     .run = [crew, steps] { crew->advance(steps); },
+                                     .bytes = case_bytes, .rates = std::move(rates), .is_peer = is_peer};
+      if (!is_peer) bench_case.validate = [&team, steps, seed] { return check_mode(team, steps, seed); };
+      session.add(std::move(bench_case));
+    };
+    for (const ch06::Step& step : ch06::steps()) {
+      if ((step.needs == ch06::Needs::one_rank && c.gpus > 1) || (step.needs == ch06::Needs::nccl && !nccl)) continue;
+      add_crew(step.source.id(), step.make, bytes, false, {updates});
+    }
+    add_crew("compute only", make_compute_only, bytes, true, {updates});
+    // Bytes sent and received per GPU: two messages each way.
+    if (nccl) add_crew("exchange only (NCCL)", make_exchange_only, 4.0 * ch06::halo_floats(team.slab(0).grid) * sizeof(float) * steps, true, {});
+  }
+  return session.run();
+} catch (const std::exception& error) {
+  std::fprintf(stderr, "error: %s\n", error.what());
+  return 1;
+}
