@@ -13,8 +13,14 @@
 // (strong), the efficiency itself (weak). chapters/06_multi_gpu/scaling.py prints the
 // efficiencies, the exchange's rate and the share of it that step 04 hides from the JSON.
 //
+// With --pulse=FILE.json it times nothing: a Ricker pulse at rest at the centre of a
+// --pulse-size^3 grid spreads under step 02 on --gpus ranks for --pulse-steps steps, and the
+// file gets the slice y = ny/2 and the leapfrog's energy every tenth of the way, for the
+// lesson's picture (figures.py).
+//
 //   bench_multi_gpu [--gpus=N] [--strong=EDGE] [--weak=EDGE] [--steps=S] [--ceilings=FILE] [--quiet]
 //                   [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
+//   bench_multi_gpu --pulse=FILE.json [--pulse-size=EDGE] [--pulse-steps=S] [--gpus=N]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +31,7 @@
 
 #include "course/benchmark.hpp"
 #include "course/exercise.hpp"
+#include "course/output_file.hpp"
 #include "steps.hpp"
 
 namespace {
@@ -105,6 +112,47 @@ std::string check_mode(const Team& team, int steps, const course::Seed& seed) {
   return "";
 }
 
+// The pulse's slice y = ny/2 and energy, `samples` + 1 times over `steps` steps, as JSON.
+void write_pulse(const std::string& path, int edge, int steps, int ranks) {
+  constexpr int kSamples = 10;
+  constexpr double kWidth = 4.0;  // the pulse's sigma, in points
+  course::OutputFile out(path);
+  const Problem p{edge, edge, edge};
+  std::vector<float> pulse;
+  for (const double value : ch06::ricker_pulse(p, kWidth)) pulse.push_back(static_cast<float>(value));
+  const ch06::Step& step = *std::find_if(ch06::steps().begin(), ch06::steps().end(),
+                                         [](const ch06::Step& s) { return s.source.file == "02_peer_copies"; });
+  Team team(p, Team::even_split(p.nz, ranks));
+  team.set_state(pulse, pulse);
+  Crew crew(team, step.make);
+  std::string json = "{\"backend\": \"" COURSE_BACKEND_NAME "\", \"edge\": " + std::to_string(edge) + ", \"ranks\": " + std::to_string(ranks) +
+                     ", \"sigma\": " + std::to_string(kWidth) + ", \"courant2\": " + std::to_string(p.courant2) +
+                     ", \"step\": \"" + step.source.id() + "\", \"samples\": [";
+  char number[32];
+  for (int sample = 0, done = 0; sample <= kSamples; ++sample) {
+    const int target = steps * sample / kSamples;
+    crew.advance(target - done);
+    done = target;
+    const std::vector<float> u = team.newest(), older = team.older();
+    const double energy = ch06::energy(p, {u.begin(), u.end()}, {older.begin(), older.end()});
+    std::snprintf(number, sizeof number, "%.9g", energy);
+    json += std::string(sample ? ", " : "") + "{\"step\": " + std::to_string(target) + ", \"energy\": " + number + ", \"slice\": [";
+    for (int z = 0; z < p.nz; ++z) {
+      json += z ? ", [" : "[";
+      for (int x = 0; x < p.nx; ++x) {
+        std::snprintf(number, sizeof number, "%s%.4g", x ? ", " : "", u[(std::size_t(z) * p.ny + p.ny / 2) * p.nx + x]);
+        json += number;
+      }
+      json += "]";
+    }
+    json += "]}";
+  }
+  out.write(json + "]}\n");
+  out.commit();
+  std::printf("wrote %s: a Ricker pulse on %d^3 points, %d steps of %s on %d ranks\n", path.c_str(), edge, steps,
+              step.source.id().c_str(), ranks);
+}
+
 [[noreturn]] void refuse(const std::string& why) {
   std::fprintf(stderr, "error: %s\n", why.c_str());
   std::exit(2);
@@ -120,13 +168,23 @@ int main(int argc, char** argv) try {
                                  {{"gpus", std::to_string(kOnCpu ? 2 : std::max(devices, 1))},
                                   {"strong", kOnCpu ? "32" : "1024"},
                                   {"weak", kOnCpu ? "24" : "512"},
-                                  {"steps", kOnCpu ? "2" : "20"}});
+                                  {"steps", kOnCpu ? "2" : "20"},
+                                  {"pulse", ""},
+                                  {"pulse-size", kOnCpu ? "32" : "192"},
+                                  {"pulse-steps", kOnCpu ? "40" : "240"}});
   const int gpus = static_cast<int>(session.integer("gpus", 64));
   const int strong = static_cast<int>(session.integer("strong", 4096));
   const int weak = static_cast<int>(session.integer("weak", 4096));
   const int steps = static_cast<int>(session.integer("steps", 100000));
   if (devices == 0) return session.run();  // which says there is no device
   if (gpus > devices) refuse("--gpus=" + std::to_string(gpus) + ", but this machine has " + std::to_string(devices) + " devices");
+  if (!session.text("pulse").empty()) {
+    const int edge = static_cast<int>(session.integer("pulse-size", 4096));
+    if (edge < ch06::kRadius * gpus)
+      refuse("--pulse-size=" + std::to_string(edge) + " split " + std::to_string(gpus) + " ways gives slabs thinner than the halo");
+    write_pulse(session.text("pulse"), edge, static_cast<int>(session.integer("pulse-steps", 100000)), gpus);
+    return 0;
+  }
   std::vector<int> counts;
   for (int n = 1; n <= gpus; n *= 2) counts.push_back(n);
   if (counts.back() != gpus) counts.push_back(gpus);

@@ -171,6 +171,7 @@ void Team::set_state(const std::vector<float>& u, const std::vector<float>& prev
       r.arrays[k].poison();
       r.arrays[k].copy_from(local);
     }
+    GPU_CHECK(gpuDeviceSynchronize());  // the copy may still be landing when a stream of the step starts
   });
 }
 

@@ -182,7 +182,7 @@ __global__ void wrap_xy_kernel(float* __restrict__ u, Grid g, int z_first) {
   }
 }
 
-__global__ void standing_mode_kernel(float* __restrict__ u, Grid g, Problem problem, int z0, StandingMode mode, double scale) {
+__global__ void fill_standing_mode(float* __restrict__ u, Grid g, Problem problem, int z0, StandingMode mode, double scale) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
   if (x < g.dx) u[g.at(x, y, z)] = static_cast<float>(scale * mode.value(problem, x, y, z0 + z));
 }
@@ -214,7 +214,7 @@ void wrap_xy(float* u, const Grid& grid, Planes planes, gpuStream_t stream) {
 void set_standing_mode(float* u, const Grid& grid, const Problem& problem, int z0, StandingMode mode, double phase,
                        gpuStream_t stream) {
   constexpr int kThreads = 128;
-  course::launch(standing_mode_kernel,
+  course::launch(fill_standing_mode,
                  {dim3(course::blocks_for(grid.dx, kThreads), grid.dy, grid.dz), dim3(kThreads), 0, stream},
                  u, grid, problem, z0, mode, std::cos(phase));
 }
