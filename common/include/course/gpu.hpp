@@ -61,6 +61,8 @@
 #define gpuStream_t cudaStream_t
 #define gpuStreamBeginCapture cudaStreamBeginCapture
 #define gpuStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#define gpuStreamCreate cudaStreamCreate
+#define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
 #define gpuStreamCreateWithPriority cudaStreamCreateWithPriority
 #define gpuStreamDestroy cudaStreamDestroy
 #define gpuStreamEndCapture cudaStreamEndCapture
@@ -122,6 +124,8 @@
 #define gpuStream_t hipStream_t
 #define gpuStreamBeginCapture hipStreamBeginCapture
 #define gpuStreamCaptureModeThreadLocal hipStreamCaptureModeThreadLocal
+#define gpuStreamCreate hipStreamCreate
+#define gpuStreamCreateWithFlags hipStreamCreateWithFlags
 #define gpuStreamCreateWithPriority hipStreamCreateWithPriority
 #define gpuStreamDestroy hipStreamDestroy
 #define gpuStreamEndCapture hipStreamEndCapture
