@@ -22,7 +22,6 @@ add_library(course_blas INTERFACE)
 add_library(course_collectives INTERFACE)
 list(APPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_LIST_DIR})  # FindNCCL.cmake
 set(course_common ${CMAKE_CURRENT_LIST_DIR}/../common)
-set(nccl_missing "skips what needs it (chapter 6's NCCL steps)")
 
 if(GPU_BACKEND STREQUAL "CUDA")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
@@ -45,13 +44,11 @@ if(GPU_BACKEND STREQUAL "CUDA")
   target_compile_definitions(course_blas INTERFACE COURSE_HAVE_BLAS)
   find_package(NCCL)
   if(NCCL_FOUND)
-    target_link_libraries(course_collectives INTERFACE NCCL::NCCL)
-    target_compile_definitions(course_collectives INTERFACE COURSE_NCCL_LIBRARY)
-    message(STATUS "NCCL ${NCCL_VERSION}: ${NCCL_LIBRARY}")
+    set(collectives NCCL::NCCL "NCCL ${NCCL_VERSION}: ${NCCL_LIBRARY}")
   else()
-    set(COURSE_NCCL_SOURCES ${course_common}/src/nccl_missing.cpp)
-    message(STATUS "NCCL not found (NCCL_ROOT, the CUDA toolkit, python3's nvidia.nccl, the system): this build "
-                   "${nccl_missing}; set NCCL_ROOT to NCCL's folder to use it")
+    string(CONCAT missing "NCCL not found (looked in NCCL_ROOT, the CUDA toolkit, python3's nvidia.nccl and the "
+                          "system's folders: set NCCL_ROOT to its folder)")
+    set(collectives "" "${missing}")
   endif()
   message(STATUS "GPU backend: CUDA, architectures ${CMAKE_CUDA_ARCHITECTURES}")
 
@@ -135,12 +132,9 @@ elseif(GPU_BACKEND STREQUAL "HIP")
   endif()
   find_package(rccl CONFIG QUIET)
   if(rccl_FOUND)
-    target_link_libraries(course_collectives INTERFACE rccl::rccl)
-    target_compile_definitions(course_collectives INTERFACE COURSE_NCCL_LIBRARY)
-    message(STATUS "RCCL ${rccl_VERSION}")
+    set(collectives rccl::rccl "RCCL ${rccl_VERSION}")
   else()
-    set(COURSE_NCCL_SOURCES ${course_common}/src/nccl_missing.cpp)
-    message(STATUS "RCCL not found: this build ${nccl_missing}")
+    set(collectives "" "RCCL not found")
   endif()
   message(STATUS "GPU backend: HIP (${hip_toolchain}), architectures ${CMAKE_HIP_ARCHITECTURES}")
 
@@ -156,6 +150,21 @@ elseif(GPU_BACKEND STREQUAL "CPU")
 
 else()
   message(FATAL_ERROR "GPU_BACKEND must be CUDA, HIP or CPU, not '${GPU_BACKEND}'")
+endif()
+
+# A GPU backend's communicator: the library found above (`collectives`: its target, or nothing,
+# and what to say), or calls that fail saying why, which chapter 6's NCCL steps skip on.
+if(DEFINED collectives)
+  list(GET collectives 0 collectives_target)
+  list(GET collectives 1 collectives_said)
+  if(collectives_target)
+    target_link_libraries(course_collectives INTERFACE ${collectives_target})
+    target_compile_definitions(course_collectives INTERFACE COURSE_NCCL_LIBRARY)
+    message(STATUS "${collectives_said}")
+  else()
+    set(COURSE_NCCL_SOURCES ${course_common}/src/nccl_missing.cpp)
+    message(STATUS "${collectives_said}: this build skips what needs it (chapter 6's NCCL steps)")
+  endif()
 endif()
 
 # Kernel sources (*.cu) are compiled as the backend's language; host-only files (tests,

@@ -46,33 +46,21 @@ constexpr int kCheckedPoints = 1000;
 // The peers: a step's compute without its exchange, and its exchange without its compute.
 class ComputeOnly final : public ch06::Propagator {
  public:
-  ComputeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
-    GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
-  }
-  ~ComputeOnly() override { gpuStreamDestroy(stream_); }
+  ComputeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {}
   void advance(int steps) override {
-    const ch06::Grid& g = slab_.grid;
-    for (int step = 0; step < steps; ++step) {
-      float* next = slab_.field[1 - slab_.current];
-      ch06::leapfrog(slab_.field[slab_.current], next, g, problem_.courant2, ch06::all_planes(g), stream_);
-      ch06::wrap_xy(next, g, ch06::all_planes(g), stream_);
-      slab_.current = 1 - slab_.current;
-    }
-    GPU_CHECK(gpuStreamSynchronize(stream_));
+    ch06::advance_on_one_stream(slab_, problem_, steps, stream_,
+                                [this](int b) { ch06::wrap_xy(slab_.field[b], slab_.grid, ch06::all_planes(slab_.grid), stream_); });
   }
 
  private:
   ch06::Slab& slab_;
   const Problem& problem_;
-  gpuStream_t stream_ = nullptr;
+  ch06::Stream stream_;
 };
 
 class ExchangeOnly final : public ch06::Propagator {
  public:
-  ExchangeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), comm_(crew.team().comm(rank)) {
-    GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
-  }
-  ~ExchangeOnly() override { gpuStreamDestroy(stream_); }
+  ExchangeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), comm_(crew.team().comm(rank)) {}
   void advance(int steps) override {
     for (int step = 0; step < steps; ++step) ch06::exchange_nccl(slab_, slab_.field[slab_.current], comm_, stream_);
     GPU_CHECK(gpuStreamSynchronize(stream_));
@@ -81,7 +69,7 @@ class ExchangeOnly final : public ch06::Propagator {
  private:
   ch06::Slab& slab_;
   ncclComm_t comm_;
-  gpuStream_t stream_ = nullptr;
+  ch06::Stream stream_;
 };
 
 std::unique_ptr<ch06::Propagator> make_compute_only(Crew& crew, int rank) { return std::make_unique<ComputeOnly>(crew, rank); }

@@ -43,7 +43,10 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
     slab.z0 = z0;
     slab.grid = slab_grid(problem, thicknesses[rank]);
   }
-  for (int rank = 0; rank < ranks; ++rank) threads_.emplace_back([this, rank] { serve(rank); });
+  for (int rank = 0; rank < ranks; ++rank) {
+    workers_.push_back(std::make_unique<Worker>());
+    workers_.back()->thread = std::thread([this, rank] { serve(rank); });
+  }
   try {
     run([this](int rank) {
       Rank& r = ranks_[rank];
@@ -79,12 +82,9 @@ Team::~Team() {
 }
 
 void Team::stop_threads() {
-  {
-    const std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  for (std::thread& thread : threads_) thread.join();
+  job_ = nullptr;  // no job: stop
+  for (auto& worker : workers_) worker->go.release();
+  for (auto& worker : workers_) worker->thread.join();
 }
 
 std::vector<int> Team::even_split(int nz, int ranks) {
@@ -99,47 +99,28 @@ ncclComm_t Team::comm(int rank) const {
 }
 
 void Team::serve(int rank) {
-  std::uint64_t seen = 0;
   for (;;) {
-    const std::function<void(int)>* job;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      job = job_;
-    }
+    workers_[rank]->go.acquire();
+    if (job_ == nullptr) return;
     try {
       GPU_CHECK(gpuSetDevice(ranks_[rank].slab.device));
-      (*job)(rank);
+      (*job_)(rank);
     } catch (...) {
       const std::lock_guard lock(mutex_);
       if (!first_failure_) first_failure_ = std::current_exception();
       broken_ = true;
       turn_.notify_all();
     }
-    {
-      const std::lock_guard lock(mutex_);
-      --busy_;
-    }
-    done_.notify_all();
+    finished_.release();
   }
 }
 
 void Team::run(const std::function<void(int rank)>& body) {
-  {
-    const std::lock_guard lock(mutex_);
-    job_ = &body;
-    busy_ = size();
-    first_failure_ = nullptr;
-    broken_ = false;
-    arrived_ = 0;
-    ++generation_;
-  }
-  wake_.notify_all();
-  std::unique_lock lock(mutex_);
-  done_.wait(lock, [&] { return busy_ == 0; });
-  job_ = nullptr;
+  job_ = &body;
+  broken_ = false;
+  arrived_ = 0;
+  for (auto& worker : workers_) worker->go.release();  // publishes job_ to the workers
+  for (int rank = 0; rank < size(); ++rank) finished_.acquire();
   if (first_failure_) std::rethrow_exception(std::exchange(first_failure_, nullptr));
 }
 
@@ -213,6 +194,22 @@ float Team::value_at(int x, int y, int z) const {
   GPU_CHECK(gpuMemcpy(&value, slab.field[slab.current] + slab.grid.at(x, y, z - slab.z0), sizeof value, gpuMemcpyDeviceToHost));
   return value;
 }
+
+Stream::Stream(Priority priority) {
+  int least = 0, greatest = 0;
+  GPU_CHECK(gpuDeviceGetStreamPriorityRange(&least, &greatest));
+  GPU_CHECK(gpuStreamCreateWithPriority(&stream_, gpuStreamNonBlocking, priority == Priority::high ? greatest : least));
+}
+
+void report_if_failed(gpuError_t status, const char* call) {
+  if (status != gpuSuccess) std::fprintf(stderr, "%s failed in a destructor: %s\n", call, gpuGetErrorString(status));
+}
+
+Stream::~Stream() { report_if_failed(gpuStreamDestroy(stream_), "gpuStreamDestroy"); }
+
+Event::Event() { GPU_CHECK(gpuEventCreateWithFlags(&event_, gpuEventDisableTiming)); }
+
+Event::~Event() { report_if_failed(gpuEventDestroy(event_), "gpuEventDestroy"); }
 
 Crew::Crew(Team& team, MakePropagator make) : team_(team), members_(team.size()) {
   team_.run([&](int rank) { members_[rank] = make(*this, rank); });

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <semaphore>
 #include <thread>
 #include <vector>
 
@@ -80,20 +81,55 @@ class Team {
   void serve(int rank);
   void stop_threads();
 
+  // A rank's thread waits on its `go` for a job (job_, or none: stop), and releases `finished_`.
+  struct Worker {
+    std::thread thread;
+    std::binary_semaphore go{0};
+  };
   Problem problem_;
   std::vector<Rank> ranks_;
-  std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable wake_, done_, turn_;  // a job, its end, a barrier's round
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::counting_semaphore<> finished_{0};
   const std::function<void(int)>* job_ = nullptr;
-  std::uint64_t generation_ = 0;
-  int busy_ = 0;
-  bool stopping_ = false;
+  std::mutex mutex_;  // the first failure and the barrier
   std::exception_ptr first_failure_;
   // The barrier: ranks arrived in this round, rounds completed, broken by a failed rank.
+  std::condition_variable turn_;
   int arrived_ = 0;
   std::uint64_t rounds_ = 0;
   bool broken_ = false;
+};
+
+// Destructors cannot throw: a release that fails is said on stderr (an earlier error, reported
+// where it happened, usually explains it). `call` names it.
+void report_if_failed(gpuError_t status, const char* call);
+
+// A non-blocking stream of the current device, destroyed with it. High priority: the GPU starts
+// its blocks before those of low-priority streams that are waiting.
+class Stream {
+ public:
+  enum class Priority { low, high };
+  explicit Stream(Priority priority = Priority::low);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  operator gpuStream_t() const { return stream_; }
+
+ private:
+  gpuStream_t stream_ = nullptr;
+};
+
+// An event for ordering streams (no timing), destroyed with it.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  operator gpuEvent_t() const { return event_; }
+
+ private:
+  gpuEvent_t event_ = nullptr;
 };
 
 // One rank's time loop, made on its thread with its device current.
@@ -105,6 +141,21 @@ class Propagator {
   // synchronize, u(n+steps) and u(n+steps-1), with `current` naming the first.
   virtual void advance(int steps) = 0;
 };
+
+// The time loop of steps 00 to 03, all on `stream`: the state's halos, then per step the leapfrog
+// over every plane into the older field, that field's halos, and the two fields' roles swapped;
+// a synchronize at the end. `refresh_halos(b)` fills field b's halos: what the steps differ in.
+template <class RefreshHalos>
+void advance_on_one_stream(Slab& slab, const Problem& problem, int steps, gpuStream_t stream, RefreshHalos refresh_halos) {
+  refresh_halos(slab.current);
+  for (int step = 0; step < steps; ++step) {
+    const int next = 1 - slab.current;
+    leapfrog(slab.field[slab.current], slab.field[next], slab.grid, problem.courant2, all_planes(slab.grid), stream);
+    refresh_halos(next);
+    slab.current = next;
+  }
+  GPU_CHECK(gpuStreamSynchronize(stream));
+}
 
 class Crew;
 using MakePropagator = std::unique_ptr<Propagator> (*)(Crew& crew, int rank);

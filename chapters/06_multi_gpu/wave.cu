@@ -42,118 +42,108 @@ Weights weights_for(double courant2) {
 
 __device__ inline float& lane(float4& v, int i) { return reinterpret_cast<float*>(&v)[i]; }
 __device__ inline float lane(const float4& v, int i) { return reinterpret_cast<const float*>(&v)[i]; }
+// sum += a v, lane by lane, in FMAs.
+__device__ inline void add_scaled(float4& sum, float a, const float4& v) {
+  sum = make_float4(fmaf(a, v.x, sum.x), fmaf(a, v.y, sum.y), fmaf(a, v.z, sum.z), fmaf(a, v.w, sum.w));
+}
 
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2)
     leapfrog_kernel(const float* __restrict__ u, float* __restrict__ next, Grid g, Weights w, int z_first, int z_last) {
-  constexpr int kThreads = kTileX * kTileY;
-  constexpr int kCopies = kHeight * kWidth;
-  constexpr int kPasses = (kCopies + kThreads - 1) / kThreads;
   __shared__ float4 ring[kStages][kHeight][kWidth];
-
-  const int thread = threadIdx.x + threadIdx.y * kTileX;
+  const int tx = threadIdx.x, ty = threadIdx.y;
   const int x_left = blockIdx.x * kTileX * 4 - kRadius;  // the tile's first float, in the x-halo
   const int y_top = blockIdx.y * kTileY - kRadius;
   const int z_begin = z_first + blockIdx.z * kChunk;
   const int z_end = min(z_last, z_begin + kChunk);
   const int plane_count = z_end - z_begin + 2 * kRadius;  // planes z_begin - R .. z_end + R - 1
 
-  // 1. This thread's share of a tile, the same on every plane: an offset from the tile's corner,
-  //    whether it lies in the array (x may pass the row's end, y the last halo row), and whether
-  //    it is one of the tile's centres, all that a plane outside the chunk contributes.
-  int offset[kPasses];
-  bool valid[kPasses], centre[kPasses];
-#pragma unroll
-  for (int pass = 0; pass < kPasses; ++pass) {
-    const int copy = thread + pass * kThreads;
-    const int row = copy / kWidth, column = copy % kWidth;
-    valid[pass] = copy < kCopies && y_top + row < g.dy + kRadius && x_left + 4 * column + 4 <= g.pitch - g.lead;
-    centre[pass] = row >= kRadius && row < kRadius + kTileY && column >= 1 && column <= kTileX;
-    offset[pass] = valid[pass] ? row * g.pitch + 4 * column : 0;
-  }
-  const float* source = u + g.at(x_left, y_top, z_begin - kRadius);
-  auto start_plane = [&](int s, int slot) {  // planes are started in order: `source` follows them
-    const bool centres_only = s < kRadius || s >= plane_count - kRadius;
-#pragma unroll
-    for (int pass = 0; pass < kPasses; ++pass) {
-      const int copy = thread + pass * kThreads;
-      if (copy < kCopies && (!centres_only || centre[pass]))
-        course::copy_async(&ring[slot][0][0] + copy, reinterpret_cast<const float4*>(source + offset[pass]), valid[pass]);
+  // 1. What this thread copies of a plane: its own column of the tile (tx + 1) in tile rows ty
+  //    and ty + 8 (8 + 2R = 16 rows), and, for tx = 0 and 1, the float4 left of the tile and the
+  //    one right of it in the same rows. Of a plane outside the chunk only its own point (row
+  //    ty + R) is needed: its z neighbours' centres. Outside the array (rows past the last halo
+  //    row, columns past the row's end) a copy lands as zeros, reading nothing.
+  auto copy = [&](int slot, const float* plane_corner, int row, int column) {
+    const bool inside_array = y_top + row < g.dy + kRadius && x_left + 4 * column + 4 <= g.pitch - g.lead;
+    const float* source = plane_corner + (inside_array ? row * g.pitch + 4 * column : 0);
+    course::copy_async(&ring[slot][row][column], reinterpret_cast<const float4*>(source), inside_array);
+  };
+  auto start_plane = [&](int s, int slot) {
+    const float* corner = u + g.at(x_left, y_top, z_begin - kRadius + s);
+    if (s < kRadius || s >= plane_count - kRadius) {
+      copy(slot, corner, ty + kRadius, tx + 1);
+      return;
     }
-    source += g.plane;
+    for (int half = 0; half < 2; ++half) {
+      const int row = ty + half * kTileY;
+      copy(slot, corner, row, tx + 1);
+      if (tx < 2) copy(slot, corner, row, tx * (kWidth - 1));
+    }
   };
 
-  const int x0 = x_left + kRadius + 4 * threadIdx.x;
-  const int y = y_top + kRadius + threadIdx.y;
+  const int x0 = x_left + kRadius + 4 * tx;
+  const int y = y_top + kRadius + ty;
   const bool inside = x0 < g.dx && y < g.dy;
   float* out = next + g.at(x0, y, z_begin);  // the output plane, from the 2R-th plane on
-  float4 sums[kSums] = {};                    // on plane s, sums[(s + k) % kSums] is output p - R + k's
+  float4 sums[kSums] = {};                    // on plane s, sums[(s + R + d) % kSums] is output p + d's
 
-  // 2. Prime the ring. Every plane commits one group, empty or not, so "plane s has landed" is
-  //    always "at most kStages - 2 groups still pending".
-#pragma unroll
+  // 2. The first kStages - 1 planes are started before the loop, and every plane of the loop
+  //    commits exactly one group of copies (it may be empty), so that "at most kStages - 2
+  //    groups pending" always means "plane s has landed".
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < plane_count) start_plane(s, s);
     course::commit_copies();
   }
 
   auto plane = [&](int s, auto position) {
-    constexpr int j = decltype(position)::value;  // s % kSums, so every index below is a constant
+    constexpr int j = decltype(position)::value;  // s % kSums: every index below is a constant
     constexpr int slot = j % kStages;
-    const bool stores = s >= 2 * kRadius;  // output p - R is in the chunk
-    float4 previous{};
-    if (stores && inside) previous = *reinterpret_cast<const float4*>(out);  // u(n-1), in flight while we add
+    const bool completes = s >= 2 * kRadius;       // output p - R has had its last term
+    float4 older{};
+    if (completes && inside) older = *reinterpret_cast<const float4*>(out);  // u(n-1): loads while we add
 
-    // 3. Plane s has landed for every thread; the slot plane s - 1 used takes plane s + 2.
+    // 3. Wait for plane s; then the slot that plane s - 1 used is free for plane s + kStages - 1.
     course::wait_copies<kStages - 2>();
     __syncthreads();
     if (s + kStages - 1 < plane_count) start_plane(s + kStages - 1, (slot + kStages - 1) % kStages);
     course::commit_copies();
 
-    // 4. The centre into the 9 sums it weighs in; the newest sum starts here.
+    // 4. This point's value weighs in the sums of the outputs up to R planes away: w.centre in
+    //    its own, K w(d) at distance d; the one R planes above starts here.
     const float4(*tile)[kWidth] = ring[slot];
-    const float4 c = tile[threadIdx.y + kRadius][threadIdx.x + 1];
+    const float4 c = tile[ty + kRadius][tx + 1];
+    add_scaled(sums[(j + kRadius) % kSums], w.centre, c);
 #pragma unroll
-    for (int k = 0; k < kSums; ++k) {
-      float4& sum = sums[(j + k) % kSums];
-      const float weight = k == kRadius ? w.centre : w.axis[k < kRadius ? kRadius - k : k - kRadius];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) lane(sum, i) = k == 2 * kRadius ? weight * lane(c, i) : fmaf(weight, lane(c, i), lane(sum, i));
+    for (int d = 1; d < kRadius; ++d) {
+      add_scaled(sums[(j + kRadius - d) % kSums], w.axis[d], c);
+      add_scaled(sums[(j + kRadius + d) % kSums], w.axis[d], c);
     }
-    // 5. A plane of the chunk: its x and y neighbours into its own sum.
+    add_scaled(sums[j], w.axis[kRadius], c);
+    sums[(j + 2 * kRadius) % kSums] = make_float4(w.axis[kRadius] * c.x, w.axis[kRadius] * c.y, w.axis[kRadius] * c.z,
+                                                  w.axis[kRadius] * c.w);
+    // 5. On a plane of the chunk, its x and y neighbours into its own sum.
     if (s >= kRadius && s < plane_count - kRadius) {
       float4& sum = sums[(j + kRadius) % kSums];
-      float row[2 * kRadius + 4];  // floats x0 - R .. x0 + 3 + R
-      const float4 left = tile[threadIdx.y + kRadius][threadIdx.x], right = tile[threadIdx.y + kRadius][threadIdx.x + 2];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        row[i] = lane(left, i);
-        row[kRadius + i] = lane(c, i);
-        row[2 * kRadius + i] = lane(right, i);
-      }
+      const float4 left = tile[ty + kRadius][tx], right = tile[ty + kRadius][tx + 2];
 #pragma unroll
       for (int d = 1; d <= kRadius; ++d) {
-        const float4 below = tile[threadIdx.y + kRadius - d][threadIdx.x + 1];
-        const float4 above = tile[threadIdx.y + kRadius + d][threadIdx.x + 1];
+        add_scaled(sum, w.axis[d], tile[ty + kRadius - d][tx + 1]);
+        add_scaled(sum, w.axis[d], tile[ty + kRadius + d][tx + 1]);
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          float& s_i = lane(sum, i);
-          s_i = fmaf(w.axis[d], row[kRadius + i - d], s_i);
-          s_i = fmaf(w.axis[d], row[kRadius + i + d], s_i);
-          s_i = fmaf(w.axis[d], lane(below, i), s_i);
-          s_i = fmaf(w.axis[d], lane(above, i), s_i);
+        for (int i = 0; i < 4; ++i) {  // x: lane i's neighbours at -d and +d, in this float4 or the next
+          const float west = i - d >= 0 ? lane(c, i - d) : lane(left, i - d + 4);
+          const float east = i + d < 4 ? lane(c, i + d) : lane(right, i + d - 4);
+          lane(sum, i) = fmaf(w.axis[d], east, fmaf(w.axis[d], west, lane(sum, i)));
         }
       }
     }
-    // 6. Output p - R has all its terms: u(n+1) = sum - u(n-1).
-    if (stores) {
+    // 6. Output p - R is complete: u(n+1) = its sum - u(n-1).
+    if (completes) {
       const float4& sum = sums[j];
-      if (inside) {
-        const float4 result = make_float4(sum.x - previous.x, sum.y - previous.y, sum.z - previous.z, sum.w - previous.w);
-        if (x0 + 4 <= g.dx) {
-          *reinterpret_cast<float4*>(out) = result;
-        } else {
-          for (int i = 0; i < 4 && x0 + i < g.dx; ++i) out[i] = lane(result, i);
-        }
+      const float4 result = make_float4(sum.x - older.x, sum.y - older.y, sum.z - older.z, sum.w - older.w);
+      if (inside && x0 + 4 <= g.dx) {
+        *reinterpret_cast<float4*>(out) = result;
+      } else if (inside) {
+        for (int i = 0; x0 + i < g.dx; ++i) out[i] = lane(result, i);
       }
       out += g.plane;
     }

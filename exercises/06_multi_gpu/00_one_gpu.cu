@@ -1,4 +1,4 @@
-// Copied from solutions/06_multi_gpu/00_one_gpu.cu by exercises/generate.py (fingerprint 4ddf1c7a2bb1): given complete.
+// Copied from solutions/06_multi_gpu/00_one_gpu.cu by exercises/generate.py (fingerprint 1961c4a76124): given complete.
 // Step 00 — one GPU: the time loop.
 //
 // The whole grid on one device, periodic in z as in x and y. A time step is the leapfrog kernel
@@ -17,7 +17,6 @@
 // END MEASURED
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 #include "steps.hpp"
 
@@ -29,21 +28,10 @@ class OneGpu final : public Propagator {
   OneGpu(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
     if (slab_.ranks != 1)
       throw std::invalid_argument("step 00 runs on one GPU, not on " + std::to_string(slab_.ranks) + " ranks");
-    GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
   }
-  ~OneGpu() override { gpuStreamDestroy(stream_); }
 
   void advance(int steps) override {
-    const Grid& g = slab_.grid;
-    fill_halos(slab_.field[slab_.current]);
-    for (int step = 0; step < steps; ++step) {
-      float* u = slab_.field[slab_.current];
-      float* next = slab_.field[1 - slab_.current];
-      leapfrog(u, next, g, problem_.courant2, all_planes(g), stream_);
-      fill_halos(next);
-      slab_.current = 1 - slab_.current;
-    }
-    GPU_CHECK(gpuStreamSynchronize(stream_));
+    advance_on_one_stream(slab_, problem_, steps, stream_, [this](int b) { fill_halos(slab_.field[b]); });
   }
 
  private:
@@ -57,7 +45,7 @@ class OneGpu final : public Propagator {
 
   Slab& slab_;
   const Problem& problem_;
-  gpuStream_t stream_ = nullptr;
+  Stream stream_;
 };
 
 }  // namespace

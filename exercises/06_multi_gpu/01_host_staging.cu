@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 058fb32db8bc): edit the TODOs.
+// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 0a33a2dab925): edit the TODOs.
 // Step 01 — z slabs, halos through the host.
 //
 // Each rank owns a slab of whole planes and keeps R = 4 halo planes above and below it. After
@@ -17,8 +17,6 @@
 // scaling at 1024^3 falls further as the slabs thin and the exchange stays the same size.
 // BEGIN MEASURED
 // END MEASURED
-#include <utility>
-
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
@@ -28,27 +26,16 @@ namespace {
 class HostStaging final : public Propagator {
  public:
   HostStaging(Crew& crew, int rank) : crew_(crew), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
-    GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
     for (auto& parity : outgoing_)
       for (float*& planes : parity) GPU_CHECK(gpuMallocHost(&planes, halo_floats(slab_.grid) * sizeof(float)));
   }
   ~HostStaging() override {
     for (auto& parity : outgoing_)
-      for (float* planes : parity) gpuFreeHost(planes);
-    gpuStreamDestroy(stream_);
+      for (float* planes : parity) report_if_failed(gpuFreeHost(planes), "gpuFreeHost");
   }
 
   void advance(int steps) override {
-    const Grid& g = slab_.grid;
-    refresh_halos(slab_.field[slab_.current]);
-    for (int step = 0; step < steps; ++step) {
-      float* u = slab_.field[slab_.current];
-      float* next = slab_.field[1 - slab_.current];
-      leapfrog(u, next, g, problem_.courant2, all_planes(g), stream_);
-      refresh_halos(next);
-      slab_.current = 1 - slab_.current;
-    }
-    GPU_CHECK(gpuStreamSynchronize(stream_));
+    advance_on_one_stream(slab_, problem_, steps, stream_, [this](int b) { refresh_halos(slab_.field[b]); });
   }
 
  private:
@@ -70,7 +57,7 @@ class HostStaging final : public Propagator {
   Crew& crew_;
   Slab& slab_;
   const Problem& problem_;
-  gpuStream_t stream_ = nullptr;
+  Stream stream_;
   float* outgoing_[2][2] = {};  // [parity][side]: pinned host copies of this rank's boundary planes
   int parity_ = 0;
 };

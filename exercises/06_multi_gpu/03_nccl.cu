@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/03_nccl.cu by exercises/generate.py (fingerprint 150854551ff7): edit the TODOs.
+// Generated from solutions/06_multi_gpu/03_nccl.cu by exercises/generate.py (fingerprint f837cce8ad47): edit the TODOs.
 // Step 03 — NCCL: sends and receives in a group.
 //
 // The exchange as NCCL point-to-point calls on the rank's stream: each rank sends its bottom R
@@ -16,8 +16,6 @@
 // protocol), faster where step 02's barrier cost more than NCCL's kernel launch.
 // BEGIN MEASURED
 // END MEASURED
-#include <utility>
-
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
@@ -33,33 +31,21 @@ namespace {
 class Nccl final : public Propagator {
  public:
   Nccl(Crew& crew, int rank)
-      : slab_(crew.team().slab(rank)), problem_(crew.team().problem()), comm_(crew.team().comm(rank)) {
-    GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
-  }
-  ~Nccl() override { gpuStreamDestroy(stream_); }
+      : slab_(crew.team().slab(rank)), problem_(crew.team().problem()), comm_(crew.team().comm(rank)) {}
 
   void advance(int steps) override {
-    const Grid& g = slab_.grid;
-    refresh_halos(slab_.field[slab_.current]);
-    for (int step = 0; step < steps; ++step) {
-      float* next = slab_.field[1 - slab_.current];
-      leapfrog(slab_.field[slab_.current], next, g, problem_.courant2, all_planes(g), stream_);
-      refresh_halos(next);
-      slab_.current = 1 - slab_.current;
-    }
-    GPU_CHECK(gpuStreamSynchronize(stream_));
+    advance_on_one_stream(slab_, problem_, steps, stream_, [this](int b) {
+      wrap_xy(slab_.field[b], slab_.grid, all_planes(slab_.grid), stream_);
+      exchange_nccl(slab_, slab_.field[b], comm_, stream_);
+    });
   }
 
  private:
-  void refresh_halos(float* v) {
-    wrap_xy(v, slab_.grid, all_planes(slab_.grid), stream_);
-    exchange_nccl(slab_, v, comm_, stream_);
-  }
 
   Slab& slab_;
   const Problem& problem_;
   ncclComm_t comm_;
-  gpuStream_t stream_ = nullptr;
+  Stream stream_;
 };
 
 }  // namespace

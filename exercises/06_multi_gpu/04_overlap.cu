@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/04_overlap.cu by exercises/generate.py (fingerprint b40c5ea44a57): edit the TODOs.
+// Generated from solutions/06_multi_gpu/04_overlap.cu by exercises/generate.py (fingerprint 2ff47eca7afd): edit the TODOs.
 // Step 04 — overlap: the boundary first, exchanged while the interior computes.
 //
 // Only a slab's R planes at each end are needed by its neighbours. So each step is split in
@@ -21,8 +21,6 @@
 // of the exchange hidden (compute + exchange - this step) / exchange: above 0.9.
 // BEGIN MEASURED
 // END MEASURED
-#include <utility>
-
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
@@ -43,24 +41,7 @@ namespace {
 class Overlap final : public Propagator {
  public:
   Overlap(Crew& crew, int rank)
-      : slab_(crew.team().slab(rank)), problem_(crew.team().problem()), comm_(crew.team().comm(rank)) {
-    int least = 0, greatest = 0;
-    GPU_CHECK(gpuDeviceGetStreamPriorityRange(&least, &greatest));
-    GPU_CHECK(gpuStreamCreateWithPriority(&boundary_stream_, gpuStreamNonBlocking, greatest));
-    GPU_CHECK(gpuStreamCreateWithPriority(&interior_stream_, gpuStreamNonBlocking, least));
-    for (int b = 0; b < 2; ++b) {
-      GPU_CHECK(gpuEventCreateWithFlags(&boundary_done_[b], gpuEventDisableTiming));
-      GPU_CHECK(gpuEventCreateWithFlags(&interior_done_[b], gpuEventDisableTiming));
-    }
-  }
-  ~Overlap() override {
-    for (int b = 0; b < 2; ++b) {
-      gpuEventDestroy(boundary_done_[b]);
-      gpuEventDestroy(interior_done_[b]);
-    }
-    gpuStreamDestroy(boundary_stream_);
-    gpuStreamDestroy(interior_stream_);
-  }
+      : slab_(crew.team().slab(rank)), problem_(crew.team().problem()), comm_(crew.team().comm(rank)) {}
 
   void advance(int steps) override {
     const Grid& g = slab_.grid;
@@ -84,9 +65,9 @@ class Overlap final : public Propagator {
   Slab& slab_;
   const Problem& problem_;
   ncclComm_t comm_;
-  gpuStream_t boundary_stream_ = nullptr, interior_stream_ = nullptr;
-  gpuEvent_t boundary_done_[2] = {};  // buffer b's boundary planes computed (not yet exchanged)
-  gpuEvent_t interior_done_[2] = {};  // buffer b's interior planes computed
+  Stream boundary_stream_{Stream::Priority::high}, interior_stream_{Stream::Priority::low};
+  Event boundary_done_[2];  // buffer b's boundary planes computed (not yet exchanged)
+  Event interior_done_[2];  // buffer b's interior planes computed
 };
 
 }  // namespace

@@ -16,7 +16,6 @@
 // END MEASURED
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 #include "steps.hpp"
 
@@ -28,21 +27,10 @@ class OneGpu final : public Propagator {
   OneGpu(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
     if (slab_.ranks != 1)
       throw std::invalid_argument("step 00 runs on one GPU, not on " + std::to_string(slab_.ranks) + " ranks");
-    GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
   }
-  ~OneGpu() override { gpuStreamDestroy(stream_); }
 
   void advance(int steps) override {
-    const Grid& g = slab_.grid;
-    fill_halos(slab_.field[slab_.current]);
-    for (int step = 0; step < steps; ++step) {
-      float* u = slab_.field[slab_.current];
-      float* next = slab_.field[1 - slab_.current];
-      leapfrog(u, next, g, problem_.courant2, all_planes(g), stream_);
-      fill_halos(next);
-      slab_.current = 1 - slab_.current;
-    }
-    GPU_CHECK(gpuStreamSynchronize(stream_));
+    advance_on_one_stream(slab_, problem_, steps, stream_, [this](int b) { fill_halos(slab_.field[b]); });
   }
 
  private:
@@ -56,7 +44,7 @@ class OneGpu final : public Propagator {
 
   Slab& slab_;
   const Problem& problem_;
-  gpuStream_t stream_ = nullptr;
+  Stream stream_;
 };
 
 }  // namespace

@@ -15,8 +15,6 @@
 // protocol), faster where step 02's barrier cost more than NCCL's kernel launch.
 // BEGIN MEASURED
 // END MEASURED
-#include <utility>
-
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
@@ -41,33 +39,21 @@ namespace {
 class Nccl final : public Propagator {
  public:
   Nccl(Crew& crew, int rank)
-      : slab_(crew.team().slab(rank)), problem_(crew.team().problem()), comm_(crew.team().comm(rank)) {
-    GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
-  }
-  ~Nccl() override { gpuStreamDestroy(stream_); }
+      : slab_(crew.team().slab(rank)), problem_(crew.team().problem()), comm_(crew.team().comm(rank)) {}
 
   void advance(int steps) override {
-    const Grid& g = slab_.grid;
-    refresh_halos(slab_.field[slab_.current]);
-    for (int step = 0; step < steps; ++step) {
-      float* next = slab_.field[1 - slab_.current];
-      leapfrog(slab_.field[slab_.current], next, g, problem_.courant2, all_planes(g), stream_);
-      refresh_halos(next);
-      slab_.current = 1 - slab_.current;
-    }
-    GPU_CHECK(gpuStreamSynchronize(stream_));
+    advance_on_one_stream(slab_, problem_, steps, stream_, [this](int b) {
+      wrap_xy(slab_.field[b], slab_.grid, all_planes(slab_.grid), stream_);
+      exchange_nccl(slab_, slab_.field[b], comm_, stream_);
+    });
   }
 
  private:
-  void refresh_halos(float* v) {
-    wrap_xy(v, slab_.grid, all_planes(slab_.grid), stream_);
-    exchange_nccl(slab_, v, comm_, stream_);
-  }
 
   Slab& slab_;
   const Problem& problem_;
   ncclComm_t comm_;
-  gpuStream_t stream_ = nullptr;
+  Stream stream_;
 };
 
 }  // namespace

@@ -20,8 +20,6 @@
 // of the exchange hidden (compute + exchange - this step) / exchange: above 0.9.
 // BEGIN MEASURED
 // END MEASURED
-#include <utility>
-
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
@@ -52,24 +50,7 @@ namespace {
 class Overlap final : public Propagator {
  public:
   Overlap(Crew& crew, int rank)
-      : slab_(crew.team().slab(rank)), problem_(crew.team().problem()), comm_(crew.team().comm(rank)) {
-    int least = 0, greatest = 0;
-    GPU_CHECK(gpuDeviceGetStreamPriorityRange(&least, &greatest));
-    GPU_CHECK(gpuStreamCreateWithPriority(&boundary_stream_, gpuStreamNonBlocking, greatest));
-    GPU_CHECK(gpuStreamCreateWithPriority(&interior_stream_, gpuStreamNonBlocking, least));
-    for (int b = 0; b < 2; ++b) {
-      GPU_CHECK(gpuEventCreateWithFlags(&boundary_done_[b], gpuEventDisableTiming));
-      GPU_CHECK(gpuEventCreateWithFlags(&interior_done_[b], gpuEventDisableTiming));
-    }
-  }
-  ~Overlap() override {
-    for (int b = 0; b < 2; ++b) {
-      gpuEventDestroy(boundary_done_[b]);
-      gpuEventDestroy(interior_done_[b]);
-    }
-    gpuStreamDestroy(boundary_stream_);
-    gpuStreamDestroy(interior_stream_);
-  }
+      : slab_(crew.team().slab(rank)), problem_(crew.team().problem()), comm_(crew.team().comm(rank)) {}
 
   void advance(int steps) override {
     const Grid& g = slab_.grid;
@@ -101,9 +82,9 @@ class Overlap final : public Propagator {
   Slab& slab_;
   const Problem& problem_;
   ncclComm_t comm_;
-  gpuStream_t boundary_stream_ = nullptr, interior_stream_ = nullptr;
-  gpuEvent_t boundary_done_[2] = {};  // buffer b's boundary planes computed (not yet exchanged)
-  gpuEvent_t interior_done_[2] = {};  // buffer b's interior planes computed
+  Stream boundary_stream_{Stream::Priority::high}, interior_stream_{Stream::Priority::low};
+  Event boundary_done_[2];  // buffer b's boundary planes computed (not yet exchanged)
+  Event interior_done_[2];  // buffer b's interior planes computed
 };
 
 }  // namespace
