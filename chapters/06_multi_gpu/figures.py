@@ -14,6 +14,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "profiling"))
 import cli  # noqa: E402
+import plot  # noqa: E402
 
 PANELS = 4
 
@@ -40,12 +41,7 @@ def main() -> int:
     pulse = read_pulse(args.pulse)
     cli.output_folder(args.out.parent)
     cli.check_output_file(args.out)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise cli.ToolError("needs matplotlib: bash cmake/install-deps.sh plots") from None
+    plt = plot.pyplot()
 
     samples = pulse["samples"]
     shown = [samples[round(k * (len(samples) - 1) / (PANELS - 1))] for k in range(PANELS)]

@@ -34,11 +34,16 @@ export COURSE_GIT_COMMIT=${COURSE_GIT_COMMIT:-$(git rev-parse --short=12 HEAD 2>
 build=build/cuda
 bench=$build/chapters/06_multi_gpu/bench_multi_gpu
 failed=()
-stage() {  # stage NAME LOG COMMAND...: run, log, remember failures
-  local name=$1 log=$2; shift 2
-  echo "== $name"
-  if ! "$@" >"$out/$log" 2>&1; then failed+=("$name"); echo "   FAILED (see $log)"; fi
-  tail -n 3 "$out/$log"
+# stage NAME LOG COMMAND...: runs COMMAND with its output in OUT_DIR/LOG, says how long it took
+# and how it ended (with the log's last line), and keeps the names of the stages that failed.
+stage() {
+  local name=$1 log=$out/$2 started=$SECONDS
+  shift 2
+  "$@" >"$log" 2>&1
+  local status=$?
+  printf '%-14s %s after %ds: %s\n' "$name" "$( ((status == 0)) && echo ok || echo "FAILED ($status)")" \
+    $((SECONDS - started)) "$(tail -n 1 "$log")"
+  ((status == 0)) || failed+=("$name")
 }
 wanted() { [[ " ${stages[*]} " == *" $1 "* ]]; }
 

@@ -119,6 +119,7 @@ def main() -> int:
     if args.out:
         with cli.atomic_output(args.out) as f:
             f.write(text)
+        print(f"wrote {args.out}")
     else:
         print(text, end="")
     return 0
