@@ -23,6 +23,7 @@
 #include "streams.hpp"
 
 #if defined(COURSE_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -55,11 +56,18 @@ void asan_finish_switch([[maybe_unused]] void* fake_stack, [[maybe_unused]] cons
 #endif
 }
 
-// Fiber stacks are reused from block to block on each OS thread.
+// Fiber stacks are reused from block to block on each OS thread. Under ASan a stack goes back
+// to the system clean: a fiber unwound at a failed barrier can leave its frames' redzones
+// poisoned, and a thread started later (a rank) may get that memory for its own stack.
 class StackCache {
  public:
   ~StackCache() {
-    for (auto& stack : free_) allocator_.deallocate(stack);
+    for (auto& stack : free_) {
+#if defined(COURSE_ASAN)
+      __asan_unpoison_memory_region(static_cast<char*>(stack.sp) - stack.size, stack.size);
+#endif
+      allocator_.deallocate(stack);
+    }
   }
   ctx::stack_context take() {
     if (free_.empty()) return allocator_.allocate();
