@@ -490,7 +490,9 @@ gpuError_t gpuMalloc(void** pointer, std::size_t bytes) {
 
 gpuError_t gpuFree(void* pointer) {
   if (pointer == nullptr) return gpuSuccess;
-  return course::cpu::free_device_memory(pointer) ? gpuSuccess : record(gpuErrorInvalidValue);
+  const gpuError_t status = gpuDeviceSynchronize();  // as CUDA's: work still queued on the device runs first
+  if (!course::cpu::free_device_memory(pointer)) return record(gpuErrorInvalidValue);
+  return status;
 }
 
 gpuError_t gpuMemcpy(void* dst, const void* src, std::size_t bytes, gpuMemcpyKind kind) {

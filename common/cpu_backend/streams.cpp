@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
@@ -68,6 +69,17 @@ std::condition_variable progress;  // some work has finished, or a message arriv
 std::vector<CpuStream*>& streams() {
   static std::vector<CpuStream*> all;
   return all;
+}
+// Destroyed streams and events, kept until the program ends: queued work may still name them
+// (a record into an event destroyed before its stream, a wait on a stream destroyed before the
+// waiting one), as a GPU keeps their resources until the work that uses them is done.
+struct Retired {
+  std::vector<std::unique_ptr<CpuStream>> streams;
+  std::vector<std::unique_ptr<CpuEvent>> events;
+};
+Retired& retired() {
+  static Retired kept;
+  return kept;
 }
 std::set<std::pair<int, int>>& peer_access() {  // (device, peer) pairs enabled
   static std::set<std::pair<int, int>> pairs;
@@ -265,9 +277,9 @@ gpuError_t gpuStreamSynchronize(gpuStream_t stream) {
 gpuError_t gpuStreamDestroy(gpuStream_t stream) {
   if (stream == nullptr) return record(gpuErrorInvalidValue);
   const gpuError_t status = gpuStreamSynchronize(stream);  // queued work still runs, as on a GPU
-  std::unique_lock lock(state);
+  const std::lock_guard lock(state);
   std::erase(course::cpu::streams(), stream);
-  delete stream;
+  course::cpu::retired().streams.emplace_back(stream);
   return status;
 }
 
@@ -282,7 +294,8 @@ gpuError_t gpuEventCreateWithFlags(gpuEvent_t* event, unsigned flags) {
   return gpuSuccess;
 }
 gpuError_t gpuEventDestroy(gpuEvent_t event) {
-  delete event;
+  const std::lock_guard lock(state);
+  course::cpu::retired().events.emplace_back(event);
   return gpuSuccess;
 }
 
@@ -405,8 +418,9 @@ gpuError_t gpuMallocHost(void** pointer, std::size_t bytes) {
 }
 
 gpuError_t gpuFreeHost(void* pointer) {
+  const gpuError_t status = gpuDeviceSynchronize();  // as CUDA's: copies still queued to it land first
   std::free(pointer);
-  return gpuSuccess;
+  return status;
 }
 
 gpuError_t gpuStreamBeginCapture(gpuStream_t stream, gpuStreamCaptureMode) {
