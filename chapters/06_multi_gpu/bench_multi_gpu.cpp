@@ -1,7 +1,10 @@
 // Chapter 6 benchmark: every step on 1, 2, 4, ... GPUs (up to --gpus), for strong scaling (one
 // grid of --strong^3 points split N ways) and weak scaling (--weak^3 points per GPU: a grid
 // --weak x --weak x N --weak). A run is --steps time steps from a standing mode, checked after
-// it against the exact solution at 1000 points. Case "03_nccl x4" is step 03 on 4 GPUs; beside
+// it against the exact solution at 1000 points (a mode drawn from the problem's seed). Each
+// decomposition (scaling, GPU count) is one of the harness's problems: its team (threads,
+// arrays, NCCL communicators) is made when the session reaches it and released after, and each
+// step's propagators on it when its case first runs. Case "03_nccl x4" is step 03 on 4 GPUs; beside
 // the steps, on each count, two peers that split a step: "compute only" (the leapfrog and the x
 // and y images on every slab, no exchange) and "exchange only" (step 03's NCCL exchange alone).
 //
@@ -10,13 +13,14 @@
 // bytes a point of the largest slab must move (read u and u(n-1), write u(n+1)) per step, so a
 // case's "of copy" is one GPU's share of its copy rate, and its ratio to the one-GPU step 00's
 // is the parallel efficiency T1 / (N TN) of either scaling. "vs first" is T1 / TN: the speedup
-// (strong), the efficiency itself (weak). chapters/06_multi_gpu/scaling.py prints the
-// efficiencies, the exchange's rate and the share of it that step 04 hides from the JSON.
+// (strong), the efficiency itself (weak). The README's tables (tables.py, through
+// profiling/report.py) give the efficiencies, the exchange's rate and the share of it that steps
+// 04 and 05 hide.
 //
 // With --pulse=FILE.json it times nothing: a Ricker pulse at rest at the centre of a
 // --pulse-size^3 grid spreads under step 02 on --gpus ranks for --pulse-steps steps, and the
-// file gets the slice y = ny/2 and the leapfrog's energy every tenth of the way, for the
-// lesson's picture (figures.py).
+// file gets the leapfrog's energy every tenth of the way and the slice y = ny/2 at four of those
+// times, for the lesson's picture (figures.py).
 //
 //   bench_multi_gpu [--gpus=N] [--strong=EDGE] [--weak=EDGE] [--steps=S] [--ceilings=FILE] [--quiet]
 //                   [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
@@ -24,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -40,7 +45,6 @@ using ch06::Crew;
 using ch06::Problem;
 using ch06::Team;
 
-const ch06::StandingMode kMode{1, 2, 3};
 constexpr int kCheckedPoints = 1000;
 
 // The peers: a step's compute without its exchange, and its exchange without its compute.
@@ -75,34 +79,58 @@ class ExchangeOnly final : public ch06::Propagator {
 std::unique_ptr<ch06::Propagator> make_compute_only(Crew& crew, int rank) { return std::make_unique<ComputeOnly>(crew, rank); }
 std::unique_ptr<ch06::Propagator> make_exchange_only(Crew& crew, int rank) { return std::make_unique<ExchangeOnly>(crew, rank); }
 
-// One decomposition: a team and the crews that run on it.
+// One decomposition, the harness's problem: while it is built, its team, the standing mode drawn
+// from its seed, and each case's crew of propagators, made when the case first runs (so that a
+// step not written yet is skipped, not the whole decomposition).
 struct Configuration {
-  std::string group;
+  Problem problem;
   int gpus;
+  ch06::Communicator communicator;
   std::unique_ptr<Team> team;
-  std::vector<std::unique_ptr<Crew>> crews;
+  ch06::StandingMode mode{};
+  std::uint64_t seed = 0;
+  std::map<std::string, std::unique_ptr<Crew>> crews;
+
+  void build(const course::Seed& drawn) {
+    seed = drawn.value;
+    std::mt19937_64 pick(seed);
+    const auto wave_number = [&](int n) { return 1 + int(pick() % std::max(1, n / 8)); };  // smooth modes
+    mode = {wave_number(problem.nx), wave_number(problem.ny), wave_number(problem.nz)};
+    team = std::make_unique<Team>(problem, Team::even_split(problem.nz, gpus), communicator);
+  }
+  void release() {
+    crews.clear();
+    team.reset();
+  }
+  Crew& crew(const std::string& name, ch06::MakePropagator make) {
+    auto& slot = crews[name];
+    if (!slot) slot = std::make_unique<Crew>(*team, make);
+    return *slot;
+  }
+  // The newest field at kCheckedPoints points against the mode `steps` steps on.
+  std::string check_mode(int steps) const {
+    const Problem& p = problem;
+    const double scale = std::cos(steps * mode.theta(p));
+    const course::Tolerance tolerance = ch06::tolerance(steps, 1.0);
+    std::mt19937_64 pick(seed ^ 0xc0ffee);
+    for (int n = 0; n < kCheckedPoints; ++n) {
+      const int x = int(pick() % p.nx), y = int(pick() % p.ny), z = int(pick() % p.nz);
+      const double expected = scale * mode.value(p, x, y, z);
+      const float got = team->value_at(x, y, z);
+      if (!(std::abs(got - expected) <= tolerance.atol + tolerance.rtol * std::abs(expected)))
+        return "u(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") = " +
+               std::to_string(got) + ", expected " + std::to_string(expected) + " (the standing mode (" +
+               std::to_string(mode.mx) + ", " + std::to_string(mode.my) + ", " + std::to_string(mode.mz) + ") " +
+               std::to_string(steps) + " steps on)";
+    }
+    return "";
+  }
 };
 
-// The newest field at kCheckedPoints points against the mode `steps` steps on.
-std::string check_mode(const Team& team, int steps, const course::Seed& seed) {
-  const Problem& p = team.problem();
-  const double scale = std::cos(steps * kMode.theta(p));
-  const course::Tolerance tolerance = ch06::tolerance(steps, 1.0);
-  std::mt19937_64 pick(seed.value);
-  for (int n = 0; n < kCheckedPoints; ++n) {
-    const int x = int(pick() % p.nx), y = int(pick() % p.ny), z = int(pick() % p.nz);
-    const double expected = scale * kMode.value(p, x, y, z);
-    const float got = team.value_at(x, y, z);
-    if (!(std::abs(got - expected) <= tolerance.atol + tolerance.rtol * std::abs(expected)))
-      return "u(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") = " + std::to_string(got) +
-             ", expected " + std::to_string(expected) + " (the standing mode " + std::to_string(steps) + " steps on)";
-  }
-  return "";
-}
-
-// The pulse's slice y = ny/2 and energy, `samples` + 1 times over `steps` steps, as JSON.
+// The pulse's energy kSamples + 1 times over `steps` steps, and its slice y = ny/2 at the first,
+// the last and two between, as JSON.
 void write_pulse(const std::string& path, int edge, int steps, int ranks) {
-  constexpr int kSamples = 10;
+  constexpr int kSamples = 9;
   constexpr double kWidth = 4.0;  // the pulse's sigma, in points
   course::OutputFile out(path);
   const Problem p{edge, edge, edge};
@@ -124,16 +152,20 @@ void write_pulse(const std::string& path, int edge, int steps, int ranks) {
     const std::vector<float> u = team.newest(), older = team.older();
     const double energy = ch06::energy(p, {u.begin(), u.end()}, {older.begin(), older.end()});
     std::snprintf(number, sizeof number, "%.9g", energy);
-    json += std::string(sample ? ", " : "") + "{\"step\": " + std::to_string(target) + ", \"energy\": " + number + ", \"slice\": [";
-    for (int z = 0; z < p.nz; ++z) {
-      json += z ? ", [" : "[";
-      for (int x = 0; x < p.nx; ++x) {
-        std::snprintf(number, sizeof number, "%s%.4g", x ? ", " : "", u[(std::size_t(z) * p.ny + p.ny / 2) * p.nx + x]);
-        json += number;
+    json += std::string(sample ? ", " : "") + "{\"step\": " + std::to_string(target) + ", \"energy\": " + number;
+    if (sample % (kSamples / 3) == 0) {
+      json += ", \"slice\": [";
+      for (int z = 0; z < p.nz; ++z) {
+        json += z ? ", [" : "[";
+        for (int x = 0; x < p.nx; ++x) {
+          std::snprintf(number, sizeof number, "%s%.3g", x ? ", " : "", u[(std::size_t(z) * p.ny + p.ny / 2) * p.nx + x]);
+          json += number;
+        }
+        json += "]";
       }
       json += "]";
     }
-    json += "]}";
+    json += "}";
   }
   out.write(json + "]}\n");
   out.commit();
@@ -158,8 +190,8 @@ int main(int argc, char** argv) try {
                                   {"weak", kOnCpu ? "24" : "512"},
                                   {"steps", kOnCpu ? "2" : "20"},
                                   {"pulse", ""},
-                                  {"pulse-size", kOnCpu ? "32" : "192"},
-                                  {"pulse-steps", kOnCpu ? "40" : "240"}});
+                                  {"pulse-size", kOnCpu ? "32" : "128"},
+                                  {"pulse-steps", kOnCpu ? "45" : "135"}});
   const int gpus = static_cast<int>(session.integer("gpus", 64));
   const int strong = static_cast<int>(session.integer("strong", 4096));
   const int weak = static_cast<int>(session.integer("weak", 4096));
@@ -182,63 +214,49 @@ int main(int argc, char** argv) try {
   if (weak < ch06::kRadius) refuse("--weak=" + std::to_string(weak) + " is thinner than the halo (" + std::to_string(ch06::kRadius) + " planes)");
   const bool nccl = !course::nccl_unavailable_reason();
   if (!nccl) std::printf("the NCCL steps are left out: %s\n", course::nccl_unavailable_reason()->c_str());
-
-  // Every configuration's two arrays stay allocated while the benchmark runs: on device 0, one
-  // array of each of its slabs per configuration, twice.
-  const auto array_bytes = [](double edge_xy, double planes) { return 2 * 4.0 * (edge_xy + 8) * (edge_xy + 8) * (planes + 8); };
-  double device_bytes = 0;
-  for (const int n : counts) device_bytes += array_bytes(strong, std::ceil(double(strong) / n)) + array_bytes(weak, weak);
-  session.require_memory(device_bytes, 0, "the strong and weak problems on 1 to " + std::to_string(gpus) + " GPUs");
-  const course::Seed seed = session.seed();
   session.add_context("nccl", nccl ? "yes" : "no");
+  std::printf("a standing mode drawn from %s, %d steps a run\n", session.seed().describe().c_str(), steps);
 
-  std::vector<std::unique_ptr<Configuration>> configurations;
   for (const bool is_strong : {true, false})
     for (const int n : counts) {
-      auto c = std::make_unique<Configuration>();
-      c->group = is_strong ? "strong " + std::to_string(strong) + "^3" : "weak " + std::to_string(weak) + "^3 per GPU";
+      auto c = std::make_shared<Configuration>();
+      c->problem = is_strong ? Problem{strong, strong, strong} : Problem{weak, weak, weak * n};
       c->gpus = n;
-      const Problem problem = is_strong ? Problem{strong, strong, strong} : Problem{weak, weak, weak * n};
-      c->team = std::make_unique<Team>(problem, Team::even_split(problem.nz, n),
-                                       nccl && n <= devices ? ch06::Communicator::nccl : ch06::Communicator::none);
-      configurations.push_back(std::move(c));
-    }
-  std::printf("standing mode (%d, %d, %d), %d steps a run; inputs checked with %s\n", kMode.mx, kMode.my, kMode.mz, steps,
-              seed.describe().c_str());
-
-  for (auto& configuration : configurations) {
-    Configuration& c = *configuration;
-    Team& team = *c.team;
-    const Problem& p = team.problem();
-    const double slab_points = double(p.nx) * p.ny * Team::even_split(p.nz, c.gpus)[0];
-    const double bytes = 12.0 * slab_points * steps;
-    const course::bench::Rate updates{"GLUP", double(p.nx) * p.ny * p.nz * steps / 1e9};  // lattice updates
-    const std::string suffix = " x" + std::to_string(c.gpus);
-    auto add_crew = [&](const std::string& name, ch06::MakePropagator make, double case_bytes, bool is_peer,
-                        std::vector<course::bench::Rate> rates) {
-      Crew* crew = nullptr;
-      try {
-        c.crews.push_back(std::make_unique<Crew>(team, make));
-        crew = c.crews.back().get();
-      } catch (const course::NotImplemented& stub) {
-        std::printf("skipped %s/%s: %s\n", c.group.c_str(), (name + suffix).c_str(), stub.what());
-        return;
+      c->communicator = nccl && n <= devices ? ch06::Communicator::nccl : ch06::Communicator::none;
+      const Problem& p = c->problem;
+      const std::string group = is_strong ? "strong " + std::to_string(strong) + "^3" : "weak " + std::to_string(weak) + "^3 per GPU";
+      const std::string suffix = " x" + std::to_string(n);
+      // Rank 0 holds the thickest slab, and device 0 is where the session looks: its two arrays.
+      const ch06::Grid slab = ch06::slab_grid(p, Team::even_split(p.nz, n)[0]);
+      const double message_bytes = sizeof(float) * double(ch06::halo_floats(slab));  // R planes
+      session.add_problem({.name = group + " on " + std::to_string(n) + " GPU" + (n > 1 ? "s" : ""),
+                           .device_bytes = 2 * 4.0 * slab.size,
+                           .host_bytes = 4 * message_bytes * n,  // step 01's pinned buffers, every rank's
+                           .build = [c](const course::Seed& seed) { c->build(seed); },
+                           .release = [c] { c->release(); }});
+      const double bytes = 12.0 * slab.dx * slab.dy * slab.dz * steps;
+      const course::bench::Rate updates{"GLUP", double(p.nx) * p.ny * p.nz * steps / 1e9};  // lattice updates
+      auto add = [&](const std::string& name, ch06::MakePropagator make, double case_bytes, bool is_peer,
+                     std::vector<course::bench::Rate> rates) {
+        course::bench::Case bench_case{
+            .group = group, .name = name + suffix,
+            .prepare = [c, name, make] {
+              c->crew(name, make);
+              c->team->set_standing_mode(c->mode);
+            },
+            .run = [c, name, steps] { c->crews.at(name)->advance(steps); },
+            .bytes = case_bytes, .rates = std::move(rates), .is_peer = is_peer};
+        if (!is_peer) bench_case.validate = [c, steps] { return c->check_mode(steps); };
+        session.add(std::move(bench_case));
+      };
+      for (const ch06::Step& step : ch06::steps()) {
+        if ((step.needs == ch06::Needs::one_rank && n > 1) || (step.needs == ch06::Needs::nccl && !nccl)) continue;
+        add(step.source.id(), step.make, bytes, false, {updates});
       }
-      course::bench::Case bench_case{.group = c.group, .name = name + suffix,
-                                     .prepare = [&team] { team.set_standing_mode(kMode); },
-                                     .run = [crew, steps] { crew->advance(steps); },
-                                     .bytes = case_bytes, .rates = std::move(rates), .is_peer = is_peer};
-      if (!is_peer) bench_case.validate = [&team, steps, seed] { return check_mode(team, steps, seed); };
-      session.add(std::move(bench_case));
-    };
-    for (const ch06::Step& step : ch06::steps()) {
-      if ((step.needs == ch06::Needs::one_rank && c.gpus > 1) || (step.needs == ch06::Needs::nccl && !nccl)) continue;
-      add_crew(step.source.id(), step.make, bytes, false, {updates});
+      add("compute only", make_compute_only, bytes, true, {updates});
+      // Bytes sent and received per GPU: two messages each way.
+      if (nccl) add("exchange only (NCCL)", make_exchange_only, 4 * message_bytes * steps, true, {});
     }
-    add_crew("compute only", make_compute_only, bytes, true, {updates});
-    // Bytes sent and received per GPU: two messages each way.
-    if (nccl) add_crew("exchange only (NCCL)", make_exchange_only, 4.0 * ch06::halo_floats(team.slab(0).grid) * sizeof(float) * steps, true, {});
-  }
   return session.run();
 } catch (const std::exception& error) {
   std::fprintf(stderr, "error: %s\n", error.what());
