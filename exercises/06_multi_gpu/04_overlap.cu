@@ -1,12 +1,13 @@
-// Generated from solutions/06_multi_gpu/04_overlap.cu by exercises/generate.py (fingerprint 2ff47eca7afd): edit the TODOs.
+// Generated from solutions/06_multi_gpu/04_overlap.cu by exercises/generate.py (fingerprint a8beef8d5c2c): edit the TODOs.
 // Step 04 — overlap: the boundary first, exchanged while the interior computes.
 //
 // Only a slab's R planes at each end are needed by its neighbours. So each step is split in
 // two halves on two streams: on a high-priority stream the leapfrog on those 2R planes, their x
-// and y images, then the NCCL exchange of step 03; on a low-priority stream the leapfrog on the
-// planes between, which need nothing from the neighbours. The exchange's kernels then run
-// while the interior's blocks still occupy the GPU: the high priority lets the boundary's blocks
-// and NCCL's go before the interior's waiting blocks. Four events order the halves across
+// and y images, then the NCCL exchange of step 03 (exchange_nccl, 03_nccl.cu); on a
+// low-priority stream the leapfrog on the planes between, which need nothing from the
+// neighbours. The exchange's kernels then run while the interior's blocks still occupy the GPU:
+// the high priority lets the boundary's blocks and NCCL's go before the interior's waiting
+// blocks. Four events order the halves across
 // steps, per buffer b written:
 //   * the boundary of the step writing b waits for interior_done[other buffer] (the interior
 //     of the step before wrote the planes the boundary reads, and read the ones it writes);

@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/05_graph.cu by exercises/generate.py (fingerprint 2035d0d49a76): edit the TODOs.
+// Generated from solutions/06_multi_gpu/05_graph.cu by exercises/generate.py (fingerprint cac8c100cf32): edit the TODOs.
 // Step 05 — the time step as a graph.
 //
 // Step 04 launches, per step and rank, 2 kernels for each boundary end, 2 for the interior and
@@ -6,7 +6,8 @@
 // microseconds and the GPU a gap between kernels. At 512^3 per GPU that is small beside 0.6 ms;
 // on thin slabs (strong scaling at 8 GPUs and smaller grids) it is what is left. So the step is
 // captured once per buffer as a graph (the boundary stream forks the interior stream through an
-// event and joins it back; step 04's halves in between, NCCL's calls included) and each step is
+// event and joins it back; step 04's halves in between, update_boundary and update_interior of
+// 04_overlap.cu, and 03_nccl.cu's exchange_nccl, NCCL's calls included) and each step is
 // then one graph launch. Graph launches on one stream run one after the other, whole: the
 // step-to-step events of step 04 become unnecessary, and the interior of one step no longer runs
 // beside the previous step's exchange (step 04 allowed that).
