@@ -2,6 +2,9 @@
 # runtime and the vendor libraries, and defines two targets that everything else links:
 #   course_backend  the backend's compile definition (COURSE_BACKEND_CUDA|HIP|CPU) and runtime
 #   course_blas     the vendor BLAS for benchmark peers (COURSE_HAVE_BLAS when there is one)
+#   course_collectives  NCCL (CUDA) or RCCL (HIP) when found (COURSE_NCCL_LIBRARY), else nothing:
+#                   the CPU backend communicates in process, and a GPU build without the library
+#                   skips what needs it (course/nccl.hpp); COURSE_NCCL_SOURCES says which
 # Chapters call course_add_gpu_library(), course_add_gpu_executable() and course_add_gpu_test()
 # and never mention CUDA, HIP or the CPU.
 #
@@ -16,6 +19,9 @@ set(GPU_BACKEND "CPU" CACHE STRING "Where kernels run: CUDA, HIP or CPU")
 set_property(CACHE GPU_BACKEND PROPERTY STRINGS CUDA HIP CPU)
 add_library(course_backend INTERFACE)
 add_library(course_blas INTERFACE)
+add_library(course_collectives INTERFACE)
+list(APPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_LIST_DIR})  # FindNCCL.cmake
+set(course_common ${CMAKE_CURRENT_LIST_DIR}/../common)
 
 if(GPU_BACKEND STREQUAL "CUDA")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
@@ -36,6 +42,14 @@ if(GPU_BACKEND STREQUAL "CUDA")
   target_link_libraries(course_backend INTERFACE CUDA::cudart)
   target_link_libraries(course_blas INTERFACE CUDA::cublas)
   target_compile_definitions(course_blas INTERFACE COURSE_HAVE_BLAS)
+  find_package(NCCL)
+  if(NCCL_FOUND)
+    set(collectives NCCL::NCCL "NCCL ${NCCL_VERSION}: ${NCCL_LIBRARY}")
+  else()
+    string(CONCAT missing "NCCL not found (looked in NCCL_ROOT, the CUDA toolkit, python3's nvidia.nccl and the "
+                          "system's folders: set NCCL_ROOT to its folder)")
+    set(collectives "" "${missing}")
+  endif()
   message(STATUS "GPU backend: CUDA, architectures ${CMAKE_CUDA_ARCHITECTURES}")
 
 elseif(GPU_BACKEND STREQUAL "HIP")
@@ -116,6 +130,12 @@ elseif(GPU_BACKEND STREQUAL "HIP")
   else()
     message(STATUS "hipBLAS not found: the benchmarks run without their hipBLAS peers")
   endif()
+  find_package(rccl CONFIG QUIET)
+  if(rccl_FOUND)
+    set(collectives rccl::rccl "RCCL ${rccl_VERSION}")
+  else()
+    set(collectives "" "RCCL not found")
+  endif()
   message(STATUS "GPU backend: HIP (${hip_toolchain}), architectures ${CMAKE_HIP_ARCHITECTURES}")
 
 elseif(GPU_BACKEND STREQUAL "CPU")
@@ -124,11 +144,27 @@ elseif(GPU_BACKEND STREQUAL "CPU")
   set(COURSE_KERNEL_LANGUAGE CXX)
   target_compile_definitions(course_backend INTERFACE COURSE_BACKEND_CPU)
   target_link_libraries(course_backend INTERFACE Boost::context Threads::Threads)
-  set(COURSE_BACKEND_SOURCES ${CMAKE_CURRENT_LIST_DIR}/../common/cpu_backend/runtime.cpp)
+  set(COURSE_BACKEND_SOURCES ${course_common}/cpu_backend/runtime.cpp ${course_common}/cpu_backend/streams.cpp)
+  set(COURSE_NCCL_SOURCES ${course_common}/cpu_backend/nccl.cpp)  # ranks as threads, in process
   message(STATUS "GPU backend: CPU (kernels run as fibers on the host; timings are not GPU timings)")
 
 else()
   message(FATAL_ERROR "GPU_BACKEND must be CUDA, HIP or CPU, not '${GPU_BACKEND}'")
+endif()
+
+# A GPU backend's communicator: the library found above (`collectives`: its target, or nothing,
+# and what to say), or calls that fail saying why, which chapter 6's NCCL steps skip on.
+if(DEFINED collectives)
+  list(GET collectives 0 collectives_target)
+  list(GET collectives 1 collectives_said)
+  if(collectives_target)
+    target_link_libraries(course_collectives INTERFACE ${collectives_target})
+    target_compile_definitions(course_collectives INTERFACE COURSE_NCCL_LIBRARY)
+    message(STATUS "${collectives_said}")
+  else()
+    set(COURSE_NCCL_SOURCES ${course_common}/src/nccl_missing.cpp)
+    message(STATUS "${collectives_said}: this build skips what needs it (chapter 6's NCCL steps)")
+  endif()
 endif()
 
 # Kernel sources (*.cu) are compiled as the backend's language; host-only files (tests,

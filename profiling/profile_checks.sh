@@ -12,7 +12,8 @@ check_profile_inputs() {
   [[ -x $build/$bench ]] || {
     echo "error: $build/$bench: not built: give the build folder of a GPU preset that holds it ($usage)" >&2; exit 2; }
   [[ ! -e $out || -d $out ]] || { echo "error: $out: is a file, not a folder for the outputs" >&2; exit 2; }
-  local -A described=([ncu]="ncu (NVIDIA's Nsight Compute)" [rocprofv3]="rocprofv3 (ROCm's profiler)")
+  local -A described=([ncu]="ncu (NVIDIA's Nsight Compute)" [rocprofv3]="rocprofv3 (ROCm's profiler)"
+                      [nsys]="nsys (NVIDIA's Nsight Systems)")
   local profiler wanted=""
   for profiler in "$@"; do
     command -v "$profiler" >/dev/null && return 0

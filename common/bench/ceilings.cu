@@ -1,6 +1,8 @@
 // course_ceilings: measures this machine's ceilings once, for every benchmark's "fraction of
 // ceiling": device-to-device copy bandwidth (the runtime's memcpy and a 16-byte-per-thread copy
-// kernel; bytes read + written), the FMA rate and the rsqrt rate.
+// kernel; bytes read + written), the FMA rate and the rsqrt rate; with two devices or more, the
+// peer copy between devices 0 and 1 (bytes moved, one way, then both ways at once), what a
+// halo exchange between GPUs can reach.
 //
 //   course_ceilings [--out=FILE] [--megabytes=N]
 #include <algorithm>
@@ -49,6 +51,43 @@ __global__ void rsqrt_chains(float* out, int iterations) {
   for (int k = 0; k < kChains; ++k) sum += x[k];
   out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
 }
+
+// Copies `bytes` from device 0 to device 1 and, with `both_ways`, from 1 to 0 at the same time,
+// each on a blocking stream of device 0, so that events on the default stream bracket them.
+// Peer access is turned on first where the devices have it (NVLink, or PCIe peer to peer).
+class PeerCopy {
+ public:
+  explicit PeerCopy(std::size_t bytes) : bytes_(bytes) {
+    for (int device : {1, 0}) {
+      GPU_CHECK(gpuSetDevice(device));
+      int can_access = 0;
+      GPU_CHECK(gpuDeviceCanAccessPeer(&can_access, device, 1 - device));
+      if (can_access) {
+        const gpuError_t status = gpuDeviceEnablePeerAccess(1 - device, 0);
+        if (status == gpuErrorPeerAccessAlreadyEnabled) {
+          (void)gpuGetLastError();
+        } else {
+          GPU_CHECK(status);
+        }
+      }
+      buffers_[device][0] = course::DeviceBuffer<std::byte>(bytes);
+      buffers_[device][1] = course::DeviceBuffer<std::byte>(bytes);
+    }
+    for (gpuStream_t& stream : streams_) GPU_CHECK(gpuStreamCreate(&stream));
+  }
+  ~PeerCopy() {  // unchecked: a destructor cannot throw, and a failure here follows one already reported
+    for (gpuStream_t stream : streams_) (void)gpuStreamDestroy(stream);
+  }
+  void run(bool both_ways) {
+    GPU_CHECK(gpuMemcpyPeerAsync(buffers_[1][0].data(), 1, buffers_[0][1].data(), 0, bytes_, streams_[0]));
+    if (both_ways) GPU_CHECK(gpuMemcpyPeerAsync(buffers_[0][0].data(), 0, buffers_[1][1].data(), 1, bytes_, streams_[1]));
+  }
+
+ private:
+  std::size_t bytes_;
+  course::DeviceBuffer<std::byte> buffers_[2][2];  // [device][destination, source]
+  gpuStream_t streams_[2] = {};
+};
 
 // Median of `repetitions` event-timed runs of `work`, after one warm-up run, in seconds.
 double median_seconds(const std::function<void()>& work, int repetitions) {
@@ -144,13 +183,23 @@ int main(int argc, char** argv) try {
     course::launch(rsqrt_chains, {blocks, threads}, sink.data(), iterations);
   }, repetitions);
 
+  std::string peer;  // the peer copy's lines of the JSON, with two devices or more
+  if (devices >= 2) {
+    PeerCopy copy(in.bytes());
+    const double one_way = in.bytes() / 1e9 / median_seconds([&] { copy.run(false); }, repetitions);
+    const double both_ways = 2 * in.bytes() / 1e9 / median_seconds([&] { copy.run(true); }, repetitions);
+    char lines[160];
+    std::snprintf(lines, sizeof lines, ",\n  \"peer_GBps\": %.1f,\n  \"peer_both_ways_GBps\": %.1f", one_way, both_ways);
+    peer = lines;
+  }
+
   char json[1024];
   std::snprintf(json, sizeof json,
                 "{\n  \"gpu\": \"%s\",\n  \"backend\": \"%s\",\n  \"copy_bytes\": %.0f,\n"
                 "  \"memcpy_GBps\": %.1f,\n  \"copy_kernel_GBps\": %.1f,\n  \"copy_GBps\": %.1f,\n"
-                "  \"fma_GFLOPs\": %.1f,\n  \"rsqrt_Gops\": %.1f\n}\n",
+                "  \"fma_GFLOPs\": %.1f,\n  \"rsqrt_Gops\": %.1f%s\n}\n",
                 prop.name, COURSE_BACKEND_NAME, bytes, memcpy_GBps, kernel_GBps, std::max(memcpy_GBps, kernel_GBps),
-                fma_GFLOPs, rsqrt_Gops);
+                fma_GFLOPs, rsqrt_Gops, peer.c_str());
   std::fputs(json, stdout);
   if (json_file) {
     json_file->write(json);

@@ -1,4 +1,5 @@
-// The CPU backend's runtime: memory, events and the launch of a grid of fibers.
+// The CPU backend's runtime: memory and the launch of a grid of fibers (streams and events:
+// streams.cpp).
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
@@ -19,16 +20,14 @@
 
 #include "course/cpu_backend.hpp"
 #include "course/numbers.hpp"
+#include "streams.hpp"
 
 #if defined(COURSE_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
 namespace ctx = boost::context;
-
-struct CpuEvent {
-  std::chrono::steady_clock::time_point time;
-};
 
 namespace course::cpu {
 namespace {
@@ -57,11 +56,18 @@ void asan_finish_switch([[maybe_unused]] void* fake_stack, [[maybe_unused]] cons
 #endif
 }
 
-// Fiber stacks are reused from block to block on each OS thread.
+// Fiber stacks are reused from block to block on each OS thread. Under ASan a stack goes back
+// to the system clean: a fiber unwound at a failed barrier can leave its frames' redzones
+// poisoned, and a thread started later (a rank) may get that memory for its own stack.
 class StackCache {
  public:
   ~StackCache() {
-    for (auto& stack : free_) allocator_.deallocate(stack);
+    for (auto& stack : free_) {
+#if defined(COURSE_ASAN)
+      __asan_unpoison_memory_region(static_cast<char*>(stack.sp) - stack.size, stack.size);
+#endif
+      allocator_.deallocate(stack);
+    }
   }
   ctx::stack_context take() {
     if (free_.empty()) return allocator_.allocate();
@@ -281,20 +287,22 @@ std::uint64_t initial_shuffle_seed() {
 }
 std::atomic<std::uint64_t> shuffle_seed_value{initial_shuffle_seed()};
 
-gpuError_t last_error = gpuSuccess;
-std::string last_launch_message;
+// Per host thread, as CUDA keeps them.
+thread_local gpuError_t last_error = gpuSuccess;
+thread_local std::string last_launch_message;
+
+}  // namespace
 
 gpuError_t record(gpuError_t status) {
   if (status != gpuSuccess) last_error = status;
   return status;
 }
 
-}  // namespace
-
 void set_worker_count(unsigned workers) { pool().resize(std::max(1u, workers)); }
 void set_shuffle_seed(std::uint64_t seed) { shuffle_seed_value = seed; }
 std::uint64_t shuffle_seed() { return shuffle_seed_value; }
 const char* last_launch_failure() { return last_launch_message.c_str(); }
+void report_failure(std::string why) { last_launch_message = std::move(why); }
 
 void sync_threads() {
   ThreadContext* self = current;
@@ -308,7 +316,32 @@ void sync_threads() {
   asan_finish_switch(state.fake_stack, &scheduler_stack_bottom, &scheduler_stack_size);
 }
 
-gpuError_t launch(dim3 grid, dim3 block, std::size_t shared_bytes, const std::function<void()>& body) {
+namespace {
+// Runs a whole grid on the pool, which runs one grid at a time: launches from several host
+// threads (ranks) take turns.
+gpuError_t run_grid(dim3 grid, dim3 block, std::size_t shared_bytes, const std::function<void()>& body) {
+  static std::mutex one_grid_at_a_time;
+  const std::lock_guard turn(one_grid_at_a_time);
+  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  const std::uint64_t seed = shuffle_seed_value;
+  std::atomic<std::uint64_t> next_block{0};
+  LaunchError error;
+  pool().run([&] {
+    for (std::uint64_t b = next_block++; b < blocks && !error.failed; b = next_block++) {
+      const uint3 block_idx{static_cast<unsigned>(b % grid.x), static_cast<unsigned>((b / grid.x) % grid.y),
+                            static_cast<unsigned>(b / (std::uint64_t{grid.x} * grid.y))};
+      run_block(block_idx, grid, block, shared_bytes, body, seed, error);
+    }
+  });
+  if (error.failed) {
+    report_failure(error.message);
+    return gpuErrorLaunchFailure;
+  }
+  return gpuSuccess;
+}
+}  // namespace
+
+gpuError_t launch(dim3 grid, dim3 block, std::size_t shared_bytes, gpuStream_t stream, std::function<void()> body) {
   const std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
   if (threads == 0 || threads > kMaxThreadsPerBlock || block.z > 64 || grid.x == 0 || grid.y == 0 ||
       grid.z == 0 || grid.y > 65535 || grid.z > 65535 || grid.x > 0x7fffffffu) {
@@ -324,22 +357,9 @@ gpuError_t launch(dim3 grid, dim3 block, std::size_t shared_bytes, const std::fu
     return record(gpuErrorLaunchFailure);
   }
 
-  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
-  const std::uint64_t seed = shuffle_seed_value;
-  std::atomic<std::uint64_t> next_block{0};
-  LaunchError error;
-  pool().run([&] {
-    for (std::uint64_t b = next_block++; b < blocks && !error.failed; b = next_block++) {
-      const uint3 block_idx{static_cast<unsigned>(b % grid.x), static_cast<unsigned>((b / grid.x) % grid.y),
-                            static_cast<unsigned>(b / (std::uint64_t{grid.x} * grid.y))};
-      run_block(block_idx, grid, block, shared_bytes, body, seed, error);
-    }
-  });
-  if (error.failed) {
-    last_launch_message = error.message;
-    return record(gpuErrorLaunchFailure);
-  }
-  return gpuSuccess;
+  return record(submit(stream, [grid, block, shared_bytes, body = std::move(body)] {
+    return run_grid(grid, block, shared_bytes, body);
+  }));
 }
 
 // Device memory. Under AddressSanitizer each block is exact, on a 256-byte boundary as cudaMalloc
@@ -433,6 +453,10 @@ const char* gpuGetErrorString(gpuError_t status) {
     case gpuErrorLaunchFailure: return "launch failed";
     case gpuErrorInvalidConfiguration: return "invalid configuration argument";
     case gpuErrorNoDevice: return "no device";
+    case gpuErrorInvalidDevice: return "invalid device ordinal";
+    case gpuErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
+    case gpuErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+    case gpuErrorStreamCaptureUnjoined: return "capture ended with a forked stream not joined back";
   }
   return "unknown error";
 }
@@ -440,12 +464,12 @@ const char* gpuGetErrorString(gpuError_t status) {
 gpuError_t gpuGetLastError() { return std::exchange(course::cpu::last_error, gpuSuccess); }
 
 gpuError_t gpuGetDeviceCount(int* count) {
-  *count = 1;
+  *count = kCpuDevices;
   return gpuSuccess;
 }
 
 gpuError_t gpuGetDeviceProperties(gpuDeviceProp* prop, int device) {
-  if (device != 0) return record(gpuErrorInvalidValue);
+  if (device < 0 || device >= kCpuDevices) return record(gpuErrorInvalidDevice);
   *prop = gpuDeviceProp{};
   const unsigned workers = course::cpu::pool().size();
   std::snprintf(prop->name, sizeof prop->name, "CPU backend (%u threads)", workers);
@@ -457,8 +481,6 @@ gpuError_t gpuGetDeviceProperties(gpuDeviceProp* prop, int device) {
   return gpuSuccess;
 }
 
-gpuError_t gpuDeviceSynchronize() { return gpuSuccess; }  // every launch is synchronous here
-
 gpuError_t gpuMalloc(void** pointer, std::size_t bytes) {
   *pointer = nullptr;
   if (bytes == 0) return gpuSuccess;
@@ -468,34 +490,20 @@ gpuError_t gpuMalloc(void** pointer, std::size_t bytes) {
 
 gpuError_t gpuFree(void* pointer) {
   if (pointer == nullptr) return gpuSuccess;
-  return course::cpu::free_device_memory(pointer) ? gpuSuccess : record(gpuErrorInvalidValue);
+  const gpuError_t status = gpuDeviceSynchronize();  // as CUDA's: work still queued on the device runs first
+  if (!course::cpu::free_device_memory(pointer)) return record(gpuErrorInvalidValue);
+  return status;
 }
 
 gpuError_t gpuMemcpy(void* dst, const void* src, std::size_t bytes, gpuMemcpyKind kind) {
   if (kind < gpuMemcpyHostToHost || kind > gpuMemcpyDeviceToDevice) return record(gpuErrorInvalidValue);
+  course::cpu::synchronize_blocking_streams();
   if (bytes != 0) std::memmove(dst, src, bytes);
   return gpuSuccess;
 }
 
 gpuError_t gpuMemset(void* dst, int value, std::size_t bytes) {
+  course::cpu::synchronize_blocking_streams();
   std::memset(dst, value, bytes);
-  return gpuSuccess;
-}
-
-gpuError_t gpuEventCreate(gpuEvent_t* event) {
-  *event = new CpuEvent{};
-  return gpuSuccess;
-}
-gpuError_t gpuEventDestroy(gpuEvent_t event) {
-  delete event;
-  return gpuSuccess;
-}
-gpuError_t gpuEventRecord(gpuEvent_t event, void*) {
-  event->time = std::chrono::steady_clock::now();
-  return gpuSuccess;
-}
-gpuError_t gpuEventSynchronize(gpuEvent_t) { return gpuSuccess; }
-gpuError_t gpuEventElapsedTime(float* milliseconds, gpuEvent_t start, gpuEvent_t stop) {
-  *milliseconds = std::chrono::duration<float, std::milli>(stop->time - start->time).count();
   return gpuSuccess;
 }

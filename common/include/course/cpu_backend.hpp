@@ -72,6 +72,10 @@ enum gpuError_t {
   gpuErrorLaunchFailure = 4,
   gpuErrorInvalidConfiguration = 9,
   gpuErrorNoDevice = 100,
+  gpuErrorInvalidDevice = 101,
+  gpuErrorPeerAccessAlreadyEnabled = 704,
+  gpuErrorStreamCaptureUnsupported = 900,
+  gpuErrorStreamCaptureUnjoined = 904,
 };
 enum gpuMemcpyKind {
   gpuMemcpyHostToHost = 0,
@@ -91,6 +95,12 @@ struct gpuDeviceProp {
   int minor;
 };
 using gpuEvent_t = struct CpuEvent*;
+using gpuStream_t = struct CpuStream*;
+using gpuGraph_t = struct CpuGraph*;
+using gpuGraphExec_t = struct CpuGraphExec*;
+inline constexpr unsigned gpuStreamNonBlocking = 1;
+inline constexpr unsigned gpuEventDisableTiming = 2;
+enum gpuStreamCaptureMode { gpuStreamCaptureModeGlobal, gpuStreamCaptureModeThreadLocal, gpuStreamCaptureModeRelaxed };
 
 const char* gpuGetErrorString(gpuError_t status);
 gpuError_t gpuGetLastError();
@@ -106,10 +116,50 @@ gpuError_t gpuFree(void* pointer);
 gpuError_t gpuMemcpy(void* dst, const void* src, std::size_t bytes, gpuMemcpyKind kind);
 gpuError_t gpuMemset(void* dst, int value, std::size_t bytes);
 gpuError_t gpuEventCreate(gpuEvent_t* event);
+gpuError_t gpuEventCreateWithFlags(gpuEvent_t* event, unsigned flags);
 gpuError_t gpuEventDestroy(gpuEvent_t event);
-gpuError_t gpuEventRecord(gpuEvent_t event, void* stream = nullptr);
+gpuError_t gpuEventRecord(gpuEvent_t event, gpuStream_t stream = nullptr);
 gpuError_t gpuEventSynchronize(gpuEvent_t event);
 gpuError_t gpuEventElapsedTime(float* milliseconds, gpuEvent_t start, gpuEvent_t stop);
+
+// Devices, streams, peers and graphs (common/cpu_backend/streams.cpp). The backend has
+// kCpuDevices devices; they share the host's memory and one pool of workers, so every device
+// can access every other's memory. Work on the default stream (nullptr) runs at once, as every
+// launch did before streams; work on a stream of one's own runs later, when something waits for
+// it: a synchronize call, or another stream's wait on an event recorded after it (see
+// streams.cpp). A program that forgets a wait therefore reads stale data here, as it may on a GPU.
+inline constexpr int kCpuDevices = 8;
+gpuError_t gpuSetDevice(int device);
+gpuError_t gpuGetDevice(int* device);
+gpuError_t gpuStreamCreate(gpuStream_t* stream);
+gpuError_t gpuStreamCreateWithFlags(gpuStream_t* stream, unsigned flags);
+gpuError_t gpuStreamCreateWithPriority(gpuStream_t* stream, unsigned flags, int priority);
+gpuError_t gpuDeviceGetStreamPriorityRange(int* least, int* greatest);
+gpuError_t gpuStreamDestroy(gpuStream_t stream);
+gpuError_t gpuStreamSynchronize(gpuStream_t stream);
+gpuError_t gpuStreamWaitEvent(gpuStream_t stream, gpuEvent_t event, unsigned flags = 0);
+gpuError_t gpuMemcpyAsync(void* dst, const void* src, std::size_t bytes, gpuMemcpyKind kind, gpuStream_t stream = nullptr);
+gpuError_t gpuMemsetAsync(void* dst, int value, std::size_t bytes, gpuStream_t stream = nullptr);
+gpuError_t gpuMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes,
+                              gpuStream_t stream = nullptr);
+gpuError_t gpuDeviceCanAccessPeer(int* can_access, int device, int peer);
+gpuError_t gpuDeviceEnablePeerAccess(int peer, unsigned flags);
+gpuError_t gpuMallocHost(void** pointer, std::size_t bytes);
+template <class T>
+gpuError_t gpuMallocHost(T** pointer, std::size_t bytes) {
+  return gpuMallocHost(reinterpret_cast<void**>(pointer), bytes);
+}
+gpuError_t gpuFreeHost(void* pointer);
+// Capture records a stream's work (and that of the streams that wait on its events) instead of
+// running it; a launch of the graph queues all of it, in the order it was captured, on a stream.
+// As with CUDA, a capture ends on the stream it began on, after every stream it forked has
+// joined it back (an event recorded after its last work, waited for by a captured stream).
+gpuError_t gpuStreamBeginCapture(gpuStream_t stream, gpuStreamCaptureMode mode);
+gpuError_t gpuStreamEndCapture(gpuStream_t stream, gpuGraph_t* graph);
+gpuError_t gpuGraphInstantiateWithFlags(gpuGraphExec_t* executable, gpuGraph_t graph, unsigned long long flags);
+gpuError_t gpuGraphLaunch(gpuGraphExec_t executable, gpuStream_t stream);
+gpuError_t gpuGraphDestroy(gpuGraph_t graph);
+gpuError_t gpuGraphExecDestroy(gpuGraphExec_t executable);
 // A __constant__ symbol (plain storage here) larger than the GPUs' 64 KB of constant memory does
 // not compile, as it would not link for CUDA. `kind` is accepted as CUDA's is: device memory is
 // host memory on this backend.
@@ -174,8 +224,10 @@ struct ThreadContext {
 };
 inline thread_local ThreadContext* current = nullptr;
 
-// Runs body() once for every thread of every block; returns when the grid is done.
-gpuError_t launch(dim3 grid, dim3 block, std::size_t shared_bytes, const std::function<void()>& body);
+// Runs body() once for every thread of every block: on the default stream before it returns,
+// on another stream when that stream's work runs. Launches from several host threads run one at
+// a time, each on the whole pool.
+gpuError_t launch(dim3 grid, dim3 block, std::size_t shared_bytes, gpuStream_t stream, std::function<void()> body);
 void sync_threads();
 // Why the last failed launch failed, in words (the error code alone says little).
 const char* last_launch_failure();

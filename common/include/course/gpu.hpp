@@ -9,34 +9,66 @@
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #if defined(COURSE_BACKEND_CUDA)
 #include <cuda_runtime.h>
 
 #define COURSE_BACKEND_NAME "CUDA"
+#define gpuDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#define gpuDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
+#define gpuDeviceGetStreamPriorityRange cudaDeviceGetStreamPriorityRange
 #define gpuDeviceProp cudaDeviceProp
 #define gpuDeviceSynchronize cudaDeviceSynchronize
 #define gpuError_t cudaError_t
 #define gpuErrorNoDevice cudaErrorNoDevice
+#define gpuErrorPeerAccessAlreadyEnabled cudaErrorPeerAccessAlreadyEnabled
 #define gpuEventCreate cudaEventCreate
+#define gpuEventCreateWithFlags cudaEventCreateWithFlags
 #define gpuEventDestroy cudaEventDestroy
+#define gpuEventDisableTiming cudaEventDisableTiming
 #define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuEventRecord cudaEventRecord
 #define gpuEventSynchronize cudaEventSynchronize
 #define gpuEvent_t cudaEvent_t
 #define gpuFree cudaFree
+#define gpuFreeHost cudaFreeHost
+#define gpuGetDevice cudaGetDevice
 #define gpuGetDeviceCount cudaGetDeviceCount
 #define gpuGetDeviceProperties cudaGetDeviceProperties
 #define gpuGetErrorString cudaGetErrorString
 #define gpuGetLastError cudaGetLastError
+#define gpuGraph_t cudaGraph_t
+#define gpuGraphDestroy cudaGraphDestroy
+#define gpuGraphExec_t cudaGraphExec_t
+#define gpuGraphExecDestroy cudaGraphExecDestroy
+#define gpuGraphInstantiateWithFlags cudaGraphInstantiateWithFlags
+#define gpuGraphLaunch cudaGraphLaunch
 #define gpuMalloc cudaMalloc
+#define gpuMallocHost cudaMallocHost
 #define gpuMemcpy cudaMemcpy
+#define gpuMemcpyAsync cudaMemcpyAsync
 #define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyPeerAsync cudaMemcpyPeerAsync
 #define gpuMemcpyToSymbol cudaMemcpyToSymbol
 #define gpuMemset cudaMemset
+#define gpuMemsetAsync cudaMemsetAsync
+#define gpuSetDevice cudaSetDevice
+#define gpuStream_t cudaStream_t
+#define gpuStreamBeginCapture cudaStreamBeginCapture
+#define gpuStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#define gpuStreamCreate cudaStreamCreate
+#define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
+#define gpuStreamCreateWithPriority cudaStreamCreateWithPriority
+#define gpuStreamDestroy cudaStreamDestroy
+#define gpuStreamEndCapture cudaStreamEndCapture
+#define gpuStreamNonBlocking cudaStreamNonBlocking
+#define gpuStreamSynchronize cudaStreamSynchronize
+#define gpuStreamWaitEvent cudaStreamWaitEvent
 #define gpuSuccess cudaSuccess
 #define GPU_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 
@@ -48,28 +80,58 @@
 #endif
 
 #define COURSE_BACKEND_NAME "HIP"
+#define gpuDeviceCanAccessPeer hipDeviceCanAccessPeer
+#define gpuDeviceEnablePeerAccess hipDeviceEnablePeerAccess
+#define gpuDeviceGetStreamPriorityRange hipDeviceGetStreamPriorityRange
 #define gpuDeviceProp hipDeviceProp_t
 #define gpuDeviceSynchronize hipDeviceSynchronize
 #define gpuError_t hipError_t
 #define gpuErrorNoDevice hipErrorNoDevice
+#define gpuErrorPeerAccessAlreadyEnabled hipErrorPeerAccessAlreadyEnabled
 #define gpuEventCreate hipEventCreate
+#define gpuEventCreateWithFlags hipEventCreateWithFlags
 #define gpuEventDestroy hipEventDestroy
+#define gpuEventDisableTiming hipEventDisableTiming
 #define gpuEventElapsedTime hipEventElapsedTime
 #define gpuEventRecord hipEventRecord
 #define gpuEventSynchronize hipEventSynchronize
 #define gpuEvent_t hipEvent_t
 #define gpuFree hipFree
+#define gpuFreeHost hipHostFree
+#define gpuGetDevice hipGetDevice
 #define gpuGetDeviceCount hipGetDeviceCount
 #define gpuGetDeviceProperties hipGetDeviceProperties
 #define gpuGetErrorString hipGetErrorString
 #define gpuGetLastError hipGetLastError
+#define gpuGraph_t hipGraph_t
+#define gpuGraphDestroy hipGraphDestroy
+#define gpuGraphExec_t hipGraphExec_t
+#define gpuGraphExecDestroy hipGraphExecDestroy
+#define gpuGraphInstantiateWithFlags hipGraphInstantiateWithFlags
+#define gpuGraphLaunch hipGraphLaunch
 #define gpuMalloc hipMalloc
+#define gpuMallocHost(pointer, bytes) hipHostMalloc(pointer, bytes, hipHostMallocDefault)
 #define gpuMemcpy hipMemcpy
+#define gpuMemcpyAsync hipMemcpyAsync
 #define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyPeerAsync hipMemcpyPeerAsync
 #define gpuMemcpyToSymbol(symbol, ...) hipMemcpyToSymbol(HIP_SYMBOL(symbol), __VA_ARGS__)
 #define gpuMemset hipMemset
+#define gpuMemsetAsync hipMemsetAsync
+#define gpuSetDevice hipSetDevice
+#define gpuStream_t hipStream_t
+#define gpuStreamBeginCapture hipStreamBeginCapture
+#define gpuStreamCaptureModeThreadLocal hipStreamCaptureModeThreadLocal
+#define gpuStreamCreate hipStreamCreate
+#define gpuStreamCreateWithFlags hipStreamCreateWithFlags
+#define gpuStreamCreateWithPriority hipStreamCreateWithPriority
+#define gpuStreamDestroy hipStreamDestroy
+#define gpuStreamEndCapture hipStreamEndCapture
+#define gpuStreamNonBlocking hipStreamNonBlocking
+#define gpuStreamSynchronize hipStreamSynchronize
+#define gpuStreamWaitEvent hipStreamWaitEvent
 #define gpuSuccess hipSuccess
 #define GPU_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 
@@ -136,15 +198,17 @@ constexpr unsigned blocks_for(long long n, long long per_block) {
   return static_cast<unsigned>((n + per_block - 1) / per_block);
 }
 
-// Where a launch was written, so a failed launch names its own file and line.
+// A launch's shape, the stream it goes to (the default stream unless named), and where the
+// launch was written, so a failed launch names its own file and line.
 struct LaunchShape {
   dim3 grid;
   dim3 block;
   std::size_t shared_bytes;
+  gpuStream_t stream;
   std::source_location where;
-  LaunchShape(dim3 grid_, dim3 block_, std::size_t shared_bytes_ = 0,
+  LaunchShape(dim3 grid_, dim3 block_, std::size_t shared_bytes_ = 0, gpuStream_t stream_ = nullptr,
               std::source_location where_ = std::source_location::current())
-      : grid(grid_), block(block_), shared_bytes(shared_bytes_), where(where_) {}
+      : grid(grid_), block(block_), shared_bytes(shared_bytes_), stream(stream_), where(where_) {}
 };
 
 // A float's bits and back, in kernels and on the host alike (for bit tricks such as a first
@@ -168,16 +232,19 @@ __host__ __device__ inline float float_from_bits(std::uint32_t bits) {
 // include this header for the runtime calls alone.
 #if defined(COURSE_BACKEND_CPU) || defined(__CUDACC__) || defined(__HIPCC__)
 
-// Every kernel launch in the course goes through here: course::launch(kernel, {grid, block}, args...).
-// The launch is checked at once; errors inside the kernel surface at the next checked call.
+// Every kernel launch in the course goes through here: course::launch(kernel, {grid, block}, args...),
+// or {grid, block, shared_bytes, stream} on a stream. The launch is checked at once; errors inside
+// the kernel surface at the next checked call.
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), const LaunchShape& shape, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "kernel called with the wrong number of arguments");
 #if defined(COURSE_BACKEND_CPU)
-  const gpuError_t status = cpu::launch(shape.grid, shape.block, shape.shared_bytes,
-                                        [&] { kernel(static_cast<Params>(args)...); });
+  // The arguments are copied, as a GPU launch copies them: work on a stream runs later.
+  const gpuError_t status = cpu::launch(
+      shape.grid, shape.block, shape.shared_bytes, shape.stream,
+      [kernel, params = std::tuple<std::decay_t<Params>...>(static_cast<Params>(args)...)] { std::apply(kernel, params); });
 #else
-  kernel<<<shape.grid, shape.block, shape.shared_bytes>>>(std::forward<Args>(args)...);
+  kernel<<<shape.grid, shape.block, shape.shared_bytes, shape.stream>>>(std::forward<Args>(args)...);
   const gpuError_t status = gpuGetLastError();
 #endif
   check_gpu(status, "kernel launch", shape.where.file_name(), static_cast<int>(shape.where.line()));

@@ -1,0 +1,264 @@
+// Chapter 6 benchmark: every step on 1, 2, 4, ... GPUs (up to --gpus), for strong scaling (one
+// grid of --strong^3 points split N ways) and weak scaling (--weak^3 points per GPU: a grid
+// --weak x --weak x N --weak). A run is --steps time steps from a standing mode, checked after
+// it against the exact solution at 1000 points (a mode drawn from the problem's seed). Each
+// decomposition (scaling, GPU count) is one of the harness's problems: its team (threads,
+// arrays, NCCL communicators) is made when the session reaches it and released after, and each
+// step's propagators on it when its case first runs. Case "03_nccl x4" is step 03 on 4 GPUs; beside
+// the steps, on each count, two peers that split a step: "compute only" (the leapfrog and the x
+// and y images on every slab, no exchange) and "exchange only" (step 03's NCCL exchange alone).
+//
+// Times are whole runs (all ranks' streams synchronised: the host's wall time between two events
+// on device 0), so they include every launch and wait a step costs. Bytes are per GPU: the 12
+// bytes a point of the largest slab must move (read u and u(n-1), write u(n+1)) per step, so a
+// case's "of copy" is one GPU's share of its copy rate, and its ratio to the one-GPU step 00's
+// is the parallel efficiency T1 / (N TN) of either scaling. "vs first" is T1 / TN: the speedup
+// (strong), the efficiency itself (weak). The README's tables (tables.py, through
+// profiling/report.py) give the efficiencies, the exchange's rate and the share of it that steps
+// 04 and 05 hide.
+//
+// With --pulse=FILE.json it times nothing: a Ricker pulse at rest at the centre of a
+// --pulse-size^3 grid spreads under step 02 on --gpus ranks for --pulse-steps steps, and the
+// file gets the leapfrog's energy every tenth of the way and the slice y = ny/2 at four of those
+// times, for the lesson's picture (figures.py).
+//
+//   bench_multi_gpu [--gpus=N] [--strong=EDGE] [--weak=EDGE] [--steps=S] [--ceilings=FILE] [--quiet]
+//                   [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
+//   bench_multi_gpu --pulse=FILE.json [--pulse-size=EDGE] [--pulse-steps=S] [--gpus=N]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "course/benchmark.hpp"
+#include "course/exercise.hpp"
+#include "course/output_file.hpp"
+#include "steps.hpp"
+
+namespace {
+
+using ch06::Crew;
+using ch06::Problem;
+using ch06::Team;
+
+constexpr int kCheckedPoints = 1000;
+
+// The peers: a step's compute without its exchange, and its exchange without its compute.
+class ComputeOnly final : public ch06::Propagator {
+ public:
+  ComputeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {}
+  void advance(int steps) override {
+    ch06::advance_on_one_stream(slab_, problem_, steps, stream_,
+                                [this](int b) { ch06::wrap_xy(slab_.field[b], slab_.grid, ch06::all_planes(slab_.grid), stream_); });
+  }
+
+ private:
+  ch06::Slab& slab_;
+  const Problem& problem_;
+  ch06::Stream stream_;
+};
+
+class ExchangeOnly final : public ch06::Propagator {
+ public:
+  ExchangeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), comm_(crew.team().comm(rank)) {}
+  void advance(int steps) override {
+    for (int step = 0; step < steps; ++step) ch06::exchange_nccl(slab_, slab_.field[slab_.current], comm_, stream_);
+    GPU_CHECK(gpuStreamSynchronize(stream_));
+  }
+
+ private:
+  ch06::Slab& slab_;
+  ncclComm_t comm_;
+  ch06::Stream stream_;
+};
+
+std::unique_ptr<ch06::Propagator> make_compute_only(Crew& crew, int rank) { return std::make_unique<ComputeOnly>(crew, rank); }
+std::unique_ptr<ch06::Propagator> make_exchange_only(Crew& crew, int rank) { return std::make_unique<ExchangeOnly>(crew, rank); }
+
+// One decomposition, the harness's problem: while it is built, its team, the standing mode drawn
+// from its seed, and each case's crew of propagators, made when the case first runs (so that a
+// step not written yet is skipped, not the whole decomposition).
+struct Configuration {
+  Problem problem;
+  int gpus;
+  ch06::Communicator communicator;
+  std::unique_ptr<Team> team;
+  ch06::StandingMode mode{};
+  std::uint64_t seed = 0;
+  std::map<std::string, std::unique_ptr<Crew>> crews;
+
+  void build(const course::Seed& drawn) {
+    seed = drawn.value;
+    std::mt19937_64 pick(seed);
+    const auto wave_number = [&](int n) { return 1 + int(pick() % std::max(1, n / 8)); };  // smooth modes
+    mode = {wave_number(problem.nx), wave_number(problem.ny), wave_number(problem.nz)};
+    team = std::make_unique<Team>(problem, Team::even_split(problem.nz, gpus), communicator);
+  }
+  void release() {
+    crews.clear();
+    team.reset();
+  }
+  Crew& crew(const std::string& name, ch06::MakePropagator make) {
+    auto& slot = crews[name];
+    if (!slot) slot = std::make_unique<Crew>(*team, make);
+    return *slot;
+  }
+  // The newest field at kCheckedPoints points against the mode `steps` steps on.
+  std::string check_mode(int steps) const {
+    const Problem& p = problem;
+    const double scale = std::cos(steps * mode.theta(p));
+    const course::Tolerance tolerance = ch06::tolerance(steps, 1.0);
+    std::mt19937_64 pick(seed ^ 0xc0ffee);
+    for (int n = 0; n < kCheckedPoints; ++n) {
+      const int x = int(pick() % p.nx), y = int(pick() % p.ny), z = int(pick() % p.nz);
+      const double expected = scale * mode.value(p, x, y, z);
+      const float got = team->value_at(x, y, z);
+      if (!(std::abs(got - expected) <= tolerance.atol + tolerance.rtol * std::abs(expected)))
+        return "u(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") = " +
+               std::to_string(got) + ", expected " + std::to_string(expected) + " (the standing mode (" +
+               std::to_string(mode.mx) + ", " + std::to_string(mode.my) + ", " + std::to_string(mode.mz) + ") " +
+               std::to_string(steps) + " steps on)";
+    }
+    return "";
+  }
+};
+
+// The pulse's energy kSamples + 1 times over `steps` steps, and its slice y = ny/2 at the first,
+// the last and two between, as JSON.
+void write_pulse(const std::string& path, int edge, int steps, int ranks) {
+  constexpr int kSamples = 9;
+  constexpr double kWidth = 4.0;  // the pulse's sigma, in points
+  course::OutputFile out(path);
+  const Problem p{edge, edge, edge};
+  std::vector<float> pulse;
+  for (const double value : ch06::ricker_pulse(p, kWidth)) pulse.push_back(static_cast<float>(value));
+  const ch06::Step& step = *std::find_if(ch06::steps().begin(), ch06::steps().end(),
+                                         [](const ch06::Step& s) { return s.source.file == "02_peer_copies"; });
+  Team team(p, Team::even_split(p.nz, ranks));
+  team.set_state(pulse, pulse);
+  Crew crew(team, step.make);
+  std::string json = "{\"backend\": \"" COURSE_BACKEND_NAME "\", \"edge\": " + std::to_string(edge) + ", \"ranks\": " + std::to_string(ranks) +
+                     ", \"sigma\": " + std::to_string(kWidth) + ", \"courant2\": " + std::to_string(p.courant2) +
+                     ", \"step\": \"" + step.source.id() + "\", \"samples\": [";
+  char number[32];
+  for (int sample = 0, done = 0; sample <= kSamples; ++sample) {
+    const int target = steps * sample / kSamples;
+    crew.advance(target - done);
+    done = target;
+    const std::vector<float> u = team.newest(), older = team.older();
+    const double energy = ch06::energy(p, {u.begin(), u.end()}, {older.begin(), older.end()});
+    std::snprintf(number, sizeof number, "%.9g", energy);
+    json += std::string(sample ? ", " : "") + "{\"step\": " + std::to_string(target) + ", \"energy\": " + number;
+    if (sample % (kSamples / 3) == 0) {
+      json += ", \"slice\": [";
+      for (int z = 0; z < p.nz; ++z) {
+        json += z ? ", [" : "[";
+        for (int x = 0; x < p.nx; ++x) {
+          std::snprintf(number, sizeof number, "%s%.3g", x ? ", " : "", u[(std::size_t(z) * p.ny + p.ny / 2) * p.nx + x]);
+          json += number;
+        }
+        json += "]";
+      }
+      json += "]";
+    }
+    json += "}";
+  }
+  out.write(json + "]}\n");
+  out.commit();
+  std::printf("wrote %s: a Ricker pulse on %d^3 points, %d steps of %s on %d ranks\n", path.c_str(), edge, steps,
+              step.source.id().c_str(), ranks);
+}
+
+[[noreturn]] void refuse(const std::string& why) {
+  std::fprintf(stderr, "error: %s\n", why.c_str());
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  constexpr bool kOnCpu = course::bench::on_cpu_backend();
+  int devices = 0;
+  if (gpuGetDeviceCount(&devices) != gpuSuccess) devices = 0;
+  course::bench::Session session(argc, argv,
+                                 {{"gpus", std::to_string(kOnCpu ? 2 : std::max(devices, 1))},
+                                  {"strong", kOnCpu ? "32" : "1024"},
+                                  {"weak", kOnCpu ? "24" : "512"},
+                                  {"steps", kOnCpu ? "2" : "20"},
+                                  {"pulse", ""},
+                                  {"pulse-size", kOnCpu ? "32" : "128"},
+                                  {"pulse-steps", kOnCpu ? "45" : "135"}});
+  const int gpus = static_cast<int>(session.integer("gpus", 64));
+  const int strong = static_cast<int>(session.integer("strong", 4096));
+  const int weak = static_cast<int>(session.integer("weak", 4096));
+  const int steps = static_cast<int>(session.integer("steps", 100000));
+  if (devices == 0) return session.run();  // which says there is no device
+  if (gpus > devices) refuse("--gpus=" + std::to_string(gpus) + ", but this machine has " + std::to_string(devices) + " devices");
+  if (!session.text("pulse").empty()) {
+    const int edge = static_cast<int>(session.integer("pulse-size", 4096));
+    if (edge < ch06::kRadius * gpus)
+      refuse("--pulse-size=" + std::to_string(edge) + " split " + std::to_string(gpus) + " ways gives slabs thinner than the halo");
+    write_pulse(session.text("pulse"), edge, static_cast<int>(session.integer("pulse-steps", 100000)), gpus);
+    return 0;
+  }
+  std::vector<int> counts;
+  for (int n = 1; n <= gpus; n *= 2) counts.push_back(n);
+  if (counts.back() != gpus) counts.push_back(gpus);
+  if (strong < ch06::kRadius * gpus)
+    refuse("--strong=" + std::to_string(strong) + " split " + std::to_string(gpus) + " ways gives slabs thinner than the halo (" +
+           std::to_string(ch06::kRadius) + " planes)");
+  if (weak < ch06::kRadius) refuse("--weak=" + std::to_string(weak) + " is thinner than the halo (" + std::to_string(ch06::kRadius) + " planes)");
+  const bool nccl = !course::nccl_unavailable_reason();
+  if (!nccl) std::printf("the NCCL steps are left out: %s\n", course::nccl_unavailable_reason()->c_str());
+  session.add_context("nccl", nccl ? "yes" : "no");
+  std::printf("a standing mode drawn from %s, %d steps a run\n", session.seed().describe().c_str(), steps);
+
+  for (const bool is_strong : {true, false})
+    for (const int n : counts) {
+      auto c = std::make_shared<Configuration>();
+      c->problem = is_strong ? Problem{strong, strong, strong} : Problem{weak, weak, weak * n};
+      c->gpus = n;
+      c->communicator = nccl && n <= devices ? ch06::Communicator::nccl : ch06::Communicator::none;
+      const Problem& p = c->problem;
+      const std::string group = is_strong ? "strong " + std::to_string(strong) + "^3" : "weak " + std::to_string(weak) + "^3 per GPU";
+      const std::string suffix = " x" + std::to_string(n);
+      // Rank 0 holds the thickest slab, and device 0 is where the session looks: its two arrays.
+      const ch06::Grid slab = ch06::slab_grid(p, Team::even_split(p.nz, n)[0]);
+      const double message_bytes = sizeof(float) * double(ch06::halo_floats(slab));  // R planes
+      session.add_problem({.name = group + " on " + std::to_string(n) + " GPU" + (n > 1 ? "s" : ""),
+                           .device_bytes = 2 * 4.0 * slab.size,
+                           .host_bytes = 4 * message_bytes * n,  // step 01's pinned buffers, every rank's
+                           .build = [c](const course::Seed& seed) { c->build(seed); },
+                           .release = [c] { c->release(); }});
+      const double bytes = 12.0 * slab.dx * slab.dy * slab.dz * steps;
+      const course::bench::Rate updates{"GLUP", double(p.nx) * p.ny * p.nz * steps / 1e9};  // lattice updates
+      auto add = [&](const std::string& name, ch06::MakePropagator make, double case_bytes, bool is_peer,
+                     std::vector<course::bench::Rate> rates) {
+        course::bench::Case bench_case{
+            .group = group, .name = name + suffix,
+            .prepare = [c, name, make] {
+              c->crew(name, make);
+              c->team->set_standing_mode(c->mode);
+            },
+            .run = [c, name, steps] { c->crews.at(name)->advance(steps); },
+            .bytes = case_bytes, .rates = std::move(rates), .is_peer = is_peer, .family = group};
+        if (!is_peer) bench_case.validate = [c, steps] { return c->check_mode(steps); };
+        session.add(std::move(bench_case));
+      };
+      for (const ch06::Step& step : ch06::steps()) {
+        if ((step.needs == ch06::Needs::one_rank && n > 1) || (step.needs == ch06::Needs::nccl && !nccl)) continue;
+        add(step.source.id(), step.make, bytes, false, {updates});
+      }
+      add("compute only", make_compute_only, bytes, true, {updates});
+      // Bytes sent and received per GPU: two messages each way.
+      if (nccl) add("exchange only (NCCL)", make_exchange_only, 4 * message_bytes * steps, true, {});
+    }
+  return session.run();
+} catch (const std::exception& error) {
+  std::fprintf(stderr, "error: %s\n", error.what());
+  return 1;
+}

@@ -1,0 +1,55 @@
+// Copied from solutions/06_multi_gpu/00_one_gpu.cu by exercises/generate.py (fingerprint 1961c4a76124): given complete.
+// Step 00 — one GPU: the time loop.
+//
+// The whole grid on one device, periodic in z as in x and y. A time step is the leapfrog kernel
+// over every plane (wave.cu: chapter 3's fastest kernel with the update folded in), writing
+// u(n+1) where u(n-1) was, then the new field's halos: x and y from their periodic images
+// (wrap_xy), z by two copies inside the array, the top R planes below the bottom and the bottom
+// R above the top, which later steps turn into an exchange between ranks. One stream; one
+// synchronize when advance() ends.
+// The bound: 12 bytes a point (read u and u(n-1), write u(n+1)): 1.61 GB a step at 512^3,
+// 0.38 ms at the H200's measured copy rate (4.2 TB/s, chapter 3's results). The z copies move
+// 2 x R planes, read and written, about 1% of that at 512^3; wrap_xy's columns and rows 2%.
+// Predicted: the kernel at about chapter 3's step 08 fraction of the copy rate, 0.65: 0.59 ms a
+// step at 512^3, the halos a few percent more. Every later step is measured against this one:
+// it is T1 in the parallel efficiency T1 / (N TN).
+// BEGIN MEASURED
+// END MEASURED
+#include <stdexcept>
+#include <string>
+
+#include "steps.hpp"
+
+namespace ch06 {
+namespace {
+
+class OneGpu final : public Propagator {
+ public:
+  OneGpu(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
+    if (slab_.ranks != 1)
+      throw std::invalid_argument("step 00 runs on one GPU, not on " + std::to_string(slab_.ranks) + " ranks");
+  }
+
+  void advance(int steps) override {
+    advance_on_one_stream(slab_, problem_, steps, stream_, [this](int b) { fill_halos(slab_.field[b]); });
+  }
+
+ private:
+  void fill_halos(float* v) {
+    const Grid& g = slab_.grid;
+    const std::size_t bytes = halo_floats(g) * sizeof(float);
+    wrap_xy(v, g, all_planes(g), stream_);
+    GPU_CHECK(gpuMemcpyAsync(below_halo(v, g), top_planes(v, g), bytes, gpuMemcpyDeviceToDevice, stream_));
+    GPU_CHECK(gpuMemcpyAsync(above_halo(v, g), bottom_planes(v, g), bytes, gpuMemcpyDeviceToDevice, stream_));
+  }
+
+  Slab& slab_;
+  const Problem& problem_;
+  Stream stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<Propagator> make_one_gpu(Crew& crew, int rank) { return std::make_unique<OneGpu>(crew, rank); }
+
+}  // namespace ch06

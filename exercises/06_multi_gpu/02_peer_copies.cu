@@ -1,0 +1,77 @@
+// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint fdcb21b4bd3c): edit the TODOs.
+// Step 02 — peer-to-peer copies between devices.
+//
+// The halos come straight from the neighbours' memory: each rank pulls the planes it needs
+// with a peer copy on its own stream (over NVLink on an HGX machine, once peer access is on),
+// no host memory and no host synchronize. What the host still does is order the ranks' streams,
+// which no longer meet at a synchronize: a rank pulls buffer b's planes only after its
+// neighbours have computed them, waiting on its stream for their event computed[b], recorded
+// after their update; a host barrier each step makes sure the record has been issued before the
+// wait is. That one wait also keeps a neighbour from overwriting planes this rank still has to
+// pull: the neighbour's next update of that buffer comes after its own wait for this rank's
+// next computed[], which this rank records after the pull.
+// Pulling rather than pushing keeps the copy on the stream whose next kernel needs it.
+// The bound: the same 17 MB a step and rank as step 01, over NVLink. NVIDIA gives an H200's
+// NVLink 900 GB/s, both directions together, 450 each way (course_ceilings measures the peer
+// copy); each rank pulls 8.7 MB from two neighbours, 0.02 ms at 450 GB/s, its kernel waiting.
+// Predicted: weak scaling at 512^3 per GPU, 0.59 ms + 0.02 ms + a barrier: efficiency about
+// 0.95. Strong scaling at 1024^3 on 8 GPUs, 128 planes a slab: the same compute per GPU as 512^3
+// and planes 4x larger, 34 MB in, 0.08 ms: about 0.88.
+// BEGIN MEASURED
+// END MEASURED
+#include "course/exercise.hpp"
+#include "steps.hpp"
+
+namespace ch06 {
+namespace {
+
+class PeerCopies final : public Propagator {
+ public:
+  PeerCopies(Crew& crew, int rank) : crew_(crew), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
+    const Team& team = crew.team();
+    for (const int peer : {slab_.down(), slab_.up()}) enable_peer_access(team.slab(peer).device);
+  }
+
+  void advance(int steps) override {
+    advance_on_one_stream(slab_, problem_, steps, stream_, [this](int b) { refresh_halos(b); });
+  }
+
+ private:
+  // A device reads its neighbours' memory directly once peer access is on; without it (no
+  // NVLink or PCIe path between them) peer copies still work, staged by the driver.
+  void enable_peer_access(int peer) {
+    int can_access = 0;
+    GPU_CHECK(gpuDeviceCanAccessPeer(&can_access, slab_.device, peer));
+    if (!can_access) return;  // the same device, or no direct path
+    const gpuError_t status = gpuDeviceEnablePeerAccess(peer, 0);
+    if (status == gpuErrorPeerAccessAlreadyEnabled) {
+      (void)gpuGetLastError();  // another step enabled it before: fine, and not an error to keep
+      return;
+    }
+    GPU_CHECK(status);
+  }
+
+  // Buffer b's x and y images, then its z halos pulled from the neighbours' buffer b.
+  void refresh_halos(int b) {
+    wrap_xy(slab_.field[b], slab_.grid, all_planes(slab_.grid), stream_);
+    pull_halos(b);
+  }
+
+  // Buffer b's halos from the neighbours' buffer b, once they have computed it.
+  void pull_halos(int b) {
+    // TODO: record computed_[b] on stream_, team barrier, make stream_ wait for both neighbours' computed_[b] (crew_.mate<PeerCopies>(rank)), then peer-copy the lower neighbour's top planes into the below halo and the upper neighbour's bottom planes into the above halo (gpuMemcpyPeerAsync, from their device to slab_.device)
+    (void)b; throw course::NotImplemented(__FILE__);
+  }
+
+  Crew& crew_;
+  Slab& slab_;
+  const Problem& problem_;
+  Stream stream_;
+  Event computed_[2];  // recorded once buffer b holds this rank's new planes
+};
+
+}  // namespace
+
+std::unique_ptr<Propagator> make_peer_copies(Crew& crew, int rank) { return std::make_unique<PeerCopies>(crew, rank); }
+
+}  // namespace ch06
