@@ -75,6 +75,7 @@ function(course_add_chapter)
   target_link_libraries(${steps} PUBLIC course::harness)
 
   get_filename_component(test_name ${test} NAME_WE)
+  get_filename_component(bench_name ${bench} NAME_WE)
   course_add_gpu_executable(${test_name} ${test})
   target_link_libraries(${test_name} PRIVATE ${steps} course::testing)
   set(step_files ${registered})
@@ -109,7 +110,6 @@ function(course_add_chapter)
     course_add_step_test(${dir}/${file} ${test_name} ${selector} "${labels}" ${dir}_build)
   endforeach()
 
-  get_filename_component(bench_name ${bench} NAME_WE)
   course_add_gpu_executable(${bench_name} ${bench})
   target_link_libraries(${bench_name} PRIVATE ${steps} course::bench)
 

@@ -85,8 +85,9 @@ def fingerprint(body: str) -> str:
 
 
 def is_edited(text: str) -> bool:
-    """Whether an exercise file differs from what generate.py last wrote there."""
-    first, _, body = text.partition("\n")
+    """Whether an exercise file differs from what generate.py last wrote there (line endings
+    aside: a checkout that turns them into CRLF has not edited anything)."""
+    first, _, body = text.replace("\r\n", "\n").partition("\n")
     match = FINGERPRINT.match(first)
     return match is None or match["value"] != fingerprint(body)
 

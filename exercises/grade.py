@@ -113,9 +113,15 @@ def first_compiler_error(text: str) -> str:
 
 def first_failure(output: str) -> str:
     """The output of the failing test to describe: the one whose state first differs, where the
-    chapter's tests say after which time step (chapter 5), else the first."""
-    blocks = re.split(r"(?=\[ RUN      \] )", output)
-    failing = [block for block in blocks if "[  FAILED  ]" in block or ": Failure" in block]
+    chapter's tests say after which time step (chapter 5), else the first. A test's output ends
+    with its "[  FAILED  ] name" line (GoogleTest's brief format has no "[ RUN ]" lines)."""
+    blocks, current = [], []
+    for line in output.splitlines(keepends=True):
+        current.append(line)
+        if line.startswith("[  FAILED  ] "):
+            blocks.append("".join(current))
+            current = []
+    failing = [block for block in blocks if ": Failure" in block]
     if not failing:
         return output
     timed = [(int(m[1]), block) for block in failing if (m := re.search(r"after time step (\d+) of", block))]
@@ -132,19 +138,22 @@ def describe_failure(output: str) -> str:
         return f"{match[2]} at {relative(match[1])}"
     if re.search(r"error: a kernel read or wrote past the end of a buffer", output):
         return "an out-of-bounds access: a kernel read or wrote past the end of a buffer"
+    if match := re.search(r"^error: (a kernel read or wrote at an address no buffer holds[^:]*|a GPU thread's stack "
+                          r"overflowed.*|course::copy_async .*)$", output, re.M):
+        return ("an out-of-bounds or misaligned access: " if match[1].startswith("a kernel") else "") + match[1]
     if match := re.search(r"__syncthreads\(\) was reached by .*", output):
         return match[0]
     if match := re.search(r"a kernel wrote outside a buffer of (\d+ elements?) \(just ([^)]*)\)", output):
         return f"an out-of-bounds write: a kernel wrote just outside a buffer of {match[1]} ({match[2]})"
     failure = first_failure(output)
     detail = ""
-    if match := re.search(r"\((\d+) of (\d+) elements of the (.*?) output differ.*\n\s*first wrong element "
+    if match := re.search(r"\(?(\d+) of (\d+) elements of the (.*?) output differ.*\n\s*first wrong element "
                           r"(\[[^\]]*\]): got (\S+), expected ([^\s)]+)", failure):
         detail = (f"first wrong element {match[4]} of the {match[3]} output: got {match[5]}, expected {match[6]} "
                   f"({match[1]} of {match[2]} wrong)")
         if when := re.search(r"(after time step \d+ of \d+)", failure):
             detail += f", {when[1]}"
-    elif match := re.search(r"(\d+ elements? outside the interior written[^)]*)", failure):
+    elif match := re.search(r"(\d+ elements? outside the interior written.*?\(z, y, x\))", failure):
         detail = match[1]
     elif match := re.search(r'C\+\+ exception with description "(.*)" thrown in the test body', failure):
         detail = f"threw: {match[1]}"
@@ -171,10 +180,16 @@ def read_results(junit: pathlib.Path) -> dict:
     return results
 
 
-def hints(folder: str, step: str, not_started: list) -> list:
-    """What else a failing step's source suggests: a barrier, or an earlier step it uses."""
+def hints(folder: str, step: str, not_started: list, detail: str, chapter: int) -> list:
+    """What else a failing step's source suggests: another step it uses, a wait or a barrier."""
     text = exercise_text(folder, step) if step != "other" else ""
-    found = [f"it uses {other}.cu, not started yet" for other in not_started if other in text]
+    found = []
+    for other in exercise_steps(folder):
+        if other != step and other in text:
+            found.append(f"it uses {other}.cu, not started yet" if other in not_started else
+                         f"it uses {other}.cu: if grade.py {chapter} --step {int(other[:2])} fails, fix that first")
+    if "outside" in detail or "out-of-bounds" in detail:
+        return found  # an index, not an order between threads
     if "wait_copies" in text:
         found.append("it copies asynchronously: does a wait cover every group before the tile is read?")
     elif "__shared__" in text:
@@ -214,7 +229,7 @@ def grade_step(results: dict, folder: str, step: str, asan: bool, chapter: int, 
         return False, "FAIL", f"{detail}; {asan_hint}"
     if variant == "shuffled" and runs.get("in order", ("run",))[0] == "run":
         return False, "FAIL", "only with shuffled threads: a missing __syncthreads()? " + detail
-    extra = hints(folder, step, not_started)
+    extra = hints(folder, step, not_started, detail, chapter)
     return False, "FAIL", detail + (f" ({'; '.join(extra)})" if extra else "")
 
 
@@ -339,26 +354,30 @@ def bench_chapter(number: int, folder: str, preset: str, build: pathlib.Path) ->
             status, output = run_bench(build / "chapters" / folder / program, ["--quiet", *without_steps(not_started)], log, None)
             print(output.rstrip())
             print("no speed verdict: CPU times are not GPU times (grade.py --bench --preset student-cuda on a GPU)")
-            return status
+            if status < 0:
+                print(f"the benchmark crashed: grade.py {number} names the step that crashes, and --asan its line")
+            return 0 if status == 0 else 1
         solutions = solution_build(preset, log)
         build_programs(preset.removeprefix("student-"), solutions, log, [folder], ("bench_*.cpp",))
         env = dict(os.environ, COURSE_SEED=str(int.from_bytes(os.urandom(8), "little")))  # the same inputs for both
         skip = list(not_started)
+        mine, theirs = build / "verdict-yours.json", build / "verdict-solution.json"
         while True:
             options = ["--quiet", "--verdict", *without_steps(skip)]
-            mine = build / "verdict-yours.json"
+            mine.unlink(missing_ok=True)  # a run that fails leaves none: never an old one's verdicts
             status, output = run_bench(build / "chapters" / folder / program, [*options, f"--benchmark_out={mine}"], log, env)
             broken = [step for step in failed_cases(output) if step not in skip]
+            for line in output.splitlines():
+                if match := re.match(r"FAILED [^/]+/(\d\d)_", line):
+                    file = next(name for name in exercise_steps(folder) if name.startswith(match[1]))
+                    print(f"  FAIL: edit exercises/{folder}/{file}.cu: {line.removeprefix('FAILED ')}")
             if status == 0 or not broken:
                 break
-            for line in output.splitlines():
-                if line.startswith("FAILED "):
-                    print(f"  {line}")
             skip += broken  # time the others without them
-        if status != 0 and not mine.exists():
-            print(output.rstrip())
-            return status
-        theirs = build / "verdict-solution.json"
+        if status != 0 or not mine.exists():
+            print(output.rstrip() if not broken else "  nothing left to time")
+            return 1
+        theirs.unlink(missing_ok=True)
         solution_status, solution_output = run_bench(solutions / "chapters" / folder / program,
                                                      [*options, f"--benchmark_out={theirs}"], log, env)
         if solution_status != 0:
@@ -377,8 +396,7 @@ def bench_chapter(number: int, folder: str, preset: str, build: pathlib.Path) ->
             print(f"  {group}:")
         print(f"    {v.name:<24} {v.line()}")
     print(f"whole output: {log_path.relative_to(ROOT)}")
-    failed = skip != list(not_started) or any(v.word == "broken" for v in judged)
-    return 1 if failed else 0
+    return 1 if skip != list(not_started) or any(v.word == "broken" for v in judged) else 0
 
 
 def profile_step(number: int, folder: str, step: int, preset: str, build: pathlib.Path) -> int:

@@ -6,8 +6,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -15,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -317,6 +320,25 @@ void sync_threads() {
 }
 
 namespace {
+// The order blocks start in: in order, or with the threads shuffled (seed != 0) a permutation of
+// them, n -> (a n + c) mod blocks with a coprime to blocks, so that a step that relies on blocks
+// running in index order fails as it may on a GPU.
+class BlockOrder {
+ public:
+  BlockOrder(std::uint64_t blocks, std::uint64_t seed) : blocks_(blocks) {
+    if (seed == 0 || blocks < 2) return;
+    multiplier_ = (seed % blocks) | 1;
+    while (std::gcd(multiplier_, blocks) != 1) multiplier_ += 2;
+    offset_ = (seed >> 32) % blocks;
+  }
+  std::uint64_t operator()(std::uint64_t n) const {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(multiplier_) * n + offset_) % blocks_);
+  }
+
+ private:
+  std::uint64_t blocks_, multiplier_ = 1, offset_ = 0;
+};
+
 // Runs a whole grid on the pool, which runs one grid at a time: launches from several host
 // threads (ranks) take turns.
 gpuError_t run_grid(dim3 grid, dim3 block, std::size_t shared_bytes, const std::function<void()>& body) {
@@ -326,8 +348,10 @@ gpuError_t run_grid(dim3 grid, dim3 block, std::size_t shared_bytes, const std::
   const std::uint64_t seed = shuffle_seed_value;
   std::atomic<std::uint64_t> next_block{0};
   LaunchError error;
+  const BlockOrder order(blocks, seed);
   pool().run([&] {
-    for (std::uint64_t b = next_block++; b < blocks && !error.failed; b = next_block++) {
+    for (std::uint64_t n = next_block++; n < blocks && !error.failed; n = next_block++) {
+      const std::uint64_t b = order(n);
       const uint3 block_idx{static_cast<unsigned>(b % grid.x), static_cast<unsigned>((b / grid.x) % grid.y),
                             static_cast<unsigned>(b / (std::uint64_t{grid.x} * grid.y))};
       run_block(block_idx, grid, block, shared_bytes, body, seed, error);
@@ -364,16 +388,18 @@ gpuError_t launch(dim3 grid, dim3 block, std::size_t shared_bytes, gpuStream_t s
 
 // Device memory. Under AddressSanitizer each block is exact, on a 256-byte boundary as cudaMalloc
 // gives, so that ASan names the line of an access one element past its end. Otherwise each block
-// has a mapping of its own with an inaccessible page before it and one right after its last
-// byte, so that a kernel that reads or writes past its end stops the program
-// (report_stray_access) instead of reading whatever follows: where cudaMalloc's 256-byte
-// alignment and that placement disagree, the end wins, and the block starts on the largest power
-// of two (up to 256) that divides its size. A buffer of whole float4s is 16-byte aligned, as the
-// course's vector loads need; rows that must be aligned are padded to it (course::make_grid).
+// has a mapping of its own with an inaccessible page before it and one after it, and ends as close
+// to that page as a 16-byte start allows (the widest access the course makes, a float4 or
+// cp.async): a kernel that reads or writes past its end stops the program (report_stray_access)
+// instead of reading whatever follows. The gap of up to 15 bytes before the page is DeviceBuffer's
+// trailing guard band. cudaMalloc's 256-byte start serves speed, not correctness: no step needs
+// more than 16.
 namespace {
+#if defined(COURSE_ASAN)
 constexpr std::size_t kDeviceAlignment = 256;
+#else
+constexpr std::size_t kDeviceAlignment = 16;
 
-#if !defined(COURSE_ASAN)
 struct Mapping {
   void* start;
   std::size_t bytes;
@@ -384,21 +410,37 @@ std::map<void*, Mapping>& mappings() {
   return blocks;
 }
 
+void say(const char* text) { [[maybe_unused]] const ssize_t written = write(STDERR_FILENO, text, std::strlen(text)); }
+
 // Says in one line what a stray access inside a kernel most likely is, then dies as before.
-void report_stray_access(int signal_number) {
+void report_stray_access(int signal_number, siginfo_t* info, void*) {
   if (current != nullptr) {
-    static const char message[] =
-        "\nerror: a kernel read or wrote past the end of a buffer (the CPU backend puts an inaccessible page "
-        "right after each one): an out-of-bounds access. AddressSanitizer names the line: "
-        "python3 exercises/grade.py N --step S --asan, or the cpu-asan preset\n";
-    [[maybe_unused]] const ssize_t written = write(STDERR_FILENO, message, sizeof message - 1);
+    const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    const auto bottom = reinterpret_cast<std::uintptr_t>(current->fiber->stack_bottom);
+    const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGE_SIZE));
+    if (bottom != 0 && address + page >= bottom && address < bottom + page) {
+      say("\nerror: a GPU thread's stack overflowed (the CPU backend gives each thread 64 KiB): a large array "
+          "local to a kernel? Make it smaller, or __shared__\n");
+    } else if (info->si_code == SEGV_ACCERR) {
+      say("\nerror: a kernel read or wrote past the end of a buffer (the CPU backend puts an inaccessible page "
+          "after each one): an out-of-bounds access. AddressSanitizer names the line: python3 exercises/grade.py "
+          "N --step S --asan, or the cpu-asan preset\n");
+    } else {
+      say("\nerror: a kernel read or wrote at an address no buffer holds, or a misaligned one (a float4 from an "
+          "address that is not a multiple of 16): an out-of-bounds or misaligned access. AddressSanitizer names "
+          "the line: python3 exercises/grade.py N --step S --asan, or the cpu-asan preset\n");
+    }
   }
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
 }
 const bool stray_access_reported = [] {
-  std::signal(SIGSEGV, report_stray_access);
-  std::signal(SIGBUS, report_stray_access);
+  struct sigaction action {};
+  action.sa_sigaction = report_stray_access;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, nullptr);
+  sigaction(SIGBUS, &action, nullptr);
   return true;
 }();
 #endif
@@ -409,7 +451,8 @@ void* allocate_device_memory(std::size_t bytes) {
   return posix_memalign(&block, kDeviceAlignment, bytes) == 0 ? block : nullptr;
 #else
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
-  const std::size_t data_pages = (bytes + page - 1) / page;
+  const std::size_t rounded = (bytes + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+  const std::size_t data_pages = (rounded + page - 1) / page;
   const std::size_t mapped = (data_pages + 2) * page;
   void* start = mmap(nullptr, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (start == MAP_FAILED) return nullptr;
@@ -418,7 +461,7 @@ void* allocate_device_memory(std::size_t bytes) {
     munmap(start, mapped);
     return nullptr;
   }
-  void* block = data_start + data_pages * page - bytes;
+  void* block = data_start + data_pages * page - rounded;
   std::lock_guard lock(mappings_mutex);
   mappings()[block] = {start, mapped};
   return block;

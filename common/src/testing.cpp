@@ -117,7 +117,6 @@ void poison_grid(DeviceBuffer<float>& array, const Grid& g) {
   for (std::size_t n = 0; n < words.size(); ++n) words[n] = is_interior[n] ? kPoisonBits : kSentinelBits;
   std::vector<float> pattern(array.size());
   std::memcpy(pattern.data(), words.data(), words.size() * sizeof(float));
-  array.poison();  // re-arms the guard bands
   array.copy_from(pattern);
 }
 
@@ -130,10 +129,13 @@ void poison_grid(DeviceBuffer<float>& array, const Grid& g) {
     if (!is_interior[n] && bits != kSentinelBits && touched++ == 0) first = n;
   }
   if (touched == 0) return ::testing::AssertionSuccess();
+  // Where, in the interior's coordinates: the halo and padding lie below 0 or at d and beyond.
+  const long long row = static_cast<long long>(first) / g.pitch, plane_rows = g.dy + 2LL * g.hy;
+  const long long x = static_cast<long long>(first) % g.pitch - g.lead, y = row % plane_rows - g.hy, z = row / plane_rows - g.hz;
   return ::testing::AssertionFailure() << touched << (touched == 1 ? " element" : " elements")
-                                       << " outside the interior written, the first at array index "
-                                       << first << " " << coordinates(first, g.array_extents())
-                                       << " of the " << shape(g.array_extents()) << " array, halo included";
+                                       << " outside the interior written (halo or padding), the first at [z=" << z
+                                       << ", y=" << y << ", x=" << x << "] in the interior's coordinates, the interior being "
+                                       << shape(g.interior_extents());
 }
 
 }  // namespace course

@@ -14,19 +14,26 @@ sys.path.insert(0, str(ROOT / "profiling"))
 import results  # noqa: E402
 import verdict  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "exercises"))
+import generate  # noqa: E402
+
 spec = importlib.util.spec_from_file_location("grade", ROOT / "exercises" / "grade.py")
 grade = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(grade)
 
 
 def failing_test(name: str, body: str) -> str:
-    return f"[ RUN      ] {name}\n{body}\n[  FAILED  ] {name} (3 ms)\n"
+    """A failing test as the step tests print it (GoogleTest's brief format: no "[ RUN ]" lines)."""
+    return (f"{body}\nGoogle Test trace:\n/c/common/src/testing.cpp:80: step source: exercises/05_x/07_y.cu\n"
+            f"/c/common/src/testing.cpp:30: seed 42 (replay with COURSE_SEED=42)\n[  FAILED  ] {name} (3 ms)\n")
 
 
 def wrong_element(where: str, when: str) -> str:
-    return (f"x.cpp:70: Failure\nFailed\nthe state after time step {when} (the first that differs)\n"
-            f"(3 of 500 elements of the 5 x 100 (y, x) output differ beyond 1e-06 + 1e-05*|ref|)\n"
-            f"  first wrong element {where}: got 1.5, expected 2.5")
+    """Chapter 5's failure after a time step, as test_lbm.cpp reports it (ADD_FAILURE: no parenthesis)."""
+    return (f"/c/chapters/05_x/test_lbm.cpp:76: Failure\nFailed\nthe state after time step {when} (the first that differs)\n"
+            f"18 of 4329 elements of the 13 x 37 x 9 (y, x, k) output differ from the float64 reference by more than "
+            f"atol + rtol*|ref| (atol 2e-06, rtol 1e-05)\n"
+            f"  first wrong element {where}: got 0.455191761, expected 0.452113144\n  ... and 17 more")
 
 
 class FailureLines(unittest.TestCase):
@@ -34,9 +41,10 @@ class FailureLines(unittest.TestCase):
         output = failing_test("StepForStep.04/1x1_3_steps", wrong_element("[y=0, x=0]", "3 of 3")) + \
             failing_test("StepForStep.04/130x33_3_steps", wrong_element("[y=4, x=128]", "1 of 3"))
         line = grade.describe_failure(output)
-        self.assertIn("[y=4, x=128]", line)
+        self.assertIn("first wrong element [y=4, x=128]", line)
         self.assertIn("after time step 1 of 3", line)
         self.assertIn("in StepForStep.04/130x33_3_steps", line)
+        self.assertIn("replay: COURSE_SEED=42", line)
 
     def test_a_read_past_the_end_is_named_an_out_of_bounds_access(self):
         output = "error: a kernel read or wrote past the end of a buffer (the CPU backend puts ...)\n"
@@ -44,7 +52,7 @@ class FailureLines(unittest.TestCase):
 
     def test_a_message_of_a_test_of_its_own_is_the_line(self):
         output = failing_test("BadLayout.01_aligned",
-                              "t.cpp:79: Failure\nFailed\n01_aligned did not refuse a packed grid (std::invalid_argument)")
+                              "/c/t.cpp:79: Failure\nFailed\n01_aligned did not refuse a packed grid (std::invalid_argument)")
         self.assertTrue(grade.describe_failure(output).startswith("01_aligned did not refuse a packed grid"))
 
     def test_a_bad_environment_number_is_reported_as_it_is(self):
@@ -91,11 +99,15 @@ class StartedSteps(unittest.TestCase):
             (folder / "01_a.cu").write_bytes(b"// Generated from solutions/09_x/01_a.cu by exercises/generate.py "
                                               b"(fingerprint 000000000000): edit the TODOs.\nint caf\xe9;\n")
             (folder / "00_b.cu").write_text("// Copied from solutions/09_x/00_b.cu (given complete)\n")
+            stub = generate.make_stub("int f() {\n  // BEGIN SOLUTION: one\n  return 1;\n  // STUB: return 0;\n  // END SOLUTION\n}\n",
+                                      "solutions/09_x/02_c.cu")
+            (folder / "02_c.cu").write_bytes(stub.replace("\n", "\r\n").encode())
             saved = grade.ROOT
             grade.ROOT = pathlib.Path(tmp)
             try:
                 self.assertTrue(grade.started("09_x", "01_a"))
                 self.assertTrue(grade.started("09_x", "00_b"))  # given complete: always graded
+                self.assertFalse(grade.started("09_x", "02_c"))  # a stub whose line endings became CRLF
             finally:
                 grade.ROOT = saved
 

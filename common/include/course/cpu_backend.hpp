@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -182,6 +184,11 @@ namespace course::cpu {
 class AsyncCopies {
  public:
   void start(void* destination, const void* source, unsigned bytes, bool valid) {
+    if (reinterpret_cast<std::uintptr_t>(destination) % bytes != 0 || reinterpret_cast<std::uintptr_t>(source) % bytes != 0) {
+      std::fprintf(stderr, "\nerror: course::copy_async of %u bytes from or to an address that is not a multiple of %u "
+                   "(a GPU stops with 'misaligned address')\n", bytes, bytes);
+      std::abort();
+    }
     Copy copy{static_cast<std::byte*>(destination), {}, bytes, open_group_};
     if (valid) std::memcpy(copy.value, source, bytes);  // a GPU may read it any time before it lands
     std::memset(destination, 0xff, bytes);

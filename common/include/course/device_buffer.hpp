@@ -3,10 +3,10 @@
 // Guard bands around the elements hold the sentinel (below), checked by to_host(), the way tests
 // read results back: a kernel that writes just outside its buffer then fails its test ("wrote
 // outside ...") instead of passing, or corrupting the heap, and one that reads there computes a
-// NaN. On the CPU backend there is no band after the elements: its allocations end against an
-// inaccessible page (common/cpu_backend/runtime.cpp), so any access past the end, a read whose
-// value is thrown away included, stops the program. Under AddressSanitizer (CPU backend) the
-// allocation is exact instead, so that ASan names the line.
+// NaN. On the CPU backend the band after the elements only fills them up to 16 bytes: its
+// allocations end against an inaccessible page (common/cpu_backend/runtime.cpp), so an access
+// further past the end, a read whose value is thrown away included, stops the program. Under
+// AddressSanitizer (CPU backend) the allocation is exact instead, so that ASan names the line.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +30,7 @@ namespace course {
 // `out[i] += x` outside the interior shows, and a result computed from it is NaN. (On x86 a quiet
 // NaN plus x keeps the NaN's bits, and a finite sentinel plus a tiny x keeps its own.)
 inline constexpr std::uint32_t kPoisonBits = 0xffffffffu;
-inline constexpr std::uint32_t kSentinelBits = 0x7fa5a5a5u;
+inline constexpr std::uint32_t kSentinelBits = 0x7fa57fa5u;  // and each 16-bit half a NaN (fp16, bf16)
 
 template <class T>
 class DeviceBuffer {
@@ -39,7 +39,7 @@ class DeviceBuffer {
   explicit DeviceBuffer(std::size_t count) : count_(count) {
     if (count_ == 0) return;
     void* block = nullptr;
-    GPU_CHECK(gpuMalloc(&block, kGuardBytes + bytes() + kTrailingGuardBytes));
+    GPU_CHECK(gpuMalloc(&block, kGuardBytes + bytes() + trailing_guard_bytes()));
     data_ = reinterpret_cast<T*>(static_cast<std::byte*>(block) + kGuardBytes);
     arm_guards();
   }
@@ -66,9 +66,12 @@ class DeviceBuffer {
   std::size_t size() const { return count_; }
   std::size_t bytes() const { return count_ * sizeof(T); }
 
+  // The elements from the host; the guard bands are set again too, as poison() does.
   void copy_from(std::span<const T> host) {
     if (host.size() != count_) throw std::invalid_argument("DeviceBuffer::copy_from: size mismatch");
+    if (count_ == 0) return;
     GPU_CHECK(gpuMemcpy(data_, host.data(), bytes(), gpuMemcpyHostToDevice));
+    arm_guards();
   }
   std::vector<T> to_host() const {
     std::vector<T> host(count_);
@@ -90,13 +93,17 @@ class DeviceBuffer {
 #if defined(COURSE_ASAN)
   static constexpr std::size_t kGuardBytes = 0;
 #else
-  static constexpr std::size_t kGuardBytes = 256;  // keeps the elements aligned as gpuMalloc's are
+  static constexpr std::size_t kGuardBytes = 256;  // keeps the elements as aligned as the allocation
 #endif
+  // The band after the elements: on the CPU backend up to the next 16 bytes, where the allocation
+  // ends against its inaccessible page; elsewhere as wide as the band before.
+  std::size_t trailing_guard_bytes() const {
 #if defined(COURSE_BACKEND_CPU)
-  static constexpr std::size_t kTrailingGuardBytes = 0;
+    return kGuardBytes == 0 ? 0 : (16 - bytes() % 16) % 16;
 #else
-  static constexpr std::size_t kTrailingGuardBytes = kGuardBytes;
+    return kGuardBytes;
 #endif
+  }
   void* start_bytes() const { return const_cast<std::byte*>(reinterpret_cast<const std::byte*>(data_)) - kGuardBytes; }
   void* end_bytes() const { return const_cast<std::byte*>(reinterpret_cast<const std::byte*>(data_)) + bytes(); }
 
@@ -107,8 +114,8 @@ class DeviceBuffer {
   void arm_guards() {
     const std::vector<std::uint32_t> words = sentinel_words(kGuardBytes);
     if constexpr (kGuardBytes > 0) GPU_CHECK(gpuMemcpy(start_bytes(), words.data(), kGuardBytes, gpuMemcpyHostToDevice));
-    if constexpr (kTrailingGuardBytes > 0)
-      GPU_CHECK(gpuMemcpy(end_bytes(), words.data(), kTrailingGuardBytes, gpuMemcpyHostToDevice));
+    if (trailing_guard_bytes() > 0)
+      GPU_CHECK(gpuMemcpy(end_bytes(), words.data(), trailing_guard_bytes(), gpuMemcpyHostToDevice));
   }
 
   void check_guards() const {
@@ -120,7 +127,7 @@ class DeviceBuffer {
         return std::memcmp(seen.data(), expected.data(), bytes) == 0;
       };
       const bool before_ok = untouched(start_bytes(), kGuardBytes);
-      const bool after_ok = kTrailingGuardBytes == 0 || untouched(end_bytes(), kTrailingGuardBytes);
+      const bool after_ok = trailing_guard_bytes() == 0 || untouched(end_bytes(), trailing_guard_bytes());
       if (!before_ok || !after_ok)
         throw std::runtime_error("a kernel wrote outside a buffer of " + std::to_string(count_) + " element" +
                                  (count_ == 1 ? "" : "s") + " (just " + (before_ok ? "after its end" : "before its start") +
