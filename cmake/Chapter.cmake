@@ -126,11 +126,11 @@ endfunction()
 set(COURSE_SHUFFLE_SEED 20261122 CACHE STRING "The seed of the .../shuffled tests' thread order (CPU backend)")
 function(course_add_step_test name executable selector labels build_fixture)
   add_test(NAME ${name} COMMAND ${executable} --course_step=${selector} --gtest_brief=1)
-  set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 900 SKIP_RETURN_CODE 77
+  set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 300 SKIP_RETURN_CODE 77
                                           FIXTURES_REQUIRED ${build_fixture})
   if(GPU_BACKEND STREQUAL "CPU")
     add_test(NAME ${name}/shuffled COMMAND ${executable} --course_step=${selector} --gtest_brief=1)
-    set_tests_properties(${name}/shuffled PROPERTIES LABELS "${labels}" TIMEOUT 900 SKIP_RETURN_CODE 77
+    set_tests_properties(${name}/shuffled PROPERTIES LABELS "${labels}" TIMEOUT 300 SKIP_RETURN_CODE 77
                          FIXTURES_REQUIRED ${build_fixture} ENVIRONMENT COURSE_CPU_SHUFFLE=${COURSE_SHUFFLE_SEED})
   endif()
 endfunction()

@@ -273,8 +273,9 @@ def grade_tests(args, preset: str, build: pathlib.Path, known: dict, selected: l
             if ok or verdict_word in ("skipped", "NOT RUN"):
                 line = f"{verdict_word} {detail}".rstrip()
             else:
-                where = f"exercises/{folder}/{step}.cu" if step != "other" else f"the chapter's other tests (chapters/{folder})"
-                line = f"{verdict_word}: edit {where}" + (f": {detail}" if detail else "")
+                where = f"edit exercises/{folder}/{step}.cu" if step != "other" else \
+                    f"the chapter's own tests (chapters/{folder}, not a step of yours; see the log)"
+                line = f"{verdict_word}: {where}" + (f": {detail}" if detail else "")
             print(f"  {step:<26} {line}")
         print(f"  {passed} of {len(steps[number])} steps pass")
     print(f"whole output: {shown_log}")
@@ -291,7 +292,11 @@ def build_programs(preset: str, build: pathlib.Path, log, folders: list, pattern
     programs += list(extra)
     if run_logged(["cmake", "--build", "--preset", preset, "--target", *programs], log) != 0:
         log.flush()
-        error = first_compiler_error(pathlib.Path(log.name).read_text(errors="replace"))
+        text = pathlib.Path(log.name).read_text(errors="replace")
+        if stray := re.search(r"(exercises/\S+\.cu) is not registered", text):
+            raise GradeError(f"{stray[1]} is not one of the course's steps: move it out of exercises/ (the build "
+                             "compiles the steps listed in each chapter's steps.hpp, and no other file there)", status=1)
+        error = first_compiler_error(text)
         raise GradeError(f"the build failed: {error or 'see the log'} (whole output: {shown_log})", status=1)
 
 
@@ -472,6 +477,8 @@ def main() -> int:
     if args.asan and args.preset != "student-cpu":
         raise GradeError("--asan works with the CPU backend (student-cpu) only")
     check_environment()
+    if "COURSE_SEED" in os.environ:
+        print(f"note: COURSE_SEED={os.environ['COURSE_SEED']} gives every test the same inputs; unset it for fresh ones")
     for tool in ("cmake", "ctest"):
         if shutil.which(tool) is None:
             raise GradeError(f"{tool} not found: install what the course needs with bash cmake/install-deps.sh cpu")
