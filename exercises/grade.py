@@ -223,7 +223,8 @@ def grade_step(results: dict, folder: str, step: str, asan: bool, chapter: int, 
             not re.search(r"\[  FAILED  \]", output):
         if asan:
             return False, "CRASHED", detail if detail != "failed" else message or "see the log"
-        what = detail if "out-of-bounds" in detail else f"{message or 'the test program died'}, likely an out-of-bounds access"
+        said = any(marker in detail for marker in ("out-of-bounds", "stack overflowed", "copy_async"))
+        what = detail if said else f"{message or 'the test program died'}, likely an out-of-bounds access"
         return False, "CRASHED", f"{what}; {asan_hint}"
     if "out-of-bounds" in detail and not asan:
         return False, "FAIL", f"{detail}; {asan_hint}"
