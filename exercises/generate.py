@@ -42,6 +42,8 @@ STUB = re.compile(r"^\s*// STUB: ?(?P<code>.*)$")
 END = re.compile(r"^\s*// END SOLUTION\s*$")
 STUB_HEADER = "// Generated from {source} by exercises/generate.py (fingerprint {fingerprint}): edit the TODOs.\n"
 GIVEN_HEADER = "// Copied from {source} by exercises/generate.py (fingerprint {fingerprint}): given complete.\n"
+MEASURED = re.compile(r"^// BEGIN MEASURED.*?^// END MEASURED\n", re.S | re.M)  # profiling/report.py's block
+CHAPTER = re.compile(r"solutions/0*(?P<number>\d+)_")
 FINGERPRINT = re.compile(r"^// (?:Generated|Copied) from \S+ by exercises/generate\.py \(fingerprint (?P<value>[0-9a-f]{12})\)")
 
 
@@ -49,7 +51,17 @@ class MarkerError(Exception):
     pass
 
 
+def without_measurements(text: str, source: str) -> str:
+    """The step's header without the solution's measured figures: a student predicts first, then
+    times their own step."""
+    chapter = CHAPTER.search(source)
+    grade = f"python3 exercises/grade.py {chapter['number']} --bench" if chapter else "exercises/grade.py's --bench"
+    return MEASURED.sub(f"// Measured: left out here so that you predict first. On a GPU, `{grade}` times your\n"
+                        "// step beside the solution's; the solution's figures are in the chapter's README.\n", text, count=1)
+
+
 def make_stub(text: str, source: str) -> str:
+    text = without_measurements(text, source)
     out = []
     region = None  # (indent, hint, stub lines, line number) while inside a region
     for number, line in enumerate(text.splitlines(keepends=True), start=1):

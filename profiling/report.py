@@ -251,8 +251,6 @@ def main() -> int:
         with cli.atomic_output(path) as f:
             f.write(text)
         print(f"updated {path}")
-    if any(path.suffix == ".cu" for path in updated):
-        print("step files changed: run python3 exercises/generate.py to carry the figures into the stubs")
     return 0
 
 

@@ -1,4 +1,4 @@
-// Copied from solutions/01_transpose/00_naive.cu by exercises/generate.py (fingerprint f039759c292e): given complete.
+// Copied from solutions/01_transpose/00_naive.cu by exercises/generate.py (fingerprint f3c2467351e2): given complete.
 // Step 00 — naive. The reference point every later step is measured against.
 //
 // Transpose: one thread per element, threadIdx.x along a row of the input. A warp reads 32
@@ -11,22 +11,8 @@
 // sector, 4 useful bytes of every 32 fetched.
 // Predicted: ~1/8 of the copy bandwidth, unless the caches keep the sectors that the warps of a
 // block, on neighbouring columns, share (the README's traffic table shows that they do).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     00_naive  transpose 16384x16384  5.0842 ms, 422 GB/s (0.141 of copy)
-//     00_naive  A^T x, 1 passes        1.3680 ms, 785 GB/s (0.263 of copy), 731 passes/s
-//     00_naive  A^T x, 2 passes        2.7586 ms, 778 GB/s (0.261 of copy), 725 passes/s
-//     00_naive  A^T x, 4 passes        5.4651 ms, 786 GB/s (0.263 of copy), 732 passes/s
-//     00_naive  A^T x, 8 passes        10.9668 ms, 783 GB/s (0.262 of copy), 729 passes/s
-//     00_naive  A^T x, 16 passes       22.0374 ms, 780 GB/s (0.261 of copy), 726 passes/s
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     00_naive  transpose 16384x16384  4.3658 ms, 492 GB/s (0.117 of copy)
-//     00_naive  A^T x, 1 passes        1.1185 ms, 960 GB/s (0.228 of copy), 894 passes/s
-//     00_naive  A^T x, 2 passes        2.2410 ms, 958 GB/s (0.227 of copy), 892 passes/s
-//     00_naive  A^T x, 4 passes        4.4768 ms, 959 GB/s (0.228 of copy), 893 passes/s
-//     00_naive  A^T x, 8 passes        8.9522 ms, 960 GB/s (0.228 of copy), 894 passes/s
-//     00_naive  A^T x, 16 passes       17.9047 ms, 960 GB/s (0.228 of copy), 894 passes/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "lane_sum.cuh"
 #include "transpose.hpp"
 

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint ea1966191d54): edit the TODOs.
+// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint 7adf36a4636e): edit the TODOs.
 // Step 01 — coalescing: re-map threads so that a warp touches consecutive addresses.
 //
 // Transpose: threadIdx.x now runs along a *column* of the input, so the writes are coalesced and
@@ -27,22 +27,8 @@
 // step 00's DRAM traffic to 1.19x the matrix (the README's traffic table).
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     01_write_coalesced  transpose 16384x16384  1.3486 ms, 1592 GB/s (0.533 of copy)
-//     01_coalesced        A^T x, 1 passes        0.3955 ms, 2715 GB/s (0.909 of copy), 2529 passes/s
-//     01_coalesced        A^T x, 2 passes        0.7917 ms, 2712 GB/s (0.908 of copy), 2526 passes/s
-//     01_coalesced        A^T x, 4 passes        1.5815 ms, 2716 GB/s (0.910 of copy), 2529 passes/s
-//     01_coalesced        A^T x, 8 passes        3.1647 ms, 2714 GB/s (0.909 of copy), 2528 passes/s
-//     01_coalesced        A^T x, 16 passes       6.3328 ms, 2713 GB/s (0.909 of copy), 2527 passes/s
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     01_write_coalesced  transpose 16384x16384  1.2427 ms, 1728 GB/s (0.410 of copy)
-//     01_coalesced        A^T x, 1 passes        0.3071 ms, 3496 GB/s (0.830 of copy), 3256 passes/s
-//     01_coalesced        A^T x, 2 passes        0.6138 ms, 3499 GB/s (0.830 of copy), 3258 passes/s
-//     01_coalesced        A^T x, 4 passes        1.2275 ms, 3499 GB/s (0.830 of copy), 3259 passes/s
-//     01_coalesced        A^T x, 8 passes        2.4528 ms, 3502 GB/s (0.831 of copy), 3262 passes/s
-//     01_coalesced        A^T x, 16 passes       4.9072 ms, 3501 GB/s (0.831 of copy), 3260 passes/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "lane_sum.cuh"
 #include "transpose.hpp"
 

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/02_shared_tile.cu by exercises/generate.py (fingerprint 3b343169b688): edit the TODOs.
+// Generated from solutions/01_transpose/02_shared_tile.cu by exercises/generate.py (fingerprint 894889737014): edit the TODOs.
 // Step 02 — shared memory: both sides coalesced.
 //
 // A 32x32 block of threads reads a 32x32 tile along its rows (coalesced), stores it in shared
@@ -13,14 +13,8 @@
 // Predicted: both variants fix the DRAM side (8x fewer sectors written than step 00); the
 // unpadded one is held back by 32-way conflicts, the padded one by the 1024-thread block (one
 // element per thread, a barrier between load and store, little in flight).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     02_tile_unpadded  transpose 16384x16384  2.1468 ms, 1000 GB/s (0.335 of copy)
-//     02_tile_padded    transpose 16384x16384  1.2824 ms, 1675 GB/s (0.561 of copy)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     02_tile_unpadded  transpose 16384x16384  2.1084 ms, 1019 GB/s (0.242 of copy)
-//     02_tile_padded    transpose 16384x16384  1.2232 ms, 1756 GB/s (0.417 of copy)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "transpose.hpp"
 
 namespace ch01 {

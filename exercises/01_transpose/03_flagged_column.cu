@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint 7abe296d14bc): edit the TODOs.
+// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint 0a1125c50693): edit the TODOs.
 // Step 03 — the flagged column transpose (after the Huawei/Beihang patent, 2016).
 //
 // A read-only matrix is read column by column again and again by a consumer that must own a
@@ -17,20 +17,8 @@
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
 // bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
 // flag pays off from k = 1 or 2 passes.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     03_flagged  A^T x, 1 passes   1.1148 ms, 963 GB/s (0.323 of copy), 897 passes/s
-//     03_flagged  A^T x, 2 passes   1.5524 ms, 1383 GB/s (0.463 of copy), 1288 passes/s
-//     03_flagged  A^T x, 4 passes   2.3824 ms, 1803 GB/s (0.604 of copy), 1679 passes/s
-//     03_flagged  A^T x, 8 passes   3.8317 ms, 2242 GB/s (0.751 of copy), 2088 passes/s
-//     03_flagged  A^T x, 16 passes  6.7155 ms, 2558 GB/s (0.857 of copy), 2383 passes/s
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     03_flagged  A^T x, 1 passes   0.8579 ms, 1252 GB/s (0.297 of copy), 1166 passes/s
-//     03_flagged  A^T x, 2 passes   1.1486 ms, 1870 GB/s (0.444 of copy), 1741 passes/s
-//     03_flagged  A^T x, 4 passes   1.7171 ms, 2501 GB/s (0.594 of copy), 2330 passes/s
-//     03_flagged  A^T x, 8 passes   2.8027 ms, 3065 GB/s (0.727 of copy), 2854 passes/s
-//     03_flagged  A^T x, 16 passes  4.7735 ms, 3599 GB/s (0.854 of copy), 3352 passes/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>
 
 #include "course/exercise.hpp"

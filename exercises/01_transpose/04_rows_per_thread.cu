@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/04_rows_per_thread.cu by exercises/generate.py (fingerprint 2f7296a6f5ae): edit the TODOs.
+// Generated from solutions/01_transpose/04_rows_per_thread.cu by exercises/generate.py (fingerprint dca819081ff2): edit the TODOs.
 // Step 04 — several rows per thread.
 //
 // Step 02's padded tile with a 32x8 block instead of 32x32: each thread moves 4 elements, rows
@@ -9,12 +9,8 @@
 // Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
 // for this kernel). Measured: 0.79, short of it; the profile shows 69% of issue slots busy, one
 // 4-byte access per instruction, which is likely the limit (step 05's float4s bring it to 9%).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     04_rows_per_thread  transpose 16384x16384  0.7765 ms, 2766 GB/s (0.926 of copy)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     04_rows_per_thread  transpose 16384x16384  0.6479 ms, 3315 GB/s (0.787 of copy)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "transpose.hpp"
 
 namespace ch01 {

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint 104dea0eb2b5): edit the TODOs.
+// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint 64dcc752c7d7): edit the TODOs.
 // Step 05 — 16-byte accesses and a wider tile.
 //
 // A 64x64 tile moved by a 16x16 block: each thread loads four float4s (16 bytes each, one per
@@ -17,14 +17,8 @@
 // Measured: +21.7%, well above the prediction, which counted the instructions saved and not the
 // bytes in flight (4x step 04's per multiprocessor, the README's "Bytes in flight"); streaming
 // stores within noise, as predicted.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     05_vector_tile            transpose 16384x16384  0.7375 ms, 2912 GB/s (0.975 of copy)
-//     05_vector_tile_streaming  transpose 16384x16384  0.7383 ms, 2909 GB/s (0.974 of copy)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     05_vector_tile            transpose 16384x16384  0.5324 ms, 4034 GB/s (0.957 of copy)
-//     05_vector_tile_streaming  transpose 16384x16384  0.5340 ms, 4022 GB/s (0.954 of copy)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "transpose.hpp"
 
 namespace ch01 {

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py (fingerprint c70e4c16c3d2): edit the TODOs.
+// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py (fingerprint c4e218104a14): edit the TODOs.
 // Step 06 — the order in which blocks walk the matrix, and more bytes in flight per thread.
 //
 // Step 05 numbers its blocks along the rows of the input: blocks that run at the same time read
@@ -16,36 +16,8 @@
 // kernel; results/compiled.txt) leave room for 75% occupancy, and the profile shows 73% against
 // 96%, but it keeps more bytes in flight per multiprocessor, not fewer, so the cause is not
 // established (README).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     06_block_order         transpose 16384x16384  0.7329 ms, 2930 GB/s (0.981 of copy)
-//     06_block_order_8_rows  transpose 16384x16384  0.7300 ms, 2942 GB/s (0.985 of copy)
-//     06_block_order         size sweep, 1 MiB      0.0046 ms, 458 GB/s (0.153 of copy)
-//     06_block_order         size sweep, 2 MiB      0.0050 ms, 835 GB/s (0.280 of copy)
-//     06_block_order         size sweep, 4 MiB      0.0061 ms, 1380 GB/s (0.462 of copy)
-//     06_block_order         size sweep, 8 MiB      0.0081 ms, 2068 GB/s (0.693 of copy)
-//     06_block_order         size sweep, 16 MiB     0.0131 ms, 2567 GB/s (0.860 of copy)
-//     06_block_order         size sweep, 32 MiB     0.0216 ms, 3100 GB/s (1.038 of copy)
-//     06_block_order         size sweep, 64 MiB     0.0438 ms, 3064 GB/s (1.026 of copy)
-//     06_block_order         size sweep, 128 MiB    0.0898 ms, 2988 GB/s (1.001 of copy)
-//     06_block_order         size sweep, 256 MiB    0.1816 ms, 2956 GB/s (0.990 of copy)
-//     06_block_order         size sweep, 512 MiB    0.3662 ms, 2932 GB/s (0.982 of copy)
-//     06_block_order         size sweep, 1024 MiB   0.7329 ms, 2930 GB/s (0.981 of copy)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     06_block_order         transpose 16384x16384  0.5184 ms, 4143 GB/s (0.983 of copy)
-//     06_block_order_8_rows  transpose 16384x16384  0.5370 ms, 3999 GB/s (0.949 of copy)
-//     06_block_order         size sweep, 1 MiB      0.0050 ms, 423 GB/s (0.100 of copy)
-//     06_block_order         size sweep, 2 MiB      0.0051 ms, 819 GB/s (0.194 of copy)
-//     06_block_order         size sweep, 4 MiB      0.0056 ms, 1489 GB/s (0.353 of copy)
-//     06_block_order         size sweep, 8 MiB      0.0075 ms, 2231 GB/s (0.529 of copy)
-//     06_block_order         size sweep, 16 MiB     0.0113 ms, 2958 GB/s (0.702 of copy)
-//     06_block_order         size sweep, 32 MiB     0.0190 ms, 3534 GB/s (0.839 of copy)
-//     06_block_order         size sweep, 64 MiB     0.0336 ms, 3996 GB/s (0.948 of copy)
-//     06_block_order         size sweep, 128 MiB    0.0658 ms, 4081 GB/s (0.968 of copy)
-//     06_block_order         size sweep, 256 MiB    0.1296 ms, 4143 GB/s (0.983 of copy)
-//     06_block_order         size sweep, 512 MiB    0.2582 ms, 4159 GB/s (0.987 of copy)
-//     06_block_order         size sweep, 1024 MiB   0.5181 ms, 4145 GB/s (0.984 of copy)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "transpose.hpp"
 
 namespace ch01 {

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint c3faee7e1444): edit the TODOs.
+// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint 43aeb38da528): edit the TODOs.
 // Step 07 — the column consumer without a transposed copy: split the rows.
 //
 // Step 01's consumer reads A along its rows already (a thread per column, coalesced), but it
@@ -13,20 +13,8 @@
 // Predicted: 8 float4 loads per thread in flight, 128 bytes per thread, far more than the copy
 // needs (README, "bytes in flight"): one pass at the copy bandwidth, 1073.7 MB in ~0.25 ms, with
 // no transposed copy, so the flagged matrix (step 03) never pays against it.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     07_split_rows  A^T x, 1 passes   0.3524 ms, 3047 GB/s (1.021 of copy), 2838 passes/s
-//     07_split_rows  A^T x, 2 passes   0.7035 ms, 3053 GB/s (1.022 of copy), 2843 passes/s
-//     07_split_rows  A^T x, 4 passes   1.4059 ms, 3055 GB/s (1.023 of copy), 2845 passes/s
-//     07_split_rows  A^T x, 8 passes   2.8134 ms, 3053 GB/s (1.023 of copy), 2844 passes/s
-//     07_split_rows  A^T x, 16 passes  5.6248 ms, 3054 GB/s (1.023 of copy), 2845 passes/s
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     07_split_rows  A^T x, 1 passes   0.2435 ms, 4410 GB/s (1.047 of copy), 4108 passes/s
-//     07_split_rows  A^T x, 2 passes   0.4838 ms, 4438 GB/s (1.053 of copy), 4134 passes/s
-//     07_split_rows  A^T x, 4 passes   0.9672 ms, 4441 GB/s (1.054 of copy), 4136 passes/s
-//     07_split_rows  A^T x, 8 passes   1.9366 ms, 4436 GB/s (1.053 of copy), 4131 passes/s
-//     07_split_rows  A^T x, 16 passes  3.8704 ms, 4439 GB/s (1.053 of copy), 4134 passes/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>
 
 #include "course/device_buffer.hpp"

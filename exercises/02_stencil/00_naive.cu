@@ -1,4 +1,4 @@
-// Copied from solutions/02_stencil/00_naive.cu by exercises/generate.py (fingerprint 30164fddbcfa): given complete.
+// Copied from solutions/02_stencil/00_naive.cu by exercises/generate.py (fingerprint b7a445adf209): given complete.
 // Step 00 — naive. The reference point every later step is measured against.
 //
 // One thread per output point in 8x8x8 blocks, every neighbour read from global memory. A warp
@@ -7,18 +7,8 @@
 // sectors for 128 useful bytes. Each input value is read by every output that needs it (7, 27 or
 // 125 times) and only the caches stand between that and DRAM.
 // Predicted: limited by L1/L2 traffic, well under half the copy bandwidth.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     00_naive  star7 512^3        0.7427 ms, 1446 GB/s (0.482 of copy), 2530 GFLOP/s (0.043 of FMA)
-//     00_naive  box27 512^3        1.9702 ms, 545 GB/s (0.182 of copy), 3679 GFLOP/s (0.062 of FMA)
-//     00_naive  compound_r1 512^3  1.9716 ms, 545 GB/s (0.182 of copy), 3676 GFLOP/s (0.062 of FMA)
-//     00_naive  compound_r2 512^3  8.3252 ms, 129 GB/s (0.043 of copy), 4030 GFLOP/s (0.068 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     00_naive  star7 512^3        0.6714 ms, 1599 GB/s (0.380 of copy), 2799 GFLOP/s (0.048 of FMA)
-//     00_naive  box27 512^3        1.9753 ms, 544 GB/s (0.129 of copy), 3669 GFLOP/s (0.063 of FMA)
-//     00_naive  compound_r1 512^3  1.9756 ms, 544 GB/s (0.129 of copy), 3669 GFLOP/s (0.063 of FMA)
-//     00_naive  compound_r2 512^3  8.3308 ms, 129 GB/s (0.031 of copy), 4028 GFLOP/s (0.069 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch02 {

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint 0a6b0b670c3f): edit the TODOs.
+// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint 44bdbc645c8b): edit the TODOs.
 // Step 02 — shared memory: a 2D tile with halo per z-plane.
 //
 // A 32x8 block computes one 32x8 patch of one z-plane. It first copies the (2rz+1) planes of
@@ -10,18 +10,8 @@
 // planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the tile, as
 // step 01 does. Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3.1x its
 // instructions per point: the covering loops' bounds tests and addresses, per value staged.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     02_shared_tile  star7 512^3        2.0341 ms, 528 GB/s (0.176 of copy), 924 GFLOP/s (0.016 of FMA)
-//     02_shared_tile  box27 512^3        2.2098 ms, 486 GB/s (0.162 of copy), 3280 GFLOP/s (0.055 of FMA)
-//     02_shared_tile  compound_r1 512^3  2.2103 ms, 486 GB/s (0.162 of copy), 3279 GFLOP/s (0.055 of FMA)
-//     02_shared_tile  compound_r2 512^3  4.3364 ms, 248 GB/s (0.083 of copy), 7738 GFLOP/s (0.131 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     02_shared_tile  star7 512^3        2.0490 ms, 524 GB/s (0.125 of copy), 917 GFLOP/s (0.016 of FMA)
-//     02_shared_tile  box27 512^3        2.2137 ms, 485 GB/s (0.115 of copy), 3274 GFLOP/s (0.056 of FMA)
-//     02_shared_tile  compound_r1 512^3  2.2141 ms, 485 GB/s (0.115 of copy), 3273 GFLOP/s (0.056 of FMA)
-//     02_shared_tile  compound_r2 512^3  4.3413 ms, 247 GB/s (0.059 of copy), 7729 GFLOP/s (0.132 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch02 {

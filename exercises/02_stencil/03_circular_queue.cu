@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/03_circular_queue.cu by exercises/generate.py (fingerprint 94bd3c90a965): edit the TODOs.
+// Generated from solutions/02_stencil/03_circular_queue.cu by exercises/generate.py (fingerprint dd17124f7ca1): edit the TODOs.
 // Step 03 — the circular queue of planes (the USTB patent's method).
 //
 // A 32x8 block now owns a 32x8 column of the grid and walks it from z = 0 to dz-1. It keeps the
@@ -13,18 +13,8 @@
 // tile's halo overhead (~1.3x the cube for r = 1); still the classic halo loading of step 02.
 // Measured (README, "Predicted and measured L2 reads"): 1.88x for radius 1, since the x-halo
 // costs a whole 32-byte sector on each side of a row, (6/4)(10/8) = 1.875 in sectors.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     03_circular_queue  star7 512^3        1.1109 ms, 967 GB/s (0.322 of copy), 1691 GFLOP/s (0.029 of FMA)
-//     03_circular_queue  box27 512^3        1.2810 ms, 838 GB/s (0.280 of copy), 5658 GFLOP/s (0.096 of FMA)
-//     03_circular_queue  compound_r1 512^3  1.2708 ms, 845 GB/s (0.282 of copy), 5703 GFLOP/s (0.096 of FMA)
-//     03_circular_queue  compound_r2 512^3  3.0392 ms, 353 GB/s (0.118 of copy), 11040 GFLOP/s (0.186 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     03_circular_queue  star7 512^3        1.0838 ms, 991 GB/s (0.236 of copy), 1734 GFLOP/s (0.030 of FMA)
-//     03_circular_queue  box27 512^3        1.2755 ms, 842 GB/s (0.200 of copy), 5682 GFLOP/s (0.097 of FMA)
-//     03_circular_queue  compound_r1 512^3  1.2746 ms, 842 GB/s (0.200 of copy), 5686 GFLOP/s (0.097 of FMA)
-//     03_circular_queue  compound_r2 512^3  3.0407 ms, 353 GB/s (0.084 of copy), 11035 GFLOP/s (0.188 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch02 {

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/04_plane_load.cu by exercises/generate.py (fingerprint 01600b6de90b): edit the TODOs.
+// Generated from solutions/02_stencil/04_plane_load.cu by exercises/generate.py (fingerprint d8561adf2ef7): edit the TODOs.
 // Step 04 — the coalesced plane load (the patent's reshaped thread block).
 //
 // Step 03's queue, with the haloed tile loaded the patent's way: the block's linear thread
@@ -11,18 +11,8 @@
 // Predicted: fewer load instructions and sectors per plane than step 03 (2 passes instead of up
 // to 4, all lanes busy); the arithmetic and shared-memory reads are unchanged, and shared memory
 // becomes the busiest unit.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     04_plane_load  star7 512^3        0.7460 ms, 1439 GB/s (0.480 of copy), 2519 GFLOP/s (0.043 of FMA)
-//     04_plane_load  box27 512^3        0.9050 ms, 1186 GB/s (0.396 of copy), 8009 GFLOP/s (0.135 of FMA)
-//     04_plane_load  compound_r1 512^3  0.9054 ms, 1186 GB/s (0.396 of copy), 8005 GFLOP/s (0.135 of FMA)
-//     04_plane_load  compound_r2 512^3  2.5278 ms, 425 GB/s (0.142 of copy), 13274 GFLOP/s (0.224 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     04_plane_load  star7 512^3        0.7069 ms, 1519 GB/s (0.361 of copy), 2658 GFLOP/s (0.045 of FMA)
-//     04_plane_load  box27 512^3        0.8909 ms, 1205 GB/s (0.287 of copy), 8135 GFLOP/s (0.139 of FMA)
-//     04_plane_load  compound_r1 512^3  0.8910 ms, 1205 GB/s (0.287 of copy), 8134 GFLOP/s (0.139 of FMA)
-//     04_plane_load  compound_r2 512^3  2.5293 ms, 425 GB/s (0.101 of copy), 13266 GFLOP/s (0.227 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch02 {

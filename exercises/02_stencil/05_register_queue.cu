@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/05_register_queue.cu by exercises/generate.py (fingerprint 82777af4b469): edit the TODOs.
+// Generated from solutions/02_stencil/05_register_queue.cu by exercises/generate.py (fingerprint 30c3f0f240aa): edit the TODOs.
 // Step 05 — the queue moves into registers: one plane in shared memory, partial sums in registers.
 //
 // In step 04 every output reads its whole box, (2rx+1)(2ry+1)(2rz+1) values, from shared memory:
@@ -14,18 +14,8 @@
 // same; the sums are added in a different order (the tests' tolerance allows for it).
 // Predicted: the 27-point box near the copy bandwidth; the radius-2 compound limited by its 125
 // FMAs per point.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     05_register_queue  star7 512^3        0.7084 ms, 1516 GB/s (0.505 of copy), 2652 GFLOP/s (0.045 of FMA)
-//     05_register_queue  box27 512^3        0.7527 ms, 1427 GB/s (0.476 of copy), 9630 GFLOP/s (0.163 of FMA)
-//     05_register_queue  compound_r1 512^3  0.7527 ms, 1426 GB/s (0.476 of copy), 9629 GFLOP/s (0.163 of FMA)
-//     05_register_queue  compound_r2 512^3  1.1995 ms, 895 GB/s (0.299 of copy), 27974 GFLOP/s (0.472 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     05_register_queue  star7 512^3        0.6635 ms, 1618 GB/s (0.385 of copy), 2832 GFLOP/s (0.048 of FMA)
-//     05_register_queue  box27 512^3        0.7154 ms, 1501 GB/s (0.357 of copy), 10131 GFLOP/s (0.173 of FMA)
-//     05_register_queue  compound_r1 512^3  0.7155 ms, 1501 GB/s (0.357 of copy), 10130 GFLOP/s (0.173 of FMA)
-//     05_register_queue  compound_r2 512^3  1.2004 ms, 894 GB/s (0.213 of copy), 27952 GFLOP/s (0.477 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch02 {

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/07_z_chunks.cu by exercises/generate.py (fingerprint 9f73c187b948): edit the TODOs.
+// Generated from solutions/02_stencil/07_z_chunks.cu by exercises/generate.py (fingerprint 0b16446f7c50): edit the TODOs.
 // Step 07 — z-chunks: more blocks, so that every multiprocessor is full.
 //
 // Step 06 gives each block a 32 x 16 column of the grid: at 512^3 that is 16 x 32 = 512 blocks
@@ -8,26 +8,8 @@
 // chunk re-reads the 2rz planes around it: 2rz / kChunk more reads (3% for rz = 1, 64 planes).
 // The rest is step 06.
 // Predicted: occupancy from ~50% to the register limit, the box from 2.2 toward 3.5 TB/s.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     07_z_chunks         star7 512^3        0.5269 ms, 2038 GB/s (0.680 of copy), 3566 GFLOP/s (0.060 of FMA)
-//     07_z_chunks_4_rows  star7 512^3        0.4704 ms, 2283 GB/s (0.761 of copy), 3994 GFLOP/s (0.067 of FMA)
-//     07_z_chunks         box27 512^3        0.5350 ms, 2007 GB/s (0.669 of copy), 13548 GFLOP/s (0.229 of FMA)
-//     07_z_chunks_4_rows  box27 512^3        0.5131 ms, 2093 GB/s (0.698 of copy), 14127 GFLOP/s (0.239 of FMA)
-//     07_z_chunks         compound_r1 512^3  0.5346 ms, 2008 GB/s (0.670 of copy), 13556 GFLOP/s (0.229 of FMA)
-//     07_z_chunks_4_rows  compound_r1 512^3  0.5132 ms, 2092 GB/s (0.698 of copy), 14121 GFLOP/s (0.238 of FMA)
-//     07_z_chunks         compound_r2 512^3  0.8868 ms, 1211 GB/s (0.404 of copy), 37838 GFLOP/s (0.639 of FMA)
-//     07_z_chunks_4_rows  compound_r2 512^3  0.8974 ms, 1197 GB/s (0.399 of copy), 37392 GFLOP/s (0.631 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     07_z_chunks         star7 512^3        0.4508 ms, 2382 GB/s (0.566 of copy), 4168 GFLOP/s (0.071 of FMA)
-//     07_z_chunks_4_rows  star7 512^3        0.3767 ms, 2850 GB/s (0.678 of copy), 4988 GFLOP/s (0.085 of FMA)
-//     07_z_chunks         box27 512^3        0.4638 ms, 2315 GB/s (0.551 of copy), 15628 GFLOP/s (0.267 of FMA)
-//     07_z_chunks_4_rows  box27 512^3        0.4418 ms, 2431 GB/s (0.578 of copy), 16406 GFLOP/s (0.280 of FMA)
-//     07_z_chunks         compound_r1 512^3  0.4630 ms, 2319 GB/s (0.551 of copy), 15654 GFLOP/s (0.267 of FMA)
-//     07_z_chunks_4_rows  compound_r1 512^3  0.4420 ms, 2429 GB/s (0.578 of copy), 16397 GFLOP/s (0.280 of FMA)
-//     07_z_chunks         compound_r2 512^3  0.8876 ms, 1210 GB/s (0.288 of copy), 37804 GFLOP/s (0.646 of FMA)
-//     07_z_chunks_4_rows  compound_r2 512^3  0.8966 ms, 1198 GB/s (0.285 of copy), 37424 GFLOP/s (0.639 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch02 {

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py (fingerprint 6cd07c32f391): edit the TODOs.
+// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py (fingerprint 7660f69f17d5): edit the TODOs.
 // Step 08 — fewer instructions per point: double-buffered tile, unguarded interior blocks,
 // pointers that step instead of indices that are recomputed.
 //
@@ -14,18 +14,8 @@
 //     from (x, y, z) with 64-bit multiplies.
 // kRows = 4 rows per thread and 32-plane chunks, step 07's faster variant.
 // Predicted: 10-20% over step 07.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     08_fewer_instructions  star7 512^3        0.4332 ms, 2478 GB/s (0.827 of copy), 4337 GFLOP/s (0.073 of FMA)
-//     08_fewer_instructions  box27 512^3        0.4385 ms, 2449 GB/s (0.817 of copy), 16529 GFLOP/s (0.279 of FMA)
-//     08_fewer_instructions  compound_r1 512^3  0.4376 ms, 2453 GB/s (0.818 of copy), 16561 GFLOP/s (0.280 of FMA)
-//     08_fewer_instructions  compound_r2 512^3  0.7980 ms, 1345 GB/s (0.449 of copy), 42046 GFLOP/s (0.710 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     08_fewer_instructions  star7 512^3        0.3504 ms, 3065 GB/s (0.729 of copy), 5363 GFLOP/s (0.092 of FMA)
-//     08_fewer_instructions  box27 512^3        0.3597 ms, 2985 GB/s (0.710 of copy), 20151 GFLOP/s (0.344 of FMA)
-//     08_fewer_instructions  compound_r1 512^3  0.3590 ms, 2991 GB/s (0.711 of copy), 20188 GFLOP/s (0.345 of FMA)
-//     08_fewer_instructions  compound_r2 512^3  0.7971 ms, 1347 GB/s (0.320 of copy), 42097 GFLOP/s (0.719 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch02 {

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/09_deeper_prefetch.cu by exercises/generate.py (fingerprint 1242f0a8d295): edit the TODOs.
+// Generated from solutions/02_stencil/09_deeper_prefetch.cu by exercises/generate.py (fingerprint fbb484bd4c31): edit the TODOs.
 // Step 09 — two planes in flight, and a register budget for occupancy.
 //
 // Step 08's profile: DRAM at two thirds of its peak and no unit saturated, at 60% occupancy. Two
@@ -10,18 +10,8 @@
 //     (5 x 256) = 51, which the allocation granularity makes 48. Step 08's radius-2 kernel took
 //     64 (4 blocks); its box kernel already took 48, so for the box only the prefetch changes.
 // Predicted: +10% over step 08 for the box; the radius-2 compound unchanged (bound by its FMAs).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     09_deeper_prefetch  star7 512^3        0.4217 ms, 2546 GB/s (0.849 of copy), 4455 GFLOP/s (0.075 of FMA)
-//     09_deeper_prefetch  box27 512^3        0.4250 ms, 2527 GB/s (0.843 of copy), 17055 GFLOP/s (0.288 of FMA)
-//     09_deeper_prefetch  compound_r1 512^3  0.4254 ms, 2524 GB/s (0.842 of copy), 17039 GFLOP/s (0.288 of FMA)
-//     09_deeper_prefetch  compound_r2 512^3  0.7848 ms, 1368 GB/s (0.456 of copy), 42757 GFLOP/s (0.722 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     09_deeper_prefetch  star7 512^3        0.3239 ms, 3315 GB/s (0.788 of copy), 5801 GFLOP/s (0.099 of FMA)
-//     09_deeper_prefetch  box27 512^3        0.3298 ms, 3256 GB/s (0.774 of copy), 21977 GFLOP/s (0.375 of FMA)
-//     09_deeper_prefetch  compound_r1 512^3  0.3291 ms, 3262 GB/s (0.776 of copy), 22021 GFLOP/s (0.376 of FMA)
-//     09_deeper_prefetch  compound_r2 512^3  0.7843 ms, 1369 GB/s (0.326 of copy), 42782 GFLOP/s (0.731 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
 
 #include "steps.hpp"

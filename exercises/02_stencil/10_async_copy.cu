@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint 1fb7d3f1f103): edit the TODOs.
+// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint 473c5944a5e9): edit the TODOs.
 // Step 10 — asynchronous copies: planes land in shared memory without passing through registers.
 //
 // Step 09 stages its planes in flight in registers: 5 loads per thread per plane, each checked
@@ -19,18 +19,8 @@
 // so a wait too few fails there as on a GPU. The variants tried before this one are in the README.
 // Predicted: a third fewer instructions per point, fewer L2 reads, and the box near the copy
 // bandwidth.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     10_async_copy  star7 512^3        0.4588 ms, 2340 GB/s (0.781 of copy), 4096 GFLOP/s (0.069 of FMA)
-//     10_async_copy  box27 512^3        0.4257 ms, 2522 GB/s (0.841 of copy), 17026 GFLOP/s (0.288 of FMA)
-//     10_async_copy  compound_r1 512^3  0.4259 ms, 2521 GB/s (0.841 of copy), 17018 GFLOP/s (0.287 of FMA)
-//     10_async_copy  compound_r2 512^3  0.7273 ms, 1476 GB/s (0.492 of copy), 46134 GFLOP/s (0.779 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     10_async_copy  star7 512^3        0.3352 ms, 3203 GB/s (0.762 of copy), 5606 GFLOP/s (0.096 of FMA)
-//     10_async_copy  box27 512^3        0.3182 ms, 3375 GB/s (0.802 of copy), 22780 GFLOP/s (0.389 of FMA)
-//     10_async_copy  compound_r1 512^3  0.3180 ms, 3377 GB/s (0.803 of copy), 22792 GFLOP/s (0.389 of FMA)
-//     10_async_copy  compound_r2 512^3  0.7269 ms, 1477 GB/s (0.351 of copy), 46159 GFLOP/s (0.788 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
 
 #include "steps.hpp"

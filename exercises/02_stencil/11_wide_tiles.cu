@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint 8c8c156804c7): edit the TODOs.
+// Generated from solutions/02_stencil/11_wide_tiles.cu by exercises/generate.py (fingerprint f671aea5ba68): edit the TODOs.
 // Step 11 — wide tiles: a tile row is read in one long run of bytes, and z is cut finer.
 //
 // Step 10 is limited by neither its arithmetic nor its shared memory (the README's traffic
@@ -16,18 +16,8 @@
 // the README.
 // Predicted: the same bytes read in longer runs keep DRAM busier, and the box moves toward what
 // plain tiled copies reached in that session (close to the copy ceiling; README, Variants tried).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     11_wide_tiles  star7 512^3        0.4549 ms, 2360 GB/s (0.787 of copy), 4131 GFLOP/s (0.070 of FMA)
-//     11_wide_tiles  box27 512^3        0.4209 ms, 2551 GB/s (0.851 of copy), 17219 GFLOP/s (0.291 of FMA)
-//     11_wide_tiles  compound_r1 512^3  0.4206 ms, 2553 GB/s (0.851 of copy), 17233 GFLOP/s (0.291 of FMA)
-//     11_wide_tiles  compound_r2 512^3  0.7272 ms, 1477 GB/s (0.492 of copy), 46141 GFLOP/s (0.779 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     11_wide_tiles  star7 512^3        0.3290 ms, 3263 GB/s (0.776 of copy), 5711 GFLOP/s (0.098 of FMA)
-//     11_wide_tiles  box27 512^3        0.3022 ms, 3553 GB/s (0.845 of copy), 23981 GFLOP/s (0.410 of FMA)
-//     11_wide_tiles  compound_r1 512^3  0.3023 ms, 3552 GB/s (0.845 of copy), 23975 GFLOP/s (0.409 of FMA)
-//     11_wide_tiles  compound_r2 512^3  0.7268 ms, 1477 GB/s (0.351 of copy), 46166 GFLOP/s (0.788 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
 
 #include "steps.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py (fingerprint 0c6370e29b73): edit the TODOs.
+// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py (fingerprint a016d490c490): edit the TODOs.
 // Step 12 — the operator one axis at a time: each term of its separable form is filtered along
 // x, then y, then z, so a window is no longer multiplied weight by weight.
 //
@@ -26,18 +26,8 @@
 // Predicted: the radius-2 compound leaves the FMA bound (31.25 flops per byte becomes 10.5, below
 // the ridge point of 14) and runs near the box's time, about 2.4x step 11; the radius-1
 // operators, already bound by bytes, within a few percent of step 11.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     12_factored  star7 512^3        0.4326 ms, 2482 GB/s (0.828 of copy), 6825 GFLOP/s (0.115 of FMA)
-//     12_factored  box27 512^3        0.4326 ms, 2482 GB/s (0.828 of copy), 5585 GFLOP/s (0.094 of FMA)
-//     12_factored  compound_r1 512^3  0.4274 ms, 2512 GB/s (0.838 of copy), 15075 GFLOP/s (0.255 of FMA)
-//     12_factored  compound_r2 512^3  0.4356 ms, 2465 GB/s (0.822 of copy), 25881 GFLOP/s (0.437 of FMA)
-//   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     12_factored  star7 512^3        0.3107 ms, 3456 GB/s (0.822 of copy), 9503 GFLOP/s (0.162 of FMA)
-//     12_factored  box27 512^3        0.3113 ms, 3449 GB/s (0.820 of copy), 7761 GFLOP/s (0.133 of FMA)
-//     12_factored  compound_r1 512^3  0.3104 ms, 3459 GB/s (0.822 of copy), 20752 GFLOP/s (0.354 of FMA)
-//     12_factored  compound_r2 512^3  0.3977 ms, 2700 GB/s (0.642 of copy), 28346 GFLOP/s (0.484 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
 
 #include "course/type_list.hpp"

@@ -1,4 +1,4 @@
-// Copied from solutions/03_seismic/00_naive.cu by exercises/generate.py (fingerprint 08bc4f94babd): given complete.
+// Copied from solutions/03_seismic/00_naive.cu by exercises/generate.py (fingerprint ec43b191903a): given complete.
 // Step 00 — naive: three passes, a thread per point, every neighbour from global memory.
 //
 // The x pass writes out = Dxx(in); the y and z passes read out back and add their derivative.
@@ -10,9 +10,8 @@
 // from L2 or HBM nine times unless the cache keeps 9 planes (9 MB) alive.
 // Predicted: the three passes at best 8/28 = 0.29 of the copy rate counted as the fused
 // problem's 8 bytes per point; the z pass well below that.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
-//   00_naive  laplacian8 512^3  1.8786 ms, 572 GB/s (0.136 of copy), 3572 GFLOP/s (0.061 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch03 {

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/09_prefetched_sums.cu by exercises/generate.py (fingerprint 1b79870beccc): edit the TODOs.
+// Generated from solutions/03_seismic/09_prefetched_sums.cu by exercises/generate.py (fingerprint 8a5409264366): edit the TODOs.
 // Step 09 — step 07's loads with step 08's partial sums.
 //
 // Timed as copies with no arithmetic (copy_ceiling.cu), the two ways of bringing a plane in
@@ -14,9 +14,8 @@
 // plane (5 float4) replaces step 08's copy offsets, about 100, so still 2 blocks per
 // multiprocessor.
 // The profile: 128 registers, 2 blocks; 285 M warp instructions; no faster than step 07 (README).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
-//   09_prefetched_sums  laplacian8 512^3  0.5336 ms, 2012 GB/s (0.479 of copy), 12577 GFLOP/s (0.216 of FMA)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
 
 #include "steps.hpp"

@@ -1,4 +1,4 @@
-// Copied from solutions/04_coulomb/00_naive.cu by exercises/generate.py (fingerprint bc0578e12889): given complete.
+// Copied from solutions/04_coulomb/00_naive.cu by exercises/generate.py (fingerprint e64cd674051d): given complete.
 // Step 00 — naive: a thread per grid point, the atoms read from global memory. The reference
 // point every later step is measured against.
 //
@@ -11,10 +11,8 @@
 // Predicted: the reciprocal square roots (one per evaluation, on the multi-function unit, an
 // eighth of the rate of the FMA pipe's adds and multiplies) set the pace, and the loads and the address
 // arithmetic beside them take issue slots: well under the rsqrt ceiling, perhaps half of it.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
-//   00_naive  512x512, 10000 atoms     1.3871 ms, 1 GB/s (0.000 of copy), 9450 GFLOP/s (0.161 of FMA), 1890 Grsqrt/s (0.458 of rsqrt)
-//   00_naive  2048x2048, 100000 atoms  215.2471 ms, 0 GB/s (0.000 of copy), 9743 GFLOP/s (0.165 of FMA), 1949 Grsqrt/s (0.472 of rsqrt)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch04 {

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/01_constant_memory.cu by exercises/generate.py (fingerprint bd5a4e6500e3): edit the TODOs.
+// Generated from solutions/04_coulomb/01_constant_memory.cu by exercises/generate.py (fingerprint a74a801667b0): edit the TODOs.
 // Step 01 — constant memory: the atoms are read through the constant cache.
 //
 // Every thread of a warp reads the same atom at the same moment: the access that the constant
@@ -11,10 +11,8 @@
 // registers or separate load instructions for the uniform index; some of step 00's issue slots
 // come back, perhaps 10-20%. A few more launches and copies per run (3 for 10,000 atoms) cost
 // microseconds.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
-//   01_constant_memory  512x512, 10000 atoms     9.3704 ms, 0 GB/s (0.000 of copy), 1399 GFLOP/s (0.024 of FMA), 280 Grsqrt/s (0.068 of rsqrt)
-//   01_constant_memory  2048x2048, 100000 atoms  1760.5281 ms, 0 GB/s (0.000 of copy), 1191 GFLOP/s (0.020 of FMA), 238 Grsqrt/s (0.058 of rsqrt)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch04 {

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/02_coarsening.cu by exercises/generate.py (fingerprint 04f91817ec4f): edit the TODOs.
+// Generated from solutions/04_coulomb/02_coarsening.cu by exercises/generate.py (fingerprint c52efa09f2f2): edit the TODOs.
 // Step 02 — thread coarsening: each thread computes 8 points of a row.
 //
 // The 8 points of a row share their y: for each atom, dy^2 + dz^2 is worked out once and used 8
@@ -9,10 +9,8 @@
 // distance from 2 operations to 1; only the subtraction for dx, one FMA for the distance, the
 // reciprocal square root and the FMA that adds the term remain: near the rsqrt ceiling. The
 // writes are another matter (step 03): a warp's 32 threads write 8 floats each, 32 bytes apart.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
-//   02_coarsening  512x512, 10000 atoms     1.0541 ms, 1 GB/s (0.000 of copy), 12435 GFLOP/s (0.211 of FMA), 2487 Grsqrt/s (0.603 of rsqrt)
-//   02_coarsening  2048x2048, 100000 atoms  193.8625 ms, 0 GB/s (0.000 of copy), 10818 GFLOP/s (0.184 of FMA), 2164 Grsqrt/s (0.524 of rsqrt)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch04 {

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/03_coalesced_coarsening.cu by exercises/generate.py (fingerprint 5c70a4924a7f): edit the TODOs.
+// Generated from solutions/04_coulomb/03_coalesced_coarsening.cu by exercises/generate.py (fingerprint b00d429dd8db): edit the TODOs.
 // Step 03 — coalesced coarsening: a thread's 8 points are 16 apart, so neighbouring threads
 // write neighbouring floats.
 //
@@ -11,10 +11,8 @@
 // their pattern is worth almost nothing here; the step matters for the shape it gives the
 // coarsening (the document coalesces for older GPUs, whose uncoalesced stores cost more), and
 // step 04 builds on it.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
-//   03_coalesced_coarsening  512x512, 10000 atoms     0.9944 ms, 1 GB/s (0.000 of copy), 13182 GFLOP/s (0.224 of FMA), 2636 Grsqrt/s (0.639 of rsqrt)
-//   03_coalesced_coarsening  2048x2048, 100000 atoms  186.1633 ms, 0 GB/s (0.000 of copy), 11265 GFLOP/s (0.191 of FMA), 2253 Grsqrt/s (0.546 of rsqrt)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch04 {

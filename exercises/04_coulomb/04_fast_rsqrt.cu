@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/04_fast_rsqrt.cu by exercises/generate.py (fingerprint b799c62b5d08): edit the TODOs.
+// Generated from solutions/04_coulomb/04_fast_rsqrt.cu by exercises/generate.py (fingerprint fbd596a74ec4): edit the TODOs.
 // Step 04 — the reciprocal square root in one instruction.
 //
 // Step 03's loop needs, per evaluation, an add for dx, an FMA for the squared distance, the
@@ -16,10 +16,8 @@
 // instruction every 8 cycles per sub-partition, is the limit with issue slots to spare: near the
 // rsqrt ceiling where the grid fills the machine (2048 x 2048), less at 512 x 512, where 128
 // blocks of 8 warps leave 2 warps per sub-partition to hide the latencies.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
-//   04_fast_rsqrt  512x512, 10000 atoms     0.8705 ms, 1 GB/s (0.000 of copy), 15056 GFLOP/s (0.256 of FMA), 3011 Grsqrt/s (0.730 of rsqrt)
-//   04_fast_rsqrt  2048x2048, 100000 atoms  219.0282 ms, 0 GB/s (0.000 of copy), 9575 GFLOP/s (0.163 of FMA), 1915 Grsqrt/s (0.464 of rsqrt)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch04 {

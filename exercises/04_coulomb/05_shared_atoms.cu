@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/05_shared_atoms.cu by exercises/generate.py (fingerprint 529d71875240): edit the TODOs.
+// Generated from solutions/04_coulomb/05_shared_atoms.cu by exercises/generate.py (fingerprint a90b8b1b7940): edit the TODOs.
 // Step 05 — the atoms through shared memory instead of constant memory, one launch for all; and
 // the coarsening factor, along a row and across rows.
 //
@@ -20,16 +20,8 @@
 // Predicted: 8 x 1 about step 04 or better at 512 x 512 (the same arithmetic, loads that cannot
 // miss); the wider shapes too few blocks there, and at 2048 x 2048, where every shape fills the
 // machine, all near the rsqrt ceiling, since the XU, not the issue slots, is then the limit.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
-//   05_shared_atoms_8_points    512x512, 10000 atoms     0.7863 ms, 2 GB/s (0.000 of copy), 16669 GFLOP/s (0.283 of FMA), 3334 Grsqrt/s (0.808 of rsqrt)
-//   05_shared_atoms_16_points   512x512, 10000 atoms     1.4333 ms, 1 GB/s (0.000 of copy), 9145 GFLOP/s (0.155 of FMA), 1829 Grsqrt/s (0.443 of rsqrt)
-//   05_shared_atoms_8x2_points  512x512, 10000 atoms     1.4186 ms, 1 GB/s (0.000 of copy), 9239 GFLOP/s (0.157 of FMA), 1848 Grsqrt/s (0.448 of rsqrt)
-//   05_shared_atoms_8x4_points  512x512, 10000 atoms     2.7028 ms, 0 GB/s (0.000 of copy), 4849 GFLOP/s (0.082 of FMA), 970 Grsqrt/s (0.235 of rsqrt)
-//   05_shared_atoms_8_points    2048x2048, 100000 atoms  109.6247 ms, 0 GB/s (0.000 of copy), 19130 GFLOP/s (0.325 of FMA), 3826 Grsqrt/s (0.927 of rsqrt)
-//   05_shared_atoms_16_points   2048x2048, 100000 atoms  109.9125 ms, 0 GB/s (0.000 of copy), 19080 GFLOP/s (0.324 of FMA), 3816 Grsqrt/s (0.924 of rsqrt)
-//   05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.0594 ms, 0 GB/s (0.000 of copy), 19229 GFLOP/s (0.327 of FMA), 3846 Grsqrt/s (0.932 of rsqrt)
-//   05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5379 ms, 0 GB/s (0.000 of copy), 19685 GFLOP/s (0.334 of FMA), 3937 Grsqrt/s (0.954 of rsqrt)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch04 {

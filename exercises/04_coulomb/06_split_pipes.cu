@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 80cfbfd4eb74): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint d3d5d69eb3f8): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -29,26 +29,8 @@
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
 // the most, about 1.23x the rsqrt ceiling at 6 of 32 (still XU-bound there); at 512 x 512, 1 of
 // 8 a little faster than step 05's 8 x 1, the 8 x 4 ones too few blocks.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
-//   06_split_1_of_8          512x512, 10000 atoms     0.7480 ms, 2 GB/s (0.000 of copy), 17523 GFLOP/s (0.298 of FMA), 3505 Grsqrt/s (0.849 of rsqrt)
-//   06_split_2_of_8          512x512, 10000 atoms     0.7999 ms, 2 GB/s (0.000 of copy), 16386 GFLOP/s (0.278 of FMA), 3277 Grsqrt/s (0.794 of rsqrt)
-//   06_split_1_of_8_newton   512x512, 10000 atoms     0.7793 ms, 2 GB/s (0.000 of copy), 16819 GFLOP/s (0.286 of FMA), 3364 Grsqrt/s (0.815 of rsqrt)
-//   06_split_2_of_16         512x512, 10000 atoms     1.4657 ms, 1 GB/s (0.000 of copy), 8943 GFLOP/s (0.152 of FMA), 1789 Grsqrt/s (0.433 of rsqrt)
-//   06_split_3_of_16         512x512, 10000 atoms     1.5536 ms, 1 GB/s (0.000 of copy), 8437 GFLOP/s (0.143 of FMA), 1687 Grsqrt/s (0.409 of rsqrt)
-//   06_split_4_of_32         512x512, 10000 atoms     2.6548 ms, 0 GB/s (0.000 of copy), 4937 GFLOP/s (0.084 of FMA), 987 Grsqrt/s (0.239 of rsqrt)
-//   06_split_6_of_32         512x512, 10000 atoms     2.7001 ms, 0 GB/s (0.000 of copy), 4854 GFLOP/s (0.082 of FMA), 971 Grsqrt/s (0.235 of rsqrt)
-//   06_split_8_of_32         512x512, 10000 atoms     2.8065 ms, 0 GB/s (0.000 of copy), 4670 GFLOP/s (0.079 of FMA), 934 Grsqrt/s (0.226 of rsqrt)
-//   06_split_4_of_32_newton  512x512, 10000 atoms     2.6606 ms, 0 GB/s (0.000 of copy), 4926 GFLOP/s (0.084 of FMA), 985 Grsqrt/s (0.239 of rsqrt)
-//   06_split_1_of_8          2048x2048, 100000 atoms  104.4606 ms, 0 GB/s (0.000 of copy), 20076 GFLOP/s (0.341 of FMA), 4015 Grsqrt/s (0.973 of rsqrt)
-//   06_split_2_of_8          2048x2048, 100000 atoms  113.8105 ms, 0 GB/s (0.000 of copy), 18427 GFLOP/s (0.313 of FMA), 3685 Grsqrt/s (0.893 of rsqrt)
-//   06_split_1_of_8_newton   2048x2048, 100000 atoms  112.1943 ms, 0 GB/s (0.000 of copy), 18692 GFLOP/s (0.317 of FMA), 3738 Grsqrt/s (0.906 of rsqrt)
-//   06_split_2_of_16         2048x2048, 100000 atoms  107.4533 ms, 0 GB/s (0.000 of copy), 19517 GFLOP/s (0.332 of FMA), 3903 Grsqrt/s (0.946 of rsqrt)
-//   06_split_3_of_16         2048x2048, 100000 atoms  108.8092 ms, 0 GB/s (0.000 of copy), 19274 GFLOP/s (0.327 of FMA), 3855 Grsqrt/s (0.934 of rsqrt)
-//   06_split_4_of_32         2048x2048, 100000 atoms  101.8750 ms, 0 GB/s (0.000 of copy), 20586 GFLOP/s (0.350 of FMA), 4117 Grsqrt/s (0.997 of rsqrt)
-//   06_split_6_of_32         2048x2048, 100000 atoms  100.0314 ms, 0 GB/s (0.000 of copy), 20965 GFLOP/s (0.356 of FMA), 4193 Grsqrt/s (1.016 of rsqrt)
-//   06_split_8_of_32         2048x2048, 100000 atoms  103.9577 ms, 0 GB/s (0.000 of copy), 20173 GFLOP/s (0.343 of FMA), 4035 Grsqrt/s (0.977 of rsqrt)
-//   06_split_4_of_32_newton  2048x2048, 100000 atoms  104.1464 ms, 0 GB/s (0.000 of copy), 20137 GFLOP/s (0.342 of FMA), 4027 Grsqrt/s (0.976 of rsqrt)
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
 
 namespace ch04 {

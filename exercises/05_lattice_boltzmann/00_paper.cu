@@ -1,4 +1,4 @@
-// Copied from solutions/05_lattice_boltzmann/00_paper.cu by exercises/generate.py (fingerprint 1fc964c5b636): given complete.
+// Copied from solutions/05_lattice_boltzmann/00_paper.cu by exercises/generate.py (fingerprint cb5f96b6428a): given complete.
 // Step 00 — the paper's scheme: four kernels per time step, the nine directions of a cell adjacent.
 //
 // The distributions are one array in the paper's order, id = k + (y + x ny) 9: the nine
@@ -17,13 +17,8 @@
 // Predicted: at best 72/276 = 0.26 of the copy rate in the 72-byte count, if every kernel
 // streamed at the copy rate; the stream kernel's reads of three columns and the calculate
 // kernel's one busy thread in nine should keep it below that.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
-//   00_paper  256x256    0.3130 ms, 301 GB/s (0.071 of copy), 4187 MLUP/s
-//   00_paper  1024x1024  3.2269 ms, 468 GB/s (0.111 of copy), 6499 MLUP/s
-//   00_paper  2048x2048  12.2987 ms, 491 GB/s (0.116 of copy), 6821 MLUP/s
-//   00_paper  4096x4096  48.6466 ms, 497 GB/s (0.118 of copy), 6898 MLUP/s
-//   00_paper  8192x8192  194.6772 ms, 496 GB/s (0.118 of copy), 6894 MLUP/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "course/device_buffer.hpp"
 #include "steps.hpp"
 

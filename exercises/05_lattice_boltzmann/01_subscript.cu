@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/01_subscript.cu by exercises/generate.py (fingerprint cfa7e04890bf): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/01_subscript.cu by exercises/generate.py (fingerprint 406afad2f7be): edit the TODOs.
 // Step 01 — subscript addressing: the paper's pointer tables, df[x][y][k].
 //
 // Step 00's kernels and layout, but every distribution is reached as the paper's scheme four
@@ -13,13 +13,8 @@
 // size, though mostly served by the caches). On a CPU, subscripts can win where the index
 // arithmetic is the bottleneck and the tables stay in cache; on a GPU the loads are what a warp
 // waits for, and they grow.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
-//   01_subscript  256x256    0.4009 ms, 235 GB/s (0.056 of copy), 3269 MLUP/s
-//   01_subscript  1024x1024  4.9001 ms, 308 GB/s (0.073 of copy), 4280 MLUP/s
-//   01_subscript  2048x2048  18.9003 ms, 320 GB/s (0.076 of copy), 4438 MLUP/s
-//   01_subscript  4096x4096  75.8806 ms, 318 GB/s (0.075 of copy), 4422 MLUP/s
-//   01_subscript  8192x8192  309.1725 ms, 313 GB/s (0.074 of copy), 4341 MLUP/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "course/device_buffer.hpp"
 #include "steps.hpp"
 

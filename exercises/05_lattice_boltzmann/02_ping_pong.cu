@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/02_ping_pong.cu by exercises/generate.py (fingerprint a286c82c4db2): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/02_ping_pong.cu by exercises/generate.py (fingerprint cde0f4b532ed): edit the TODOs.
 // Step 02 — ping-pong: two buffers, swapped every time step; the copy kernel is gone.
 //
 // Step 00 copies df into dfbak only so that the stream kernel can pull from an unchanging
@@ -8,13 +8,8 @@
 // Bytes per cell and time step, in floats: stream 9 + 9, calculate 9 + 3, collide 9 + 3 + 9:
 // 51 floats, 204 bytes (step 00: 276).
 // Predicted: 276/204 = 1.35x step 00, if the copy kernel ran at the rate of the others.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
-//   02_ping_pong  256x256    0.2491 ms, 379 GB/s (0.090 of copy), 5261 MLUP/s
-//   02_ping_pong  1024x1024  2.5485 ms, 592 GB/s (0.140 of copy), 8229 MLUP/s
-//   02_ping_pong  2048x2048  9.7666 ms, 618 GB/s (0.147 of copy), 8589 MLUP/s
-//   02_ping_pong  4096x4096  38.6529 ms, 625 GB/s (0.148 of copy), 8681 MLUP/s
-//   02_ping_pong  8192x8192  154.7321 ms, 625 GB/s (0.148 of copy), 8674 MLUP/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <utility>
 
 #include "course/device_buffer.hpp"

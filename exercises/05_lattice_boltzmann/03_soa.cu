@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/03_soa.cu by exercises/generate.py (fingerprint d04b9627438c): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/03_soa.cu by exercises/generate.py (fingerprint df98c8b4fe3e): edit the TODOs.
 // Step 03 — structure of arrays: one array per direction, a thread per cell.
 //
 // Steps 00-02 keep a cell's nine distributions side by side and give each its own thread. Here
@@ -15,13 +15,8 @@
 // is that a thread now holds a whole cell, which step 04 needs. (What step 02 had measured
 // allowed more: its kernels ran at 0.42 of copy in its 204 bytes, so streaming them at the
 // copy rate would be up to 2.4x.)
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
-//   03_soa  256x256    0.1845 ms, 511 GB/s (0.121 of copy), 7102 MLUP/s
-//   03_soa  1024x1024  1.2399 ms, 1218 GB/s (0.289 of copy), 16914 MLUP/s
-//   03_soa  2048x2048  4.7166 ms, 1281 GB/s (0.303 of copy), 17785 MLUP/s
-//   03_soa  4096x4096  18.0065 ms, 1342 GB/s (0.318 of copy), 18635 MLUP/s
-//   03_soa  8192x8192  71.4030 ms, 1353 GB/s (0.321 of copy), 18797 MLUP/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <utility>
 
 #include "course/device_buffer.hpp"

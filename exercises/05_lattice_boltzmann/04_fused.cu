@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/04_fused.cu by exercises/generate.py (fingerprint 29cf4ce5dd08): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/04_fused.cu by exercises/generate.py (fingerprint 255d041b2592): edit the TODOs.
 // Step 04 — fused stream-collide: one kernel per time step, nine floats in and nine out a cell.
 //
 // Step 03's three kernels pass the cell's distributions through memory twice between them
@@ -11,13 +11,8 @@
 // Predicted: 204/72 = 2.8x step 03; the kernel streams like a copy (read 36 bytes, write 36
 // per thread, no reuse beyond the neighbours' shared sectors), so near the copy ceiling:
 // 0.90-0.95 of it at sizes far beyond the 63 MB L2 (2048^2 and up: 151 MB a buffer at 2048^2).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
-//   04_fused  256x256    0.0631 ms, 1495 GB/s (0.354 of copy), 20760 MLUP/s
-//   04_fused  1024x1024  0.4557 ms, 3314 GB/s (0.785 of copy), 46024 MLUP/s
-//   04_fused  2048x2048  1.5858 ms, 3809 GB/s (0.903 of copy), 52897 MLUP/s
-//   04_fused  4096x4096  6.0983 ms, 3962 GB/s (0.939 of copy), 55023 MLUP/s
-//   04_fused  8192x8192  24.0990 ms, 4010 GB/s (0.950 of copy), 55694 MLUP/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <utility>
 
 #include "course/device_buffer.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/05_in_place.cu by exercises/generate.py (fingerprint 303b30445f24): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/05_in_place.cu by exercises/generate.py (fingerprint f37dd929da07): edit the TODOs.
 // Step 05 — in-place streaming: one buffer, the AA pattern.
 //
 // Step 04 needs two buffers because a cell's pull reads values its neighbours are overwriting.
@@ -16,13 +16,8 @@
 // Predicted: the same time as step 04 (same bytes; the local step's reads and writes are all
 // aligned, the pulling step's are shifted both ways): within a few percent of it, at half the
 // memory, so twice the channel fits on the GPU.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
-//   05_in_place  256x256    0.0605 ms, 1560 GB/s (0.370 of copy), 21661 MLUP/s
-//   05_in_place  1024x1024  0.3549 ms, 4254 GB/s (1.008 of copy), 59087 MLUP/s
-//   05_in_place  2048x2048  1.7089 ms, 3534 GB/s (0.838 of copy), 49088 MLUP/s
-//   05_in_place  4096x4096  6.6084 ms, 3656 GB/s (0.866 of copy), 50776 MLUP/s
-//   05_in_place  8192x8192  26.0488 ms, 3710 GB/s (0.879 of copy), 51526 MLUP/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "course/device_buffer.hpp"
 #include "steps.hpp"
 

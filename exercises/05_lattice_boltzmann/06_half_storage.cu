@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/06_half_storage.cu by exercises/generate.py (fingerprint 612a6a98dbcc): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/06_half_storage.cu by exercises/generate.py (fingerprint c27db3b83454): edit the TODOs.
 // Step 06 — 16-bit storage: half the bytes, the arithmetic still in float32.
 //
 // Step 04's kernel moves 72 bytes a cell and does ~150 flops (by lbm.hpp's formulas): at the copy
@@ -17,18 +17,8 @@
 // a step, bf16 ~1e-4, against velocities of ~0.05.
 // Measured (README): step 04 issues 376 instructions a cell, not ~200, and this kernel 397;
 // with 80% of the issue slots busy it is bound by instructions, 1.20x step 04.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
-//   06_fp16_storage  256x256    0.0644 ms, 732 GB/s (0.174 of copy), 20343 MLUP/s
-//   06_bf16_storage  256x256    0.0649 ms, 727 GB/s (0.172 of copy), 20202 MLUP/s
-//   06_fp16_storage  1024x1024  0.3740 ms, 2019 GB/s (0.478 of copy), 56071 MLUP/s
-//   06_bf16_storage  1024x1024  0.3931 ms, 1920 GB/s (0.455 of copy), 53344 MLUP/s
-//   06_fp16_storage  2048x2048  1.3159 ms, 2295 GB/s (0.544 of copy), 63748 MLUP/s
-//   06_bf16_storage  2048x2048  1.3867 ms, 2178 GB/s (0.516 of copy), 60493 MLUP/s
-//   06_fp16_storage  4096x4096  5.0525 ms, 2391 GB/s (0.567 of copy), 66411 MLUP/s
-//   06_bf16_storage  4096x4096  5.3401 ms, 2262 GB/s (0.536 of copy), 62834 MLUP/s
-//   06_fp16_storage  8192x8192  20.0068 ms, 2415 GB/s (0.572 of copy), 67086 MLUP/s
-//   06_bf16_storage  8192x8192  21.1543 ms, 2284 GB/s (0.541 of copy), 63447 MLUP/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstdint>
 #include <utility>
 

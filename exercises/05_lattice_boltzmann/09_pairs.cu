@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 5747924dfd17): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 0b32f960f890): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -23,18 +23,8 @@
 // joining halves, staging the tile, by the source), lower occupancy, and neither issue nor DRAM
 // busy: probably the block waiting at the barrier for its rows and halo cells (no stall
 // breakdown recorded). The README reads the profile.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 9913fa2c7daf, 2026-11-22):
-//   09_pairs_fp16  256x256    0.0870 ms, 542 GB/s (0.128 of copy), 15059 MLUP/s
-//   09_pairs_bf16  256x256    0.0869 ms, 543 GB/s (0.129 of copy), 15075 MLUP/s
-//   09_pairs_fp16  1024x1024  0.3458 ms, 2183 GB/s (0.517 of copy), 60648 MLUP/s
-//   09_pairs_bf16  1024x1024  0.3443 ms, 2193 GB/s (0.520 of copy), 60904 MLUP/s
-//   09_pairs_fp16  2048x2048  1.4567 ms, 2073 GB/s (0.491 of copy), 57587 MLUP/s
-//   09_pairs_bf16  2048x2048  1.4679 ms, 2057 GB/s (0.488 of copy), 57147 MLUP/s
-//   09_pairs_fp16  4096x4096  5.2251 ms, 2312 GB/s (0.548 of copy), 64218 MLUP/s
-//   09_pairs_bf16  4096x4096  5.2687 ms, 2293 GB/s (0.543 of copy), 63687 MLUP/s
-//   09_pairs_fp16  8192x8192  20.3696 ms, 2372 GB/s (0.562 of copy), 65891 MLUP/s
-//   09_pairs_bf16  8192x8192  20.4963 ms, 2357 GB/s (0.559 of copy), 65484 MLUP/s
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstdint>
 #include <stdexcept>
 #include <utility>

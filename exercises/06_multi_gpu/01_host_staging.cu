@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 0a33a2dab925): edit the TODOs.
+// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 6cc324259ca0): edit the TODOs.
 // Step 01 — z slabs, halos through the host.
 //
 // Each rank owns a slab of whole planes and keeps R = 4 halo planes above and below it. After
@@ -15,8 +15,8 @@
 // Predicted: weak scaling at 512^3 per GPU, 0.59 ms of compute + 0.35 ms of exchange:
 // efficiency about 0.6 at every count (one rank exchanges with itself the same way); strong
 // scaling at 1024^3 falls further as the slabs thin and the exchange stays the same size.
-// BEGIN MEASURED
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "course/exercise.hpp"
 #include "steps.hpp"
 

@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint fdcb21b4bd3c): edit the TODOs.
+// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint a5c8d1201942): edit the TODOs.
 // Step 02 — peer-to-peer copies between devices.
 //
 // The halos come straight from the neighbours' memory: each rank pulls the planes it needs
@@ -17,8 +17,8 @@
 // Predicted: weak scaling at 512^3 per GPU, 0.59 ms + 0.02 ms + a barrier: efficiency about
 // 0.95. Strong scaling at 1024^3 on 8 GPUs, 128 planes a slab: the same compute per GPU as 512^3
 // and planes 4x larger, 34 MB in, 0.08 ms: about 0.88.
-// BEGIN MEASURED
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "course/exercise.hpp"
 #include "steps.hpp"
 

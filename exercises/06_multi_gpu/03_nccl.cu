@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/03_nccl.cu by exercises/generate.py (fingerprint f837cce8ad47): edit the TODOs.
+// Generated from solutions/06_multi_gpu/03_nccl.cu by exercises/generate.py (fingerprint 7c6f315c6b3b): edit the TODOs.
 // Step 03 — NCCL: sends and receives in a group.
 //
 // The exchange as NCCL point-to-point calls on the rank's stream: each rank sends its bottom R
@@ -14,8 +14,8 @@
 // (a few of the 132) while the leapfrog kernel waits for them on the same stream.
 // Predicted: about step 02's times, a little slower for small messages (NCCL's launch and
 // protocol), faster where step 02's barrier cost more than NCCL's kernel launch.
-// BEGIN MEASURED
-// END MEASURED
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
 #include "course/exercise.hpp"
 #include "steps.hpp"
 

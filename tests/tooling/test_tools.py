@@ -49,6 +49,17 @@ class ExerciseGenerator(unittest.TestCase):
         self.assertTrue(copy.startswith("// Copied from solutions/k.cu"))
         self.assertEqual(copy.partition("\n")[2], text)
 
+    def test_the_solutions_measured_figures_stay_out_of_the_exercise(self):
+        text = ("// Predicted: 2x step 00.\n// BEGIN MEASURED by profiling/report.py\n//   0.5 ms, 0.97 of copy\n"
+                "// END MEASURED\n__global__ void k() {}\n")
+        for stub in (generate.make_stub(text, "solutions/03_seismic/00_naive.cu"),
+                     generate.make_stub(text.replace("{}", "{\n  // BEGIN SOLUTION: x\n  // END SOLUTION\n}"),
+                                        "solutions/03_seismic/01_aligned.cu")):
+            self.assertIn("// Predicted: 2x step 00.\n// Measured: left out here", stub)
+            self.assertIn("python3 exercises/grade.py 3 --bench", stub)
+            self.assertNotIn("0.97 of copy", stub)
+        self.assertTrue(generate.make_stub(text, "solutions/03_seismic/00_naive.cu").startswith("// Copied from"))
+
     def test_an_edit_anywhere_is_recognised(self):
         stub = generate.make_stub("int f() {\n  // BEGIN SOLUTION: one\n  return 1;\n  // STUB: return 0;\n"
                                   "  // END SOLUTION\n}\n", "solutions/f.cu")
