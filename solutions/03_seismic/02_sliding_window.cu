@@ -9,8 +9,11 @@
 // The x and y passes are step 01's.
 // Predicted: the z pass from the slowest to near the copy rate for its 12 bytes per point
 // (read in, read out, write out); the three passes together near 8/28 of the copy rate.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
-//   02_sliding_window  laplacian8 512^3  1.5041 ms, 714 GB/s (0.170 of copy), 4462 GFLOP/s (0.076 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
+//     02_sliding_window  laplacian8 512^3  1.7733 ms, 606 GB/s (0.202 of copy), 3784 GFLOP/s (0.065 of FMA)
+//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
+//     02_sliding_window  laplacian8 512^3  1.5041 ms, 714 GB/s (0.170 of copy), 4462 GFLOP/s (0.076 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

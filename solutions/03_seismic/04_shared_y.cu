@@ -11,8 +11,11 @@
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's (add_z_window, in 02_sliding_window.cu).
 // Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
-//   04_shared_y  laplacian8 512^3  1.1235 ms, 956 GB/s (0.228 of copy), 5973 GFLOP/s (0.102 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
+//     04_shared_y  laplacian8 512^3  1.4898 ms, 721 GB/s (0.241 of copy), 4505 GFLOP/s (0.077 of FMA)
+//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
+//     04_shared_y  laplacian8 512^3  1.1235 ms, 956 GB/s (0.228 of copy), 5973 GFLOP/s (0.102 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -10,8 +10,11 @@
 // 02_sliding_window.cu): 20, down from 28.
 // Predicted: the x and y passes' time (2 x 8 + 12 = 20 of 28 bytes) replaced by one pass of 8,
 // the whole from 28/8 to 20/8 of the one-pass time: 1.4x step 04.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
-//   05_xy_fused  laplacian8 512^3  0.8663 ms, 1239 GB/s (0.295 of copy), 7747 GFLOP/s (0.133 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
+//     05_xy_fused  laplacian8 512^3  1.0419 ms, 1031 GB/s (0.344 of copy), 6441 GFLOP/s (0.110 of FMA)
+//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
+//     05_xy_fused  laplacian8 512^3  0.8663 ms, 1239 GB/s (0.295 of copy), 7747 GFLOP/s (0.133 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

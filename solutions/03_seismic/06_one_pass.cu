@@ -15,10 +15,15 @@
 // Predicted: 20 -> 8 bytes per point against step 05 (2.5x at the same bandwidth), 3.5x
 // against the three passes; the fused kernel's registers (9 + 5 float4 + the x window) limit
 // occupancy, and with it the bytes in flight.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
-//   06_one_pass_16   laplacian8 512^3  1.0350 ms, 1037 GB/s (0.247 of copy), 6484 GFLOP/s (0.111 of FMA)
-//   06_one_pass_64   laplacian8 512^3  1.0402 ms, 1032 GB/s (0.246 of copy), 6451 GFLOP/s (0.111 of FMA)
-//   06_one_pass_256  laplacian8 512^3  1.0471 ms, 1025 GB/s (0.244 of copy), 6409 GFLOP/s (0.110 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
+//     06_one_pass_16   laplacian8 512^3  1.0662 ms, 1007 GB/s (0.337 of copy), 6294 GFLOP/s (0.108 of FMA)
+//     06_one_pass_64   laplacian8 512^3  1.0751 ms, 999 GB/s (0.334 of copy), 6242 GFLOP/s (0.107 of FMA)
+//     06_one_pass_256  laplacian8 512^3  1.0804 ms, 994 GB/s (0.332 of copy), 6211 GFLOP/s (0.106 of FMA)
+//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
+//     06_one_pass_16   laplacian8 512^3  1.0350 ms, 1037 GB/s (0.247 of copy), 6484 GFLOP/s (0.111 of FMA)
+//     06_one_pass_64   laplacian8 512^3  1.0402 ms, 1032 GB/s (0.246 of copy), 6451 GFLOP/s (0.111 of FMA)
+//     06_one_pass_256  laplacian8 512^3  1.0471 ms, 1025 GB/s (0.244 of copy), 6409 GFLOP/s (0.110 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

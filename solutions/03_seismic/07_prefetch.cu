@@ -15,9 +15,13 @@
 // The profile: float4 keeps step 06's bytes and warps (120 registers, 2 blocks) and runs 1.97x
 // faster; float2's 71 registers give 3 blocks (36%), not 4, and it is slower than float4: half
 // the points per thread for the same index work and barriers, 1.37x the warp instructions.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
-//   07_prefetch_4  laplacian8 512^3  0.5296 ms, 2027 GB/s (0.483 of copy), 12670 GFLOP/s (0.217 of FMA)
-//   07_prefetch_2  laplacian8 512^3  0.6027 ms, 1781 GB/s (0.424 of copy), 11134 GFLOP/s (0.191 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
+//     07_prefetch_4  laplacian8 512^3  0.5733 ms, 1873 GB/s (0.626 of copy), 11706 GFLOP/s (0.200 of FMA)
+//     07_prefetch_2  laplacian8 512^3  0.6354 ms, 1690 GB/s (0.565 of copy), 10562 GFLOP/s (0.180 of FMA)
+//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
+//     07_prefetch_4  laplacian8 512^3  0.5296 ms, 2027 GB/s (0.483 of copy), 12670 GFLOP/s (0.217 of FMA)
+//     07_prefetch_2  laplacian8 512^3  0.6027 ms, 1781 GB/s (0.424 of copy), 11134 GFLOP/s (0.191 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

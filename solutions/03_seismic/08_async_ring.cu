@@ -26,10 +26,15 @@
 // ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
 // The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
 // the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
-//   08_async_ring         laplacian8 512^3  0.3974 ms, 2702 GB/s (0.644 of copy), 16887 GFLOP/s (0.289 of FMA)
-//   08_async_ring_capped  laplacian8 512^3  0.4727 ms, 2272 GB/s (0.541 of copy), 14198 GFLOP/s (0.243 of FMA)
-//   08_async_ring_deep    laplacian8 512^3  0.3916 ms, 2742 GB/s (0.653 of copy), 17136 GFLOP/s (0.294 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
+//     08_async_ring         laplacian8 512^3  0.4784 ms, 2245 GB/s (0.750 of copy), 14029 GFLOP/s (0.240 of FMA)
+//     08_async_ring_capped  laplacian8 512^3  0.5751 ms, 1867 GB/s (0.624 of copy), 11669 GFLOP/s (0.199 of FMA)
+//     08_async_ring_deep    laplacian8 512^3  0.4397 ms, 2442 GB/s (0.816 of copy), 15262 GFLOP/s (0.261 of FMA)
+//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
+//     08_async_ring         laplacian8 512^3  0.3974 ms, 2702 GB/s (0.644 of copy), 16887 GFLOP/s (0.289 of FMA)
+//     08_async_ring_capped  laplacian8 512^3  0.4727 ms, 2272 GB/s (0.541 of copy), 14198 GFLOP/s (0.243 of FMA)
+//     08_async_ring_deep    laplacian8 512^3  0.3916 ms, 2742 GB/s (0.653 of copy), 17136 GFLOP/s (0.294 of FMA)
 // END MEASURED
 #include <type_traits>
 

@@ -13,8 +13,11 @@
 // plane (5 float4) replaces step 08's copy offsets, about 100, so still 2 blocks per
 // multiprocessor.
 // The profile: 128 registers, 2 blocks; 285 M warp instructions; no faster than step 07 (README).
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
-//   09_prefetched_sums  laplacian8 512^3  0.5336 ms, 2012 GB/s (0.479 of copy), 12577 GFLOP/s (0.216 of FMA)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
+//     09_prefetched_sums  laplacian8 512^3  0.5753 ms, 1866 GB/s (0.624 of copy), 11665 GFLOP/s (0.199 of FMA)
+//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
+//     09_prefetched_sums  laplacian8 512^3  0.5336 ms, 2012 GB/s (0.479 of copy), 12577 GFLOP/s (0.216 of FMA)
 // END MEASURED
 #include <type_traits>
 
