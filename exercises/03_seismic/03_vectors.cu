@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint dbbaee6b453d): edit the TODOs.
+// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint 4c4c5d6068ef): edit the TODOs.
 // Step 03 — vectors: each thread of the x and y passes handles kVec = 1, 2 or 4 neighbouring
 // x points with float, float2 or float4 loads and stores.
 //
@@ -15,7 +15,7 @@
 // Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
 // where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot. The
 // z pass on float2 / float4 columns, at about 40 / 60 registers and fewer warps resident (75% /
-// 50%), still 1.6x / 2.1x the bytes in flight per SM: from 0.88 to about 0.91 / 0.94 of the copy rate.
+// 50%), still 1.6x / 2.1x the bytes in flight per SM: from 0.89 to about 0.91 / 0.94 of the copy rate.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
 //   03_vectors_1     laplacian8 512^3  1.5058 ms, 713 GB/s (0.170 of copy), 4457 GFLOP/s (0.076 of FMA)
 //   03_vectors_2     laplacian8 512^3  1.1756 ms, 913 GB/s (0.218 of copy), 5709 GFLOP/s (0.098 of FMA)

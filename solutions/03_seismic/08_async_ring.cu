@@ -18,12 +18,12 @@
 // Variants: `async_ring`, 3 tiles and no register cap; `async_ring_capped`, the same held to
 // 64 registers (__launch_bounds__(256, 4)) for 4 blocks per multiprocessor; `async_ring_deep`,
 // 5 tiles (43.5 KB), the copies 4 planes ahead instead of 2, added after the first two were
-// measured: their loads, timed as a copy, took 0.76 of the device copy, and step 09 (README)
+// measured: their loads, timed as a copy, took 0.77 of the device copy, and step 09 (README)
 // suggested that at 2 blocks per multiprocessor the depth of the prefetch is what hides latency.
 // Predicted: about 150 instructions per warp and plane instead of 264, and 64 registers, 4 blocks
-// per multiprocessor (50% of the warps) instead of 2; from 0.49 of the copy rate toward the
+// per multiprocessor (50% of the warps) instead of 2; from 0.48 of the copy rate toward the
 // fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it). For the deep
-// ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
+// ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.77.
 // The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
 // the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
