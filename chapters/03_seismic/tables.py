@@ -1,12 +1,14 @@
 """Chapter 3's README tables (profiling/report.py): the default ones (the steps, the roofline, the
-traffic per kernel), the compiler's and the profiler's resources per kernel, and the source
-document's speed-up model measured with the profiled kernel times."""
+traffic per kernel), the compiler's and the profiler's resources per kernel, the source
+document's speed-up model measured with the profiled kernel times, and the bytes each one-pass
+structure keeps in flight against what Little's law asks of the GPU."""
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/03_seismic")
 
 import csv
 import io
+import pathlib
 
 import cli
 import report_tables
@@ -65,5 +67,58 @@ def speedup_table(res) -> str:
     ])
 
 
+# A haloed tile of step 08 and its copies: 16 rows of 34 float4 (128 + 8 floats x 8 + 8 rows) per
+# plane, 8704 bytes for a block of 256 threads (34 a thread) and 1024 output points (8.5 a point).
+RING_TILE_BYTES_PER_THREAD = (8 + 2 * 4) * (32 + 2) * 16 / 256
+RING_DRAM_PER_LOADED = 8 / 8.5  # DRAM moves 8 bytes a point (read once, write once)
+# Per kernel: its step, what a thread keeps in flight (from the code), those bytes, and the DRAM
+# bytes the kernel moves per byte it loads (to turn loads in flight into DRAM traffic).
+IN_FLIGHT = {
+    "z_window_kernel": ("02", "in(p + R) and out(p): 2 loads of 4 B", 8, 12 / 8),
+    "one_pass_kernel<64>": ("06", "2 tile rows (float4), only until the barrier", 32, 8 / 8),
+    "prefetch_kernel<4>": ("07", "plane p + 1: 2 tile rows and 2 x neighbours (float4)", 64, 8 / 16),
+    "async_ring_kernel<3, 2>": ("08", "2 planes of the haloed tile, 34 B each", 2 * RING_TILE_BYTES_PER_THREAD, RING_DRAM_PER_LOADED),
+    "async_ring_kernel<5, 2>": ("08 deep", "4 planes of the haloed tile, 34 B each", 4 * RING_TILE_BYTES_PER_THREAD, RING_DRAM_PER_LOADED),
+    "copy_prefetch_kernel": ("copy 07", "as step 07", 64, 8 / 16),
+    "copy_async_ring_kernel": ("copy 08", "as step 08", 2 * RING_TILE_BYTES_PER_THREAD, RING_DRAM_PER_LOADED),
+}
+# The latency under load: what chapter 1's step 01 consumer implies on the H200 (its README,
+# "Bytes in flight"); the idle latency is the pointer chase's. Used for every GPU.
+LOADED_LATENCY_NS = 590
+
+
+def in_flight_table(res) -> str:
+    """Little's law per one-pass structure: the KB in flight per multiprocessor (threads resident,
+    from the profile's occupancy, x bytes in flight a thread, from the code, in DRAM bytes) against
+    the knee (copy x latency / multiprocessors), at the idle latency and under load."""
+    transpose = pathlib.Path(res.folder).parents[2] / "01_transpose" / "results" / res.folder.name / "bench.json"
+    if not transpose.exists():
+        return f"No memory latency for this GPU: chapter 1's results/{res.folder.name}/bench.json is not recorded."
+    context, _ = results.load(transpose)
+    latency_ns, sms = float(context["memory_latency_ns"]), float(context["multiprocessors"])
+    copy = res.ceilings["copy_GBps"]
+    knees = {ns: copy * ns / sms / 1e3 for ns in (latency_ns, LOADED_LATENCY_NS)}  # GB/s x ns = bytes
+    rows = {r["kernel"]: r for r in results.read_csv(res.folder / "traffic.csv")}
+    lines = [f"Copy {copy:.0f} GB/s over {sms:.0f} multiprocessors: at the idle latency ({latency_ns:.0f} ns, chapter 1's "
+             f"pointer chase on this GPU) each must keep {knees[latency_ns]:.1f} KB of DRAM traffic in flight, at "
+             f"{LOADED_LATENCY_NS} ns under load {knees[LOADED_LATENCY_NS]:.1f} KB. Predicted = min(1, KB in flight / knee); "
+             "measured = the profile's HBM GB/s over the copy; the last column is the latency at which the KB in flight "
+             "would deliver exactly the measured rate.", "",
+             "| step | kernel | in flight per thread (the code) | threads per SM | KB per SM (DRAM) | predicted, idle | "
+             f"predicted, {LOADED_LATENCY_NS} ns | measured (HBM) | latency that fits (ns) |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for kernel, (step, what, per_thread, dram_per_loaded) in IN_FLIGHT.items():
+        if kernel not in rows:
+            continue
+        threads = rows[kernel].number("occupancy %") / 100 * 2048
+        kb = threads * per_thread * dram_per_loaded / 1e3
+        measured = rows[kernel].number("achieved GB/s")
+        predicted = [f"{min(1.0, kb / knee):.2f}" for knee in knees.values()]
+        lines.append(f"| {step} | `{kernel}` | {what} | {threads:.0f} | {kb:.1f} | {' | '.join(predicted)} | "
+                     f"{measured / copy:.2f} | {kb * 1e3 * sms / measured:.0f} |")
+    return "\n".join(lines)
+
+
 def tables(res) -> dict:
-    return {**report_tables.default_tables(res), "resources": resources_table(res), "speedup": speedup_table(res)}
+    return {**report_tables.default_tables(res), "resources": resources_table(res), "speedup": speedup_table(res),
+            "in_flight": in_flight_table(res)}
