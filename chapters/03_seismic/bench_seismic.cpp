@@ -5,7 +5,8 @@
 // Step 00 runs on packed rows, the others on rows padded to 64 floats (steps.hpp): one input
 // and one output array of each layout. PyTorch's convolutions are measured by peer_torch.py.
 // Beside the device copy, two copies through the loads of the one-pass steps (copy_ceiling.hpp):
-// the ceilings of those structures, with none of the arithmetic.
+// the ceilings of those structures, with none of the arithmetic; and the same two held to the
+// steps' 2 blocks per multiprocessor, to tell the structure apart from the occupancy.
 //
 //   bench_seismic [--size=N] [--ceilings=FILE] [--warm-l2] [--quiet] [--repetitions=N]
 //                 [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
@@ -102,7 +103,9 @@ int main(int argc, char** argv) try {
   };
   const std::pair<const char*, ch03::LaplacianFn> structural_copies[] = {
       {"copy through step 07's loads", ch03::copy_through_prefetch},
-      {"copy through step 08's loads", ch03::copy_through_async_ring}};
+      {"copy through step 08's loads", ch03::copy_through_async_ring},
+      {"copy through step 07's loads at its occupancy", ch03::copy_through_prefetch_at_step_occupancy},
+      {"copy through step 08's loads at its occupancy", ch03::copy_through_async_ring_at_step_occupancy}};
   for (const auto& [name, copy] : structural_copies)
     session.add({.group = group, .name = name, .prepare = [layouts] { (*layouts)->aligned().d_out.poison(); },
                  .run = [layouts, copy] {

@@ -1,18 +1,22 @@
 """Chapter 3's README tables (profiling/report.py): the default ones (the steps, the roofline, the
 traffic per kernel), the compiler's and the profiler's resources per kernel, the source
-document's speed-up model measured with the profiled kernel times, and the bytes each one-pass
-structure keeps in flight against what Little's law asks of the GPU."""
+document's speed-up model measured with the profiled kernel times, the bytes each one-pass
+structure keeps in flight against what Little's law asks of the GPU, and what the warps wait for
+beside what the L2 and DRAM carry (profile.sh's stalls run)."""
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/03_seismic")
 
 import csv
 import io
+import math
 import pathlib
+import re
 
 import cli
 import report_tables
 import results
+import traffic
 
 
 def profiled_kernels(path) -> dict:
@@ -72,15 +76,25 @@ def speedup_table(res) -> str:
 RING_TILE_BYTES_PER_THREAD = (8 + 2 * 4) * (32 + 2) * 16 / 256
 RING_DRAM_PER_LOADED = 8 / 8.5  # DRAM moves 8 bytes a point (read once, write once)
 # Per kernel: its step, what a thread keeps in flight (from the code), those bytes, and the DRAM
-# bytes the kernel moves per byte it loads (to turn loads in flight into DRAM traffic).
+# bytes the kernel moves per byte it loads (to turn loads in flight into DRAM traffic). Step 08's
+# and the copies' kernels by their names now and as results/h200/ (commit 6b1bc8338a6f) has them.
+RING = ("2 planes of the haloed tile, 34 B each", 2 * RING_TILE_BYTES_PER_THREAD, RING_DRAM_PER_LOADED)
+PREFETCH = ("plane p + 1: 2 tile rows and 2 x neighbours (float4)", 64, 8 / 16)
 IN_FLIGHT = {
     "z_window_kernel": ("02", "in(p + R) and out(p): 2 loads of 4 B", 8, 12 / 8),
     "one_pass_kernel<64>": ("06", "2 tile rows (float4), only until the barrier", 32, 8 / 8),
-    "prefetch_kernel<4>": ("07", "plane p + 1: 2 tile rows and 2 x neighbours (float4)", 64, 8 / 16),
-    "async_ring_kernel<3, 2>": ("08", "2 planes of the haloed tile, 34 B each", 2 * RING_TILE_BYTES_PER_THREAD, RING_DRAM_PER_LOADED),
+    "prefetch_kernel<4>": ("07", *PREFETCH),
+    "async_ring_kernel<3, 2>": ("08", *RING),
+    "async_ring_kernel<3, 2, 64>": ("08", *RING),
     "async_ring_kernel<5, 2>": ("08 deep", "4 planes of the haloed tile, 34 B each", 4 * RING_TILE_BYTES_PER_THREAD, RING_DRAM_PER_LOADED),
-    "copy_prefetch_kernel": ("copy 07", "as step 07", 64, 8 / 16),
-    "copy_async_ring_kernel": ("copy 08", "as step 08", 2 * RING_TILE_BYTES_PER_THREAD, RING_DRAM_PER_LOADED),
+    "async_ring_kernel<5, 2, 64>": ("08 deep", "4 planes of the haloed tile, 34 B each", 4 * RING_TILE_BYTES_PER_THREAD, RING_DRAM_PER_LOADED),
+    "async_ring_kernel<3, 3, 64>": ("08, 3 blocks", *RING),
+    "copy_prefetch_kernel": ("copy 07", *PREFETCH),
+    "copy_prefetch_kernel<0>": ("copy 07", *PREFETCH),
+    "copy_prefetch_kernel<2>": ("copy 07, 2 blocks", *PREFETCH),
+    "copy_async_ring_kernel": ("copy 08", *RING),
+    "copy_async_ring_kernel<0>": ("copy 08", *RING),
+    "copy_async_ring_kernel<2>": ("copy 08, 2 blocks", *RING),
 }
 # The latency under load: what chapter 1's step 01 consumer implies on the H200 (its README,
 # "Bytes in flight"); the idle latency is the pointer chase's. Used for every GPU.
@@ -119,6 +133,77 @@ def in_flight_table(res) -> str:
     return "\n".join(lines)
 
 
+CUBE_BYTES = 512 ** 3 * 4  # profile.sh's size
+STALL = re.compile(r"smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio$")
+STALL_NAMES = {"long_scoreboard": "global memory", "barrier": "barrier", "short_scoreboard": "shared memory",
+               "mio_throttle": "MIO queue", "lg_throttle": "global queue", "wait": "fixed latency",
+               "not_selected": "not selected", "selected": "issuing", "math_pipe_throttle": "math pipe",
+               "dispatch_stall": "dispatch", "branch_resolving": "branch", "no_instruction": "no instruction",
+               "drain": "drain", "membar": "memory barrier", "imc_miss": "constant miss", "sleeping": "sleeping",
+               "tex_throttle": "texture queue", "misc": "misc"}
+SHOWN_STALLS = 5  # the reasons with the most cycles over all kernels; the others add up to "other"
+
+
+def stalled_kernels(stalls_csv) -> dict:
+    """profile.sh's stalls run (Nsight Compute's raw page): {short kernel name: {metric: number}},
+    the last launch of each kernel."""
+    rows = list(csv.reader(io.StringIO(cli.read_text(stalls_csv, "Nsight Compute's raw page"))))
+    header_at = next((i for i, row in enumerate(rows) if "Kernel Name" in row and "ID" in row), None)
+    if header_at is None:
+        raise cli.ToolError("has no 'ID', 'Kernel Name' header: not Nsight Compute's raw page", stalls_csv)
+    header = rows[header_at]
+    kernels = {}
+    for row in rows[header_at + 1:]:
+        if len(row) == len(header) and row[header.index("ID")].strip().isdigit():  # not the units row
+            kernels[traffic.short_name(row[header.index("Kernel Name")])] = {
+                name: traffic.number(value) for name, value in zip(header, row) if re.match(r"(smsp|sm|gpu|lts|dram)__", name)}
+    if not kernels:
+        raise cli.ToolError("has no kernel's row", stalls_csv)
+    return kernels
+
+
+def stalls_table(res) -> str:
+    path = res.folder / "stalls.csv"
+    if not path.exists():
+        return ("Not yet recorded on this GPU: `chapters/03_seismic/profile.sh BUILD OUT stalls` writes "
+                f"`{path.name}` (the recording's profile runs it).")
+    kernels = stalled_kernels(path)
+    reasons = sorted({STALL.match(m).group(1) for k in kernels.values() for m in k if STALL.match(m)})
+    total = {r: math.fsum(k.get(f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio", 0) for k in kernels.values())
+             for r in reasons}
+    shown = sorted(reasons, key=total.get, reverse=True)[:SHOWN_STALLS]
+
+    def cell(k, metric, scale=1.0, digits=2):
+        return f"{k[metric] * scale:.{digits}f}" if metric in k else "—"
+
+    lines = ["| kernel | ms | issue % | occupancy % | cycles between instructions | "
+             + " | ".join(STALL_NAMES.get(r, r) for r in shown)
+             + " | other | L2 TB/s | L2 read | L2 write | L2 hit % | DRAM read | DRAM write | DRAM % |",
+             "|---|" + "---:|" * (11 + len(shown))]
+    for name, k in kernels.items():
+        stall = {r: k.get(f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio", 0.0) for r in reasons}
+        lines.append(f"| `{name}` | {cell(k, 'gpu__time_duration.sum', 1e-6, 3)} | "
+                     f"{cell(k, 'smsp__issue_active.avg.pct_of_peak_sustained_active', digits=0)} | "
+                     f"{cell(k, 'sm__warps_active.avg.pct_of_peak_sustained_active', digits=0)} | "
+                     f"{cell(k, 'smsp__average_warp_latency_per_inst_issued.ratio', digits=1)} | "
+                     + " | ".join(f"{stall[r]:.1f}" for r in shown)
+                     + f" | {math.fsum(v for r, v in stall.items() if r not in shown):.1f} | "
+                     f"{cell(k, 'lts__t_bytes.sum.per_second', 1e-12)} | "
+                     f"{cell(k, 'lts__t_sectors_op_read.sum', 32 / CUBE_BYTES)} | "
+                     f"{cell(k, 'lts__t_sectors_op_write.sum', 32 / CUBE_BYTES)} | "
+                     f"{cell(k, 'lts__t_sector_hit_rate.pct', digits=0)} | "
+                     f"{cell(k, 'dram__bytes_read.sum', 1 / CUBE_BYTES)} | {cell(k, 'dram__bytes_write.sum', 1 / CUBE_BYTES)} | "
+                     f"{cell(k, 'dram__throughput.avg.pct_of_peak_sustained_elapsed', digits=0)} |")
+    lines += ["", "Nsight Compute at 512^3, clocks as found (`profile.sh`, stalls), the last launch of each kernel. "
+              "Cycles between instructions: how long a warp waits, on average, from one instruction it issues to the next; "
+              "the stall columns split them by what it waited for (they add up to it): global memory is the long "
+              "scoreboard (a load from L1, L2 or DRAM, cp.async's wait included), shared memory the short one. L2 TB/s: all "
+              "the L2's traffic over the kernel's time (lts__t_bytes: the SMs', DRAM's fills and write-backs); L2 read and "
+              "write in cubes (536.9 MB) of sectors, from every source; DRAM read and write in cubes, apart: a kernel that "
+              "reads the cube once and writes it once shows about 1.0 and 1.0, less for writes still in L2 at its end."]
+    return "\n".join(lines)
+
+
 def tables(res) -> dict:
     return {**report_tables.default_tables(res), "resources": resources_table(res), "speedup": speedup_table(res),
-            "in_flight": in_flight_table(res)}
+            "in_flight": in_flight_table(res), "stalls": stalls_table(res)}

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 1d0e89081668): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint cd0f4b610909): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -27,6 +27,14 @@
 // ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.77.
 // The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
 // the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
+// Knobs on `async_ring` (issue 25's cheap ones), measured: not yet recorded. `async_ring_planes128`,
+// `_planes256`, `_planes512`: kPlanes z-planes per block instead of 64, so the 2R z-halo planes a
+// chunk re-reads fall from 8/64 = 12.5% to 6.3%, 3.1%, 1.6% of its planes, and the 512^3 grid's
+// blocks from 4 x 64 x 8 = 2048 (7.8 waves of 2 blocks on 132 multiprocessors) to 1024, 512,
+// 256 (3.9, 1.9, 0.97 waves: fewer, longer blocks, a smaller tail, less parallelism);
+// `async_ring_3blocks`, __launch_bounds__(256, 3): at most 85 registers, 3 blocks of 256 threads
+// (37.5% of the warps). ptxas (CUDA 13.0, sm_90, -Xptxas -v) gives it 80 registers and spills 32
+// bytes (188 bytes of spill loads), against the 64-register cap's 152 (400): fewer, maybe cheap.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit 6b1bc8338a6f, 2026-11-22):
 //   08_async_ring         laplacian8 512^3  0.3974 ms, 2702 GB/s (0.644 of copy), 16887 GFLOP/s (0.289 of FMA)
 //   08_async_ring_capped  laplacian8 512^3  0.4727 ms, 2272 GB/s (0.541 of copy), 14198 GFLOP/s (0.243 of FMA)
@@ -40,20 +48,19 @@ namespace ch03 {
 namespace {
 
 constexpr int kTileX = 32, kTileY = 8;  // threads, one float4 each: 128 x 8 points, one float4 of x-halo each side
-constexpr int kPlanes = 64;     // z-planes per block
 constexpr int kSums = 2 * kRadius + 1;
 
-// kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way.
-template <int kStages, int kMinBlocks>
+// kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way; kPlanes z-planes per block.
+template <int kStages, int kMinBlocks, int kPlanes>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // TODO: a ring of kStages haloed tiles filled by course::copy_async kStages-1 planes ahead; per plane: wait, barrier, start the next copies, add the centre's weight to 9 partial sums and xy to out(p)'s, store out(p - R); unroll by 9 so the ring positions are constants
   (void)in; (void)out; (void)g;
 }
 
-template <int kStages, int kMinBlocks>
+template <int kStages, int kMinBlocks, int kPlanes = 64>
 void launch_async_ring(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 08");
-  course::launch(async_ring_kernel<kStages, kMinBlocks>,
+  course::launch(async_ring_kernel<kStages, kMinBlocks, kPlanes>,
                  {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
                   dim3(kTileX, kTileY)},
                  in, out, grid);
@@ -64,5 +71,9 @@ void launch_async_ring(const float* in, float* out, const Grid& grid) {
 void laplacian_async_ring(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2>(in, out, grid); }
 void laplacian_async_ring_capped(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 4>(in, out, grid); }
 void laplacian_async_ring_deep(const float* in, float* out, const Grid& grid) { launch_async_ring<5, 2>(in, out, grid); }
+void laplacian_async_ring_planes128(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2, 128>(in, out, grid); }
+void laplacian_async_ring_planes256(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2, 256>(in, out, grid); }
+void laplacian_async_ring_planes512(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2, 512>(in, out, grid); }
+void laplacian_async_ring_3blocks(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 3>(in, out, grid); }
 
 }  // namespace ch03
