@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint cd0f4b610909): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint ff94528f406a): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -27,7 +27,7 @@
 // ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.77.
 // The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
 // the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
-// Knobs on `async_ring` (issue 25's cheap ones), measured: not yet recorded. `async_ring_planes128`,
+// Cheap knobs on `async_ring`, measured: not yet recorded. `async_ring_planes128`,
 // `_planes256`, `_planes512`: kPlanes z-planes per block instead of 64, so the 2R z-halo planes a
 // chunk re-reads fall from 8/64 = 12.5% to 6.3%, 3.1%, 1.6% of its planes, and the 512^3 grid's
 // blocks from 4 x 64 x 8 = 2048 (7.8 waves of 2 blocks on 132 multiprocessors) to 1024, 512,
@@ -53,8 +53,51 @@ constexpr int kSums = 2 * kRadius + 1;
 // kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way; kPlanes z-planes per block.
 template <int kStages, int kMinBlocks, int kPlanes>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // TODO: a ring of kStages haloed tiles filled by course::copy_async kStages-1 planes ahead; per plane: wait, barrier, start the next copies, add the centre's weight to 9 partial sums and xy to out(p)'s, store out(p - R); unroll by 9 so the ring positions are constants
-  (void)in; (void)out; (void)g;
+  // The copy plan is given: the tiles, where each of this thread's copies comes from, and
+  // start_copies(s, slot), which starts plane s's copies into tiles[slot]. The pipeline is yours.
+  constexpr int kThreads = kTileX * kTileY;
+  constexpr int kWidth = kTileX + 2;  // float4s per tile row
+  constexpr int kHeight = kTileY + 2 * kRadius;
+  constexpr int kCopies = kHeight * kWidth;
+  constexpr int kPasses = (kCopies + kThreads - 1) / kThreads;
+  __shared__ float4 tiles[kStages][kHeight][kWidth];
+
+  const int thread = threadIdx.x + threadIdx.y * kTileX;
+  const int x_left = blockIdx.x * kTileX * 4 - kRadius;  // the tile's first float
+  const int y_top = blockIdx.y * kTileY - kRadius;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+
+  // 1. This thread's copies, the same in every plane: where each comes from relative to the
+  //    tile's corner, whether it lies in the array's rows (x may run into the row's padding,
+  //    whose values feed only outputs that are not stored), and whether it is a centre, the
+  //    only part a z-halo plane needs.
+  int offset[kPasses];
+  bool valid[kPasses], centre[kPasses];
+#pragma unroll
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const int copy = thread + pass * kThreads;
+    const int row = copy / kWidth, column = copy % kWidth;
+    const int x = x_left + 4 * column, y = y_top + row;
+    valid[pass] = copy < kCopies && y < g.dy + kRadius && x + 4 <= g.pitch - g.lead;
+    centre[pass] = row >= kRadius && row < kRadius + kTileY && column >= 1 && column <= kTileX;
+    offset[pass] = valid[pass] ? row * g.pitch + 4 * column : 0;
+  }
+  const int steps = z_end - z_begin + 2 * kRadius;  // planes z_begin - R .. z_end + R - 1
+  const float* plane_source = in + g.at(x_left, y_top, z_begin - kRadius);
+  auto start_copies = [&](int s, int slot) {
+    const bool halo_plane = s < kRadius || s >= steps - kRadius;
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int copy = thread + pass * kThreads;
+      if (copy < kCopies && (!halo_plane || centre[pass]))
+        course::copy_async(&tiles[slot][0][0] + copy, reinterpret_cast<const float4*>(plane_source + offset[pass]), valid[pass]);
+    }
+    plane_source += g.plane;
+  };
+
+  // TODO: prime the ring (kStages - 1 planes, a commit_copies() each); per plane s: wait until plane s has landed (wait_copies<kStages - 2>), barrier, start plane s + kStages - 1 into the slot plane s - 1 used, commit; add the centre's weight to the 9 partial sums it belongs to and xy(p) to out(p)'s; store out(p - R) once complete; unroll the plane loop by 9 (std::integral_constant) so which sum is which is a constant
+  (void)out; (void)start_copies;
 }
 
 template <int kStages, int kMinBlocks, int kPlanes = 64>

@@ -26,7 +26,7 @@
 // ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.77.
 // The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
 // the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
-// Knobs on `async_ring` (issue 25's cheap ones), measured: not yet recorded. `async_ring_planes128`,
+// Cheap knobs on `async_ring`, measured: not yet recorded. `async_ring_planes128`,
 // `_planes256`, `_planes512`: kPlanes z-planes per block instead of 64, so the 2R z-halo planes a
 // chunk re-reads fall from 8/64 = 12.5% to 6.3%, 3.1%, 1.6% of its planes, and the 512^3 grid's
 // blocks from 4 x 64 x 8 = 2048 (7.8 waves of 2 blocks on 132 multiprocessors) to 1024, 512,
@@ -52,7 +52,8 @@ constexpr int kSums = 2 * kRadius + 1;
 // kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way; kPlanes z-planes per block.
 template <int kStages, int kMinBlocks, int kPlanes>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: a ring of kStages haloed tiles filled by course::copy_async kStages-1 planes ahead; per plane: wait, barrier, start the next copies, add the centre's weight to 9 partial sums and xy to out(p)'s, store out(p - R); unroll by 9 so the ring positions are constants
+  // The copy plan is given: the tiles, where each of this thread's copies comes from, and
+  // start_copies(s, slot), which starts plane s's copies into tiles[slot]. The pipeline is yours.
   constexpr int kThreads = kTileX * kTileY;
   constexpr int kWidth = kTileX + 2;  // float4s per tile row
   constexpr int kHeight = kTileY + 2 * kRadius;
@@ -94,6 +95,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
     plane_source += g.plane;
   };
 
+  // BEGIN SOLUTION: prime the ring (kStages - 1 planes, a commit_copies() each); per plane s: wait until plane s has landed (wait_copies<kStages - 2>), barrier, start plane s + kStages - 1 into the slot plane s - 1 used, commit; add the centre's weight to the 9 partial sums it belongs to and xy(p) to out(p)'s; store out(p - R) once complete; unroll the plane loop by 9 (std::integral_constant) so which sum is which is a constant
   const int x0 = x_left + kRadius + 4 * threadIdx.x;
   const int y = y_top + kRadius + threadIdx.y;
   const bool inside = x0 < g.dx && y < g.dy;
@@ -171,7 +173,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
     if (s + 8 < steps) plane_step(s + 8, std::integral_constant<int, 8>{});
   }
   static_assert(kSums == 9, "the loop above is unrolled by kSums");
-  // STUB: (void)in; (void)out; (void)g;
+  // STUB: (void)out; (void)start_copies;
   // END SOLUTION
 }
 

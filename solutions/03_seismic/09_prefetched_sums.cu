@@ -1,5 +1,7 @@
-// Step 09 — step 07's loads with step 08's partial sums.
+// Step 09 — an optional experiment: step 07's loads with step 08's partial sums.
 //
+// Not a step forward (it is no faster than step 07): a question put to the GPU, which half of
+// step 08 matters, how a plane arrives or what is computed on it.
 // Timed as copies with no arithmetic (copy_ceiling.cu), the two ways of bringing a plane in
 // differ: step 07's (two tile rows and the x neighbours fetched into registers one plane ahead,
 // the x neighbours from global memory, where the neighbouring threads' rows make them L1 hits)
