@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint ff94528f406a): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 87b0fd8f6f8c): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -27,11 +27,13 @@
 // ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.77.
 // The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
 // the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
-// Cheap knobs on `async_ring`, measured: not yet recorded. `async_ring_planes128`,
-// `_planes256`, `_planes512`: kPlanes z-planes per block instead of 64, so the 2R z-halo planes a
-// chunk re-reads fall from 8/64 = 12.5% to 6.3%, 3.1%, 1.6% of its planes, and the 512^3 grid's
-// blocks from 4 x 64 x 8 = 2048 (7.8 waves of 2 blocks on 132 multiprocessors) to 1024, 512,
-// 256 (3.9, 1.9, 0.97 waves: fewer, longer blocks, a smaller tail, less parallelism);
+// Cheap knobs on `async_ring`, measured: not yet recorded. `async_ring_planes16` .. `_planes512`
+// (the source document's nw sweep): kPlanes z-planes per block instead of 64, so the 2R z-halo
+// planes a chunk re-reads go from 8/64 = 12.5% to 50%, 25%, 6.3%, 3.1%, 1.6% of its planes, and
+// the 512^3 grid's blocks from 4 x 64 x 8 = 2048 (7.8 waves of 2 blocks on 132 multiprocessors)
+// to 8192, 4096, 1024, 512, 256 (31, 15.5, 3.9, 1.9, 0.97 waves: longer blocks, a smaller tail,
+// less parallelism); `async_ring_deep_plain_stores`: the best variant with plain stores instead
+// of non-temporal ones, an A/B this chapter had not measured;
 // `async_ring_3blocks`, __launch_bounds__(256, 3): at most 85 registers, 3 blocks of 256 threads
 // (37.5% of the warps). ptxas (CUDA 13.0, sm_90, -Xptxas -v) gives it 80 registers and spills 32
 // bytes (188 bytes of spill loads), against the 64-register cap's 152 (400): fewer, maybe cheap.
@@ -50,8 +52,9 @@ namespace {
 constexpr int kTileX = 32, kTileY = 8;  // threads, one float4 each: 128 x 8 points, one float4 of x-halo each side
 constexpr int kSums = 2 * kRadius + 1;
 
-// kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way; kPlanes z-planes per block.
-template <int kStages, int kMinBlocks, int kPlanes>
+// kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way; kPlanes z-planes per
+// block; kStreaming: out stored with non-temporal stores (course::store_streaming) or plain ones.
+template <int kStages, int kMinBlocks, int kPlanes, bool kStreaming>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   // The copy plan is given: the tiles, where each of this thread's copies comes from, and
   // start_copies(s, slot), which starts plane s's copies into tiles[slot]. The pipeline is yours.
@@ -100,10 +103,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
   (void)out; (void)start_copies;
 }
 
-template <int kStages, int kMinBlocks, int kPlanes = 64>
+template <int kStages, int kMinBlocks, int kPlanes = 64, bool kStreaming = true>
 void launch_async_ring(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 08");
-  course::launch(async_ring_kernel<kStages, kMinBlocks, kPlanes>,
+  course::launch(async_ring_kernel<kStages, kMinBlocks, kPlanes, kStreaming>,
                  {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
                   dim3(kTileX, kTileY)},
                  in, out, grid);
@@ -114,9 +117,12 @@ void launch_async_ring(const float* in, float* out, const Grid& grid) {
 void laplacian_async_ring(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2>(in, out, grid); }
 void laplacian_async_ring_capped(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 4>(in, out, grid); }
 void laplacian_async_ring_deep(const float* in, float* out, const Grid& grid) { launch_async_ring<5, 2>(in, out, grid); }
+void laplacian_async_ring_planes16(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2, 16>(in, out, grid); }
+void laplacian_async_ring_planes32(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2, 32>(in, out, grid); }
 void laplacian_async_ring_planes128(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2, 128>(in, out, grid); }
 void laplacian_async_ring_planes256(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2, 256>(in, out, grid); }
 void laplacian_async_ring_planes512(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2, 512>(in, out, grid); }
 void laplacian_async_ring_3blocks(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 3>(in, out, grid); }
+void laplacian_async_ring_deep_plain_stores(const float* in, float* out, const Grid& grid) { launch_async_ring<5, 2, 64, false>(in, out, grid); }
 
 }  // namespace ch03
