@@ -20,7 +20,7 @@ import traffic
 
 
 def profiled_kernels(path) -> dict:
-    """resources.csv (Nsight Compute's raw page): the last launch of each kernel, by short name."""
+    """resources.csv or stalls.csv (Nsight Compute's raw page): the last launch of each kernel, by short name."""
     rows = list(csv.reader(io.StringIO(cli.read_text(path, "Nsight Compute's raw page"))))
     header_at = next((i for i, row in enumerate(rows) if "Kernel Name" in row), None)
     if header_at is None:
@@ -145,21 +145,9 @@ SHOWN_STALLS = 5  # the reasons with the most cycles over all kernels; the other
 
 
 def stalled_kernels(stalls_csv) -> dict:
-    """profile.sh's stalls run (Nsight Compute's raw page): {short kernel name: {metric: number}},
-    the last launch of each kernel."""
-    rows = list(csv.reader(io.StringIO(cli.read_text(stalls_csv, "Nsight Compute's raw page"))))
-    header_at = next((i for i, row in enumerate(rows) if "Kernel Name" in row and "ID" in row), None)
-    if header_at is None:
-        raise cli.ToolError("has no 'ID', 'Kernel Name' header: not Nsight Compute's raw page", stalls_csv)
-    header = rows[header_at]
-    kernels = {}
-    for row in rows[header_at + 1:]:
-        if len(row) == len(header) and row[header.index("ID")].strip().isdigit():  # not the units row
-            kernels[traffic.short_name(row[header.index("Kernel Name")])] = {
-                name: traffic.number(value) for name, value in zip(header, row) if re.match(r"(smsp|sm|gpu|lts|dram)__", name)}
-    if not kernels:
-        raise cli.ToolError("has no kernel's row", stalls_csv)
-    return kernels
+    """profile.sh's stalls run, read as the resources run is: {kernel: {metric: number}}."""
+    return {name: {metric: traffic.number(value) for metric, value in record.items() if re.match(r"(smsp|sm|gpu|lts|dram)__", metric)}
+            for name, record in profiled_kernels(stalls_csv).items()}
 
 
 def stalls_table(res) -> str:
