@@ -10,6 +10,7 @@
 #include "course/device_buffer.hpp"
 #include "copy_ceiling.hpp"
 #include "course/testing.hpp"
+#include "fdtd3d_peer.hpp"
 #include "steps.hpp"
 
 namespace {
@@ -38,12 +39,12 @@ Grid grid_for(Size size, int align) {
   return course::make_grid(size.dx, size.dy, size.dz, ch03::kRadius, ch03::kRadius, ch03::kRadius, align);
 }
 
-// Runs the step on `in` (the whole array) and returns the whole output array, prepared by
-// course::poison_grid first.
-std::vector<float> run(const ch03::Step& step, const Grid& g, const std::vector<float>& in) {
+// Runs a step (or a peer) on `in` (the whole array) and returns the whole output array, prepared
+// by course::poison_grid first.
+std::vector<float> run(ch03::LaplacianFn laplacian, const Grid& g, const std::vector<float>& in) {
   DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
   course::poison_grid(d_out, g);
-  step.run(d_in.data(), d_out.data(), g);
+  laplacian(d_in.data(), d_out.data(), g);
   GPU_CHECK(gpuDeviceSynchronize());
   return d_out.to_host();
 }
@@ -51,7 +52,7 @@ std::vector<float> run(const ch03::Step& step, const Grid& g, const std::vector<
 void test_random(const ch03::Step& step, Size size, const course::Seed& seed) {
   const Grid g = grid_for(size, step.align);
   const std::vector<float> in = course::random_floats(g.size, seed);
-  const std::vector<float> out = run(step, g, in);
+  const std::vector<float> out = run(step.run, g, in);
   EXPECT_TRUE(course::matches_reference(course::compare_with_reference<Laplacian8>(in, out, g, ch03::tolerance())));
   EXPECT_TRUE(course::halo_untouched(out, g));
 }
@@ -61,7 +62,7 @@ void test_random(const ch03::Step& step, Size size, const course::Seed& seed) {
 void test_analytic(const ch03::Step& step, const course::Seed& seed) {
   const Grid g = grid_for({21, 13, 11}, step.align);  // small: the polynomial costs ~1000 terms a point
   const course::AnalyticField field = course::analytic_field<Laplacian8>(g, seed);
-  EXPECT_TRUE(course::matches_reference(course::interior(run(step, g, field.in), g), field.expected, field.tolerance,
+  EXPECT_TRUE(course::matches_reference(course::interior(run(step.run, g, field.in), g), field.expected, field.tolerance,
                                         g.interior_extents()));
 }
 
@@ -120,6 +121,22 @@ TEST_F(CopyCeiling, CopiesTheInteriorThroughEachStructure) {
       EXPECT_EQ(course::interior(out, g), course::interior(in, g));
       EXPECT_TRUE(course::halo_untouched(out, g));
     }
+  }
+}
+
+// The benchmark's FDTD3d peer (fdtd3d_peer.hpp) computes what the steps compute, at their sizes.
+class Fdtd3dDesign : public course::DeviceTest {};
+
+TEST_F(Fdtd3dDesign, MatchesTheReferenceAndLeavesTheHalo) {
+  const course::Seed seed = course::fresh_seed();
+  SCOPED_TRACE(seed.describe());
+  for (const Size size : kSizes) {
+    SCOPED_TRACE(size.name());
+    const Grid g = grid_for(size, 64);
+    const std::vector<float> in = course::random_floats(g.size, seed);
+    const std::vector<float> out = run(ch03::laplacian_fdtd3d_design, g, in);
+    EXPECT_TRUE(course::matches_reference(course::compare_with_reference<Laplacian8>(in, out, g, ch03::tolerance())));
+    EXPECT_TRUE(course::halo_untouched(out, g));
   }
 }
 
