@@ -5,7 +5,9 @@
 // Step 00 runs on packed rows, the others on rows padded to 64 floats (steps.hpp): one input
 // and one output array of each layout. PyTorch's convolutions are measured by peer_torch.py.
 // Beside the device copy, two copies through the loads of the one-pass steps (copy_ceiling.hpp):
-// the ceilings of those structures, with none of the arithmetic.
+// the ceilings of those structures, with none of the arithmetic; and the same two held to the
+// steps' 2 blocks per multiprocessor, to tell the structure apart from the occupancy. And a peer
+// in the course's code: the CUDA samples' FDTD3d design (fdtd3d_peer.hpp).
 //
 //   bench_seismic [--size=N] [--ceilings=FILE] [--warm-l2] [--quiet] [--repetitions=N]
 //                 [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
@@ -23,6 +25,7 @@
 #include "course/device_buffer.hpp"
 #include "course/random.hpp"
 #include "copy_ceiling.hpp"
+#include "fdtd3d_peer.hpp"
 #include "steps.hpp"
 
 namespace {
@@ -102,7 +105,9 @@ int main(int argc, char** argv) try {
   };
   const std::pair<const char*, ch03::LaplacianFn> structural_copies[] = {
       {"copy through step 07's loads", ch03::copy_through_prefetch},
-      {"copy through step 08's loads", ch03::copy_through_async_ring}};
+      {"copy through step 08's loads", ch03::copy_through_async_ring},
+      {"copy through step 07's loads at its occupancy", ch03::copy_through_prefetch_at_step_occupancy},
+      {"copy through step 08's loads at its occupancy", ch03::copy_through_async_ring_at_step_occupancy}};
   for (const auto& [name, copy] : structural_copies)
     session.add({.group = group, .name = name, .prepare = [layouts] { (*layouts)->aligned().d_out.poison(); },
                  .run = [layouts, copy] {
@@ -110,22 +115,30 @@ int main(int argc, char** argv) try {
                    copy(aligned.d_in.data(), aligned.d_out.data(), aligned.grid);
                  },
                  .bytes = bytes, .validate = copied_exactly, .is_peer = true});
-  for (const ch03::Step& step : ch03::steps()) {
-    const int align = step.align;
-    // The tests' check, at 4096 random interior points: the whole cube would take minutes on the host.
-    auto validate = [layouts, align] {
+  // The tests' check, at 4096 random interior points: the whole cube would take minutes on the host.
+  auto matches_reference = [layouts](int align) {
+    return [layouts, align] {
       const Arrays& arrays = (*layouts)->by_align.at(align);
       const course::Comparison comparison = course::compare_with_reference<Laplacian8>(
           arrays.in, arrays.d_out.to_host(), arrays.grid, ch03::tolerance(), 4096, (*layouts)->seed);
       return comparison.ok() ? std::string() : comparison.report();
     };
-    session.add({.group = group, .name = step.source.id(), .prepare = [layouts, align] { (*layouts)->by_align.at(align).d_out.poison(); },
-                 .run = [layouts, align, run = step.run] {
-                   Arrays& arrays = (*layouts)->by_align.at(align);
-                   run(arrays.d_in.data(), arrays.d_out.data(), arrays.grid);
-                 },
-                 .bytes = bytes, .rates = {course::bench::flops(flops)}, .validate = validate, .family = "laplacian8"});
-  }
+  };
+  auto run_on = [layouts](int align, ch03::LaplacianFn laplacian) {
+    return [layouts, align, laplacian] {
+      Arrays& arrays = (*layouts)->by_align.at(align);
+      laplacian(arrays.d_in.data(), arrays.d_out.data(), arrays.grid);
+    };
+  };
+  auto poison = [layouts](int align) { return [layouts, align] { (*layouts)->by_align.at(align).d_out.poison(); }; };
+  const int widest = *aligns.rbegin();
+  session.add({.group = group, .name = "FDTD3d's design (CUDA samples), the course's code", .prepare = poison(widest),
+               .run = run_on(widest, ch03::laplacian_fdtd3d_design), .bytes = bytes, .rates = {course::bench::flops(flops)},
+               .validate = matches_reference(widest), .is_peer = true});
+  for (const ch03::Step& step : ch03::steps())
+    session.add({.group = group, .name = step.source.id(), .prepare = poison(step.align), .run = run_on(step.align, step.run),
+                 .bytes = bytes, .rates = {course::bench::flops(flops)}, .validate = matches_reference(step.align),
+                 .family = "laplacian8"});
   return session.run();
 } catch (const std::exception& error) {
   std::fprintf(stderr, "error: %s\n", error.what());

@@ -1,5 +1,11 @@
 // The one-pass structures as copies (copy_ceiling.hpp): each kernel makes its step's loads, in
 // its step's order, and stores the centre; the benchmark times them beside the steps.
+// kResidentBlocks > 0 holds a copy to that many blocks per multiprocessor with dynamic shared
+// memory it does not use (a launch reserves it all the same): the copy at a step's occupancy.
+// The template argument only names the launch apart for the profiler; the code is the same.
+#include <stdexcept>
+#include <string>
+
 #include "copy_ceiling.hpp"
 
 namespace ch03 {
@@ -29,6 +35,7 @@ __device__ void store_centre(float* target, const float4& v, int x0, int dx) {
   }
 }
 
+template <int kResidentBlocks>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) copy_prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   __shared__ float4 tile[kTileRows][kTileX];
   const int x0 = (blockIdx.x * kTileX + threadIdx.x) * 4;
@@ -83,6 +90,7 @@ constexpr int kWidth = kTileX + 2;  // float4s per tile row, one of x-halo each 
 constexpr int kCopies = kTileRows * kWidth;
 constexpr int kPasses = (kCopies + kTileX * kTileY - 1) / (kTileX * kTileY);
 
+template <int kResidentBlocks>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) copy_async_ring_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
   __shared__ float4 tiles[kStages][kTileRows][kWidth];
   const int thread = threadIdx.x + threadIdx.y * kTileX;
@@ -131,17 +139,71 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) copy_async_ring_kernel(cons
   }
 }
 
-void launch_copy(void (*kernel)(const float*, float*, Grid), const float* in, float* out, const Grid& grid) {
+using CopyKernel = void (*)(const float*, float*, Grid);
+
+// The dynamic shared memory that leaves room for exactly `blocks` blocks of `kernel` on a
+// multiprocessor: its shared memory split `blocks` ways, less what each block already takes
+// (its static shared memory and what the driver reserves). Checked with the occupancy the
+// runtime computes; a device where it does not come out (registers or threads allowing fewer)
+// is refused in one line. The CPU backend runs blocks one after another: nothing to limit.
+std::size_t shared_for_blocks(CopyKernel kernel, int blocks) {
+#if defined(COURSE_BACKEND_CPU)
+  (void)kernel;
+  (void)blocks;
+  return 0;
+#else
+  int device = 0;
+  GPU_CHECK(gpuGetDevice(&device));
+  gpuDeviceProp properties{};
+  GPU_CHECK(gpuGetDeviceProperties(&properties, device));
+#if defined(COURSE_BACKEND_CUDA)
+  cudaFuncAttributes attributes{};
+  GPU_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  const std::size_t per_sm = properties.sharedMemPerMultiprocessor, reserved = properties.reservedSharedMemPerBlock;
+#else
+  hipFuncAttributes attributes{};
+  GPU_CHECK(hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)));
+  const std::size_t per_sm = properties.maxSharedMemoryPerMultiProcessor, reserved = 0;
+#endif
+  const std::size_t dynamic = per_sm / blocks - reserved - attributes.sharedSizeBytes;
+#if defined(COURSE_BACKEND_CUDA)
+  GPU_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic)));
+  int resident = 0;
+  GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kTileX * kTileY, dynamic));
+#else
+  GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel), hipFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(dynamic)));
+  int resident = 0;
+  GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kTileX * kTileY, dynamic));
+#endif
+  if (resident != blocks)
+    throw std::runtime_error("the copy at " + std::to_string(blocks) + " blocks per multiprocessor gets " +
+                             std::to_string(resident) + " on this GPU: its shared memory cannot set that occupancy");
+  return dynamic;
+#endif
+}
+
+// The shared memory is worked out at the first launch (the benchmark's untimed warm-up), not in
+// every timed one: the runtime calls it takes would leave the GPU idle between the timer's events.
+template <CopyKernel kKernel, int kResidentBlocks>
+void launch_copy(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "the copy ceiling");
-  course::launch(kernel,
+  static const std::size_t shared = kResidentBlocks > 0 ? shared_for_blocks(kKernel, kResidentBlocks) : 0;
+  course::launch(kKernel,
                  {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY), course::blocks_for(grid.dz, kPlanes)),
-                  dim3(kTileX, kTileY)},
+                  dim3(kTileX, kTileY), shared},
                  in, out, grid);
 }
 
 }  // namespace
 
-void copy_through_prefetch(const float* in, float* out, const Grid& grid) { launch_copy(copy_prefetch_kernel, in, out, grid); }
-void copy_through_async_ring(const float* in, float* out, const Grid& grid) { launch_copy(copy_async_ring_kernel, in, out, grid); }
+void copy_through_prefetch(const float* in, float* out, const Grid& grid) { launch_copy<copy_prefetch_kernel<0>, 0>(in, out, grid); }
+void copy_through_async_ring(const float* in, float* out, const Grid& grid) { launch_copy<copy_async_ring_kernel<0>, 0>(in, out, grid); }
+void copy_through_prefetch_at_step_occupancy(const float* in, float* out, const Grid& grid) {
+  launch_copy<copy_prefetch_kernel<kStepBlocks>, kStepBlocks>(in, out, grid);
+}
+void copy_through_async_ring_at_step_occupancy(const float* in, float* out, const Grid& grid) {
+  launch_copy<copy_async_ring_kernel<kStepBlocks>, kStepBlocks>(in, out, grid);
+}
 
 }  // namespace ch03

@@ -15,4 +15,12 @@ void copy_through_prefetch(const float* in, float* out, const Grid& grid);
 // planes ahead, the z-halo planes' centres only.
 void copy_through_async_ring(const float* in, float* out, const Grid& grid);
 
+// The same two copies held to steps 07's and 08's occupancy: kStepBlocks blocks of 256 threads per
+// multiprocessor (results/h200/resources.csv: their 120 and 101 registers allow 2, 24% of the
+// warps, where the copies' 40 registers allow 5-6). They tell the structure apart from the
+// occupancy: a copy that keeps its rate at 2 blocks leaves the steps' registers blameless.
+inline constexpr int kStepBlocks = 2;
+void copy_through_prefetch_at_step_occupancy(const float* in, float* out, const Grid& grid);
+void copy_through_async_ring_at_step_occupancy(const float* in, float* out, const Grid& grid);
+
 }  // namespace ch03

@@ -33,7 +33,7 @@ struct Laplacian8 {
   }
 };
 
-// Sums of 25 products of numbers in [-1, 1]; sum |weight| is 3 x 5.7 = 17.1.
+// Sums of 25 products of numbers in [-1, 1]; sum |weight| is 3 x 6.5 = 19.5.
 inline course::Tolerance tolerance() { return {2e-6 * course::abs_weight_sum<Laplacian8>(), 1e-5}; }
 
 // The weight of offset i (-4..4) along one axis, in float. Called with constant arguments in

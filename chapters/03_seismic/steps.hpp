@@ -32,6 +32,13 @@
   STEP(08_async_ring, async_ring, 64)                     \
   STEP(08_async_ring, async_ring_capped, 64)              \
   STEP(08_async_ring, async_ring_deep, 64)                \
+  STEP(08_async_ring, async_ring_planes16, 64)            \
+  STEP(08_async_ring, async_ring_planes32, 64)            \
+  STEP(08_async_ring, async_ring_planes128, 64)           \
+  STEP(08_async_ring, async_ring_planes256, 64)           \
+  STEP(08_async_ring, async_ring_planes512, 64)           \
+  STEP(08_async_ring, async_ring_3blocks, 64)             \
+  STEP(08_async_ring, async_ring_deep_plain_stores, 64)   \
   STEP(09_prefetched_sums, prefetched_sums, 64)           \
   /* one row per step, above this line */
 

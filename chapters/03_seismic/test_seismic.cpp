@@ -10,6 +10,7 @@
 #include "course/device_buffer.hpp"
 #include "copy_ceiling.hpp"
 #include "course/testing.hpp"
+#include "fdtd3d_peer.hpp"
 #include "steps.hpp"
 
 namespace {
@@ -25,24 +26,25 @@ struct Size {
 
 // The tiles: 64x4 threads of one float (steps 00-03) or of 4 floats (steps 03-04: 256 wide),
 // 32x8 float4s (steps 04-06: 128 x 8 points); the z-chunks: 64 planes (steps 02-05), 16, 64 or
-// 256 (step 06). 1x1x1 is the degenerate grid; dz = 1, 2, 5 and 6 are thinner than the 9-point
+// 256 (step 06), 64 to 512 (step 08). 1x1x1 is the degenerate grid; dz = 1, 2, 5 and 6 are thinner than the 9-point
 // window; 131 and 258 cut the 128- and 256-wide tiles and leave 3 and 2 floats of a last float4;
-// dz = 70 cuts the 16- and 64-plane chunks (and is one partial 256-plane chunk); 3 x 70 puts
+// dz = 70 cuts the 16- and 64-plane chunks (and is one partial 256-plane chunk); dz = 515 cuts
+// step 08's 128-, 256- and 512-plane chunks, 3 planes past a whole number of each; 3 x 70 puts
 // the tile's y-halo past both ends and gets wider, unequal halos (grid_for).
-constexpr std::array kSizes{Size{1, 1, 1}, Size{37, 29, 23}, Size{131, 9, 5}, Size{258, 3, 2},
-                            Size{3, 70, 6}, Size{21, 11, 70}, Size{64, 16, 1}};
+constexpr std::array kSizes{Size{1, 1, 1},  Size{37, 29, 23}, Size{131, 9, 5},  Size{258, 3, 2},
+                            Size{3, 70, 6}, Size{21, 11, 70}, Size{64, 16, 1}, Size{5, 4, 515}};
 
 Grid grid_for(Size size, int align) {
   if (size.dx == 3) return course::make_grid(size.dx, size.dy, size.dz, 6, 5, 7, align);
   return course::make_grid(size.dx, size.dy, size.dz, ch03::kRadius, ch03::kRadius, ch03::kRadius, align);
 }
 
-// Runs the step on `in` (the whole array) and returns the whole output array, prepared by
-// course::poison_grid first.
-std::vector<float> run(const ch03::Step& step, const Grid& g, const std::vector<float>& in) {
+// Runs a step (or a peer) on `in` (the whole array) and returns the whole output array, prepared
+// by course::poison_grid first.
+std::vector<float> run(ch03::LaplacianFn laplacian, const Grid& g, const std::vector<float>& in) {
   DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(in.size());
   course::poison_grid(d_out, g);
-  step.run(d_in.data(), d_out.data(), g);
+  laplacian(d_in.data(), d_out.data(), g);
   GPU_CHECK(gpuDeviceSynchronize());
   return d_out.to_host();
 }
@@ -50,7 +52,7 @@ std::vector<float> run(const ch03::Step& step, const Grid& g, const std::vector<
 void test_random(const ch03::Step& step, Size size, const course::Seed& seed) {
   const Grid g = grid_for(size, step.align);
   const std::vector<float> in = course::random_floats(g.size, seed);
-  const std::vector<float> out = run(step, g, in);
+  const std::vector<float> out = run(step.run, g, in);
   EXPECT_TRUE(course::matches_reference(course::compare_with_reference<Laplacian8>(in, out, g, ch03::tolerance())));
   EXPECT_TRUE(course::halo_untouched(out, g));
 }
@@ -60,7 +62,7 @@ void test_random(const ch03::Step& step, Size size, const course::Seed& seed) {
 void test_analytic(const ch03::Step& step, const course::Seed& seed) {
   const Grid g = grid_for({21, 13, 11}, step.align);  // small: the polynomial costs ~1000 terms a point
   const course::AnalyticField field = course::analytic_field<Laplacian8>(g, seed);
-  EXPECT_TRUE(course::matches_reference(course::interior(run(step, g, field.in), g), field.expected, field.tolerance,
+  EXPECT_TRUE(course::matches_reference(course::interior(run(step.run, g, field.in), g), field.expected, field.tolerance,
                                         g.interior_extents()));
 }
 
@@ -105,7 +107,8 @@ class CopyCeiling : public course::DeviceTest {};
 TEST_F(CopyCeiling, CopiesTheInteriorThroughEachStructure) {
   const course::Seed seed = course::fresh_seed();
   SCOPED_TRACE(seed.describe());
-  for (const auto copy : {ch03::copy_through_prefetch, ch03::copy_through_async_ring}) {
+  for (const auto copy : {ch03::copy_through_prefetch, ch03::copy_through_async_ring, ch03::copy_through_prefetch_at_step_occupancy,
+                          ch03::copy_through_async_ring_at_step_occupancy}) {
     for (const Size size : kSizes) {
       SCOPED_TRACE(size.name());
       const Grid g = grid_for(size, 64);
@@ -118,6 +121,22 @@ TEST_F(CopyCeiling, CopiesTheInteriorThroughEachStructure) {
       EXPECT_EQ(course::interior(out, g), course::interior(in, g));
       EXPECT_TRUE(course::halo_untouched(out, g));
     }
+  }
+}
+
+// The benchmark's FDTD3d peer (fdtd3d_peer.hpp) computes what the steps compute, at their sizes.
+class Fdtd3dDesign : public course::DeviceTest {};
+
+TEST_F(Fdtd3dDesign, MatchesTheReferenceAndLeavesTheHalo) {
+  const course::Seed seed = course::fresh_seed();
+  SCOPED_TRACE(seed.describe());
+  for (const Size size : kSizes) {
+    SCOPED_TRACE(size.name());
+    const Grid g = grid_for(size, 64);
+    const std::vector<float> in = course::random_floats(g.size, seed);
+    const std::vector<float> out = run(ch03::laplacian_fdtd3d_design, g, in);
+    EXPECT_TRUE(course::matches_reference(course::compare_with_reference<Laplacian8>(in, out, g, ch03::tolerance())));
+    EXPECT_TRUE(course::halo_untouched(out, g));
   }
 }
 

@@ -1,7 +1,7 @@
 // Step 02 — a sliding window in z: the z pass reads each input value once.
 //
 // In step 00 every z-neighbour is a separate load from a plane up to 4 MB away (512^3): the nine
-// planes (9.5 MB) fit in the H200's L2, so DRAM sees each value once, but every output issues
+// planes (12 MB at 512^3, rows padded to a pitch of 640 floats) fit in the H200's L2, so DRAM sees each value once, but every output issues
 // nine loads that the L1 misses and the L2 serves, 10 cubes of L2 reads. Here a thread owns an (x, y) column over kPlanes planes and keeps the 2R+1 = 9 values
 // of its column in registers: it loads the plane R ahead, computes, and shifts the window by one.
 // Each input value is loaded once per column chunk, plus the 2R planes around the chunk that

@@ -14,7 +14,7 @@
 // Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
 // where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot. The
 // z pass on float2 / float4 columns, at about 40 / 60 registers and fewer warps resident (75% /
-// 50%), still 1.6x / 2.1x the bytes in flight per SM: from 0.88 to about 0.91 / 0.94 of the copy rate.
+// 50%), still 1.6x / 2.1x the bytes in flight per SM: from 0.89 to about 0.91 / 0.94 of the copy rate.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     03_vectors_1     laplacian8 512^3  1.7753 ms, 605 GB/s (0.202 of copy), 3780 GFLOP/s (0.065 of FMA)

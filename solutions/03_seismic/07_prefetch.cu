@@ -12,7 +12,7 @@
 //      float4), for more resident warps; the tile becomes 64 x 8 points per block.
 // Predicted: prefetching alone doubles the loads in flight per warp, toward 2x step 06; with
 // float2, occupancy from 25% to about 50%, toward the copy rate.
-// The profile: float4 keeps step 06's bytes and warps (120 registers, 2 blocks) and runs 1.97x
+// The profile: float4 keeps step 06's bytes and warps (120 registers, 2 blocks) and runs 1.96x
 // faster; float2's 71 registers give 3 blocks (36%), not 4, and it is slower than float4: half
 // the points per thread for the same index work and barriers, 1.37x the warp instructions.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
