@@ -12,8 +12,8 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     00_naive  laplacian8 512^3  2.1781 ms, 493 GB/s (0.165 of copy), 3081 GFLOP/s (0.053 of FMA)
-//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
-//     00_naive  laplacian8 512^3  1.8786 ms, 572 GB/s (0.136 of copy), 3572 GFLOP/s (0.061 of FMA)
+//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
+//     00_naive  laplacian8 512^3  1.8562 ms, 578 GB/s (0.136 of copy), 3615 GFLOP/s (0.061 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

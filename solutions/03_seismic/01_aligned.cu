@@ -11,8 +11,8 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     01_aligned  laplacian8 512^3  1.8855 ms, 569 GB/s (0.190 of copy), 3559 GFLOP/s (0.061 of FMA)
-//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
-//     01_aligned  laplacian8 512^3  1.6824 ms, 638 GB/s (0.152 of copy), 3989 GFLOP/s (0.068 of FMA)
+//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
+//     01_aligned  laplacian8 512^3  1.6561 ms, 648 GB/s (0.152 of copy), 4052 GFLOP/s (0.069 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -22,12 +22,12 @@
 //     03_vectors_4     laplacian8 512^3  1.4849 ms, 723 GB/s (0.242 of copy), 4520 GFLOP/s (0.077 of FMA)
 //     03_vectors_4_z2  laplacian8 512^3  1.4787 ms, 726 GB/s (0.243 of copy), 4538 GFLOP/s (0.078 of FMA)
 //     03_vectors_4_z4  laplacian8 512^3  1.4701 ms, 730 GB/s (0.244 of copy), 4565 GFLOP/s (0.078 of FMA)
-//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
-//     03_vectors_1     laplacian8 512^3  1.5058 ms, 713 GB/s (0.170 of copy), 4457 GFLOP/s (0.076 of FMA)
-//     03_vectors_2     laplacian8 512^3  1.1756 ms, 913 GB/s (0.218 of copy), 5709 GFLOP/s (0.098 of FMA)
-//     03_vectors_4     laplacian8 512^3  1.1104 ms, 967 GB/s (0.230 of copy), 6044 GFLOP/s (0.104 of FMA)
-//     03_vectors_4_z2  laplacian8 512^3  1.0929 ms, 982 GB/s (0.234 of copy), 6140 GFLOP/s (0.105 of FMA)
-//     03_vectors_4_z4  laplacian8 512^3  1.0687 ms, 1005 GB/s (0.239 of copy), 6279 GFLOP/s (0.108 of FMA)
+//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
+//     03_vectors_1     laplacian8 512^3  1.4848 ms, 723 GB/s (0.170 of copy), 4520 GFLOP/s (0.077 of FMA)
+//     03_vectors_2     laplacian8 512^3  1.1633 ms, 923 GB/s (0.217 of copy), 5769 GFLOP/s (0.098 of FMA)
+//     03_vectors_4     laplacian8 512^3  1.1024 ms, 974 GB/s (0.229 of copy), 6088 GFLOP/s (0.103 of FMA)
+//     03_vectors_4_z2  laplacian8 512^3  1.0867 ms, 988 GB/s (0.232 of copy), 6176 GFLOP/s (0.105 of FMA)
+//     03_vectors_4_z4  laplacian8 512^3  1.0654 ms, 1008 GB/s (0.237 of copy), 6299 GFLOP/s (0.107 of FMA)
 // END MEASURED
 // The z pass alone (results/traffic.csv, Nsight Compute): step 02's window 0.429 ms, 3.74 TB/s of
 // HBM (0.89 of the copy); float2 columns 0.411 ms, 3.96 TB/s (0.94), 36 registers, 70% resident;

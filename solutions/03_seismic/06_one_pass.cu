@@ -20,10 +20,10 @@
 //     06_one_pass_16   laplacian8 512^3  1.0662 ms, 1007 GB/s (0.337 of copy), 6294 GFLOP/s (0.108 of FMA)
 //     06_one_pass_64   laplacian8 512^3  1.0751 ms, 999 GB/s (0.334 of copy), 6242 GFLOP/s (0.107 of FMA)
 //     06_one_pass_256  laplacian8 512^3  1.0804 ms, 994 GB/s (0.332 of copy), 6211 GFLOP/s (0.106 of FMA)
-//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
-//     06_one_pass_16   laplacian8 512^3  1.0350 ms, 1037 GB/s (0.247 of copy), 6484 GFLOP/s (0.111 of FMA)
-//     06_one_pass_64   laplacian8 512^3  1.0402 ms, 1032 GB/s (0.246 of copy), 6451 GFLOP/s (0.111 of FMA)
-//     06_one_pass_256  laplacian8 512^3  1.0471 ms, 1025 GB/s (0.244 of copy), 6409 GFLOP/s (0.110 of FMA)
+//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
+//     06_one_pass_16   laplacian8 512^3  1.0047 ms, 1069 GB/s (0.251 of copy), 6680 GFLOP/s (0.113 of FMA)
+//     06_one_pass_64   laplacian8 512^3  1.0074 ms, 1066 GB/s (0.251 of copy), 6662 GFLOP/s (0.113 of FMA)
+//     06_one_pass_256  laplacian8 512^3  1.0136 ms, 1059 GB/s (0.249 of copy), 6621 GFLOP/s (0.112 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

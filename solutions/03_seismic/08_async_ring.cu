@@ -41,10 +41,17 @@
 //     08_async_ring         laplacian8 512^3  0.4784 ms, 2245 GB/s (0.750 of copy), 14029 GFLOP/s (0.240 of FMA)
 //     08_async_ring_capped  laplacian8 512^3  0.5751 ms, 1867 GB/s (0.624 of copy), 11669 GFLOP/s (0.199 of FMA)
 //     08_async_ring_deep    laplacian8 512^3  0.4397 ms, 2442 GB/s (0.816 of copy), 15262 GFLOP/s (0.261 of FMA)
-//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
-//     08_async_ring         laplacian8 512^3  0.3974 ms, 2702 GB/s (0.644 of copy), 16887 GFLOP/s (0.289 of FMA)
-//     08_async_ring_capped  laplacian8 512^3  0.4727 ms, 2272 GB/s (0.541 of copy), 14198 GFLOP/s (0.243 of FMA)
-//     08_async_ring_deep    laplacian8 512^3  0.3916 ms, 2742 GB/s (0.653 of copy), 17136 GFLOP/s (0.294 of FMA)
+//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
+//     08_async_ring                    laplacian8 512^3  0.3960 ms, 2712 GB/s (0.638 of copy), 16948 GFLOP/s (0.287 of FMA)
+//     08_async_ring_capped             laplacian8 512^3  0.4689 ms, 2290 GB/s (0.538 of copy), 14311 GFLOP/s (0.242 of FMA)
+//     08_async_ring_deep               laplacian8 512^3  0.3910 ms, 2746 GB/s (0.646 of copy), 17164 GFLOP/s (0.291 of FMA)
+//     08_async_ring_planes16           laplacian8 512^3  0.4472 ms, 2401 GB/s (0.565 of copy), 15008 GFLOP/s (0.254 of FMA)
+//     08_async_ring_planes32           laplacian8 512^3  0.4130 ms, 2600 GB/s (0.611 of copy), 16248 GFLOP/s (0.275 of FMA)
+//     08_async_ring_planes128          laplacian8 512^3  0.3862 ms, 2781 GB/s (0.654 of copy), 17379 GFLOP/s (0.294 of FMA)
+//     08_async_ring_planes256          laplacian8 512^3  0.3806 ms, 2821 GB/s (0.663 of copy), 17634 GFLOP/s (0.299 of FMA)
+//     08_async_ring_planes512          laplacian8 512^3  0.3792 ms, 2832 GB/s (0.666 of copy), 17697 GFLOP/s (0.300 of FMA)
+//     08_async_ring_3blocks            laplacian8 512^3  0.4294 ms, 2501 GB/s (0.588 of copy), 15630 GFLOP/s (0.265 of FMA)
+//     08_async_ring_deep_plain_stores  laplacian8 512^3  0.3909 ms, 2747 GB/s (0.646 of copy), 17167 GFLOP/s (0.291 of FMA)
 // END MEASURED
 #include <type_traits>
 

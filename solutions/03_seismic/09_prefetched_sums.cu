@@ -18,8 +18,8 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     09_prefetched_sums  laplacian8 512^3  0.5753 ms, 1866 GB/s (0.624 of copy), 11665 GFLOP/s (0.199 of FMA)
-//   NVIDIA H200 (commit 6b1bc8338a6f, 2026-11-22):
-//     09_prefetched_sums  laplacian8 512^3  0.5336 ms, 2012 GB/s (0.479 of copy), 12577 GFLOP/s (0.216 of FMA)
+//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
+//     09_prefetched_sums  laplacian8 512^3  0.5282 ms, 2033 GB/s (0.478 of copy), 12704 GFLOP/s (0.215 of FMA)
 // END MEASURED
 #include <type_traits>
 
