@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint b962f5cd991e): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 3bfbbdafe3b0): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -19,11 +19,18 @@
 // instructions, 1.32e-7: within rsqrtf's 2 ulp, not the instruction's 2^-22.9) on 1 of 8 and 4
 // of 32.
 // Cost model, per 8 cycles of one sub-partition: the XU takes one warp's roots (32 evaluations);
-// the evaluations' other instructions, i per evaluation with the root's (step 05: 4.6 for 8 x 1,
-// 3.6 for 8 x 4), plus 9 for each root moved to the FMA pipe, share the 8 u issue slots that the
-// scheduler fills (u = 1 at best). Moving a fraction f of the roots, the two finish together
-// when i + 9 f = 8 u (1 - f), at 1 / (1 - f) times the rsqrt ceiling: with every slot issued,
-// f = 20% and 1.25x (8 x 1), 26% and 1.35x (8 x 4); at u = 0.875, 15% and 1.18x, 21% and 1.27x.
+// the evaluations' instructions, i per evaluation with the root's (step 05: 4.6 for 8 x 1, 3.6
+// for 8 x 4), plus c - 1 more for each root moved to the FMA pipe (a root of c instructions
+// instead of one), share the 8 u issue slots that the scheduler fills (u = 1 at best). Moving a
+// fraction f of the roots, the two finish together when i + (c - 1) f = 8 u (1 - f), that is at
+// f* = (8 u - i) / (8 u + c - 1), and run at 1 / (1 - f*) times the rsqrt ceiling. For the 8 x 4
+// kernel (i = 3.6) with every slot issued: c = 10, f* = 26% and 1.35x; c = 9, 28% and 1.38x. At
+// u = 0.875, c = 10: 21% and 1.27x. The variants try k = 6 and 7 of 32 (19% and 22%) with a
+// cheaper root: the same guess and error, then a degree-3 polynomial fitted to the guess's error
+// range (minimax; coefficients 0.499999404, 0.375001103, 0.31365025, 0.273935884), 9
+// instructions, at most 1.13e-7 (the tests measure it over every float in [1, 4)); and with a
+// persistent grid, 3 blocks a multiprocessor each taking stretch after stretch of the slice, for
+// the last partial wave (3.9 blocks a multiprocessor at 2048 x 2048: about 3% of the time).
 // An atom exactly on a grid point makes x = 0: the XU gives inf, this root a large finite number
 // (y0 = 1.3e19, corrected to 3.6e19; three Newton steps give 4.5e19).
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
@@ -154,10 +161,9 @@ __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, flo
 constexpr int kResident = 3;  // the 8 x 4 kernel's 65-71 registers fit 3 blocks of 256 threads
 template <int kPoints, int kRows, int kSoftware, Root kRoot>
 __global__ void COURSE_LAUNCH_BOUNDS(256, 3)
-    split_persistent_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s) {
+    split_persistent_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
+                            int stretches) {
   __shared__ SliceAtom tile[kTile];
-  const int across = static_cast<int>(course::blocks_for(s.nx, kBlock * kPoints));
-  const int stretches = across * static_cast<int>(course::blocks_for(s.ny, kBlock * kRows));
   for (int stretch = blockIdx.x; stretch < stretches; stretch += gridDim.x)
     split_stretch<kPoints, kRows, kSoftware, kRoot>(tile, atoms, count, out, s, stretch % across, stretch / across);
 }
@@ -183,11 +189,12 @@ int multiprocessors() {
 
 template <int kPoints, int kRows, int kSoftware, Root kRoot>
 void launch_split_persistent(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  const long long stretches = static_cast<long long>(course::blocks_for(slice.nx, kBlock * kPoints)) *
-                              course::blocks_for(slice.ny, kBlock * kRows);
-  const long long blocks = std::min<long long>(stretches, static_cast<long long>(kResident) * multiprocessors());
-  course::launch(split_persistent_kernel<kPoints, kRows, kSoftware, kRoot>,
-                 {dim3(static_cast<unsigned>(blocks)), dim3(kBlock, kBlock)}, atoms, count, out, slice);
+  // (At most 512 x 4096 stretches for the largest slice, 65536 x 65536 points: an int holds them.)
+  const int across = static_cast<int>(course::blocks_for(slice.nx, kBlock * kPoints));
+  const int stretches = across * static_cast<int>(course::blocks_for(slice.ny, kBlock * kRows));
+  const int blocks = std::min(stretches, kResident * multiprocessors());
+  course::launch(split_persistent_kernel<kPoints, kRows, kSoftware, kRoot>, {dim3(blocks), dim3(kBlock, kBlock)}, atoms,
+                 count, out, slice, across, stretches);
 }
 
 }  // namespace
