@@ -109,7 +109,8 @@ def readable(names):
     out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True, check=True).stdout.split("\n")
     short = []
     for name in out[: len(names)]:
-        name = re.sub(r"\b(ch04::|\(anonymous namespace\)::)", "", name)
+        name = re.sub(r"ch04::|\(anonymous namespace\)::", "", name)
+        name = name[len("void "):] if name.startswith("void ") else name
         depth = 0
         for n, char in enumerate(name):
             depth += char == "<"
@@ -117,7 +118,7 @@ def readable(names):
             if char == "(" and depth == 0 and n > 0:
                 name = name[:n]
                 break
-        short.append(name.replace("void ", "", 1) if name.startswith("void ") else name)
+        short.append(name)
     return short
 
 

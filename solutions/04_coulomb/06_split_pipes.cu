@@ -27,9 +27,11 @@
 // u = 0.875, c = 10: 21% and 1.27x. The variants try k = 6 and 7 of 32 (19% and 22%) with a
 // cheaper root: the same guess and error, then a degree-3 polynomial fitted to the guess's error
 // range (minimax; coefficients 0.499999404, 0.375001103, 0.31365025, 0.273935884), 9
-// instructions, at most 1.13e-7 (the tests measure it over every float in [1, 4)); and with a
-// persistent grid, 3 blocks a multiprocessor each taking stretch after stretch of the slice, for
-// the last partial wave (3.9 blocks a multiprocessor at 2048 x 2048: about 3% of the time).
+// instructions, at most 1.13e-7 (the tests measure it over every float in [1, 4)); unrolled 4, 2
+// or 1 times, which changes how the compiler spaces the MUFU instructions in the loop
+// (mufu_spacing.py); and on a balanced grid against the last partial wave (512 blocks of the
+// 8 x 4 kernel at 2048 x 2048 make 3.9 a multiprocessor: the busiest get 4, about 3% of the time
+// lost): 3 blocks a multiprocessor, each given the same share of (stretch, tile of atoms) units.
 // An atom exactly on a grid point makes x = 0: the XU gives inf, this root a large finite number
 // (y0 = 1.3e19, corrected to 3.6e19; three Newton steps give 4.5e19).
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
@@ -103,8 +105,9 @@ enum class Root { polynomial, newton, minimax };
 
 // Step 05's kernel body for the block's stretch (bx, by) of the slice, kPoints x kRows points a
 // thread; the first kSoftware of them (row by row) take their roots from the FMA pipe, the others
-// from the multi-function unit.
-template <int kPoints, int kRows, int kSoftware, Root kRoot>
+// from the multi-function unit. The atom loop is unrolled kUnroll times; with kAdd the sums are
+// added to the output (atomically: other blocks add other atoms' sums to the same points).
+template <int kPoints, int kRows, int kSoftware, Root kRoot, int kUnroll = 4, bool kAdd = false>
 __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out,
                               const Slice& s, int bx, int by) {
   const int i0 = bx * kBlock * kPoints + threadIdx.x;
@@ -117,7 +120,7 @@ __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ ato
     if (base + t < count) tile[t] = atoms[base + t];
     __syncthreads();
     const int n = min(kTile, count - base);
-#pragma unroll 4
+#pragma unroll kUnroll
     for (int k = 0; k < n; ++k) {
       const SliceAtom a = tile[k];
       float dyz2[kRows], dx[kPoints];
@@ -153,33 +156,48 @@ __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ ato
     float* row = out + static_cast<long long>(j) * s.nx;
 #pragma unroll
     for (int p = 0; p < kPoints; ++p) {
-      if (i0 + p * kBlock < s.nx) row[i0 + p * kBlock] = potential[r][p];
+      if (i0 + p * kBlock >= s.nx) continue;
+      if constexpr (kAdd)
+        atomicAdd(&row[i0 + p * kBlock], potential[r][p]);
+      else
+        row[i0 + p * kBlock] = potential[r][p];
     }
   }
 }
 
 // One block per stretch of the slice.
-template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial>
+template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial, int kUnroll = 4>
 __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s) {
   __shared__ SliceAtom tile[kTile];
-  split_stretch<kPoints, kRows, kSoftware, kRoot>(tile, atoms, count, out, s, blockIdx.x, blockIdx.y);
+  split_stretch<kPoints, kRows, kSoftware, kRoot, kUnroll>(tile, atoms, count, out, s, blockIdx.x, blockIdx.y);
 }
 
-// A persistent grid: as many blocks as fit at once (kResident a multiprocessor), each taking
-// stretch after stretch, so that no multiprocessor idles through a last partial wave.
+// A balanced grid for the last partial wave: as many blocks as fit at once (kResident a
+// multiprocessor), and the work cut into units of one stretch and one tile of atoms; block b
+// takes units [U b / G, U (b + 1) / G) of the U in all, in order, so every block gets the same
+// work to within one tile. A run of units within one stretch is one call of split_stretch, which
+// adds its sums to the output (zeroed before the launch).
 constexpr int kResident = 3;  // the 8 x 4 kernel's 65-71 registers fit 3 blocks of 256 threads
 template <int kPoints, int kRows, int kSoftware, Root kRoot>
 __global__ void COURSE_LAUNCH_BOUNDS(256, 3)
-    split_persistent_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
-                            int stretches) {
+    split_balanced_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
+                          int stretches) {
   __shared__ SliceAtom tile[kTile];
-  for (int stretch = blockIdx.x; stretch < stretches; stretch += gridDim.x)
-    split_stretch<kPoints, kRows, kSoftware, kRoot>(tile, atoms, count, out, s, stretch % across, stretch / across);
+  const long long tiles = (count + kTile - 1) / kTile, units = tiles * stretches;
+  const long long end = units * (blockIdx.x + 1) / gridDim.x;
+  for (long long unit = units * blockIdx.x / gridDim.x; unit < end;) {
+    const int stretch = static_cast<int>(unit / tiles);
+    const long long first = unit % tiles * kTile, last = min(end, (stretch + 1) * tiles);
+    split_stretch<kPoints, kRows, kSoftware, kRoot, 4, true>(tile, atoms + first,
+                                                             static_cast<int>(min(count - first, (last - unit) * kTile)), out,
+                                                             s, stretch % across, stretch / across);
+    unit = last;
+  }
 }
 
-template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial>
+template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial, int kUnroll = 4>
 void launch_split(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  course::launch(split_kernel<kPoints, kRows, kSoftware, kRoot>,
+  course::launch(split_kernel<kPoints, kRows, kSoftware, kRoot, kUnroll>,
                  {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock * kRows)),
                   dim3(kBlock, kBlock)},
                  atoms, count, out, slice);
@@ -197,13 +215,13 @@ int multiprocessors() {
 }
 
 template <int kPoints, int kRows, int kSoftware, Root kRoot>
-void launch_split_persistent(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   // (At most 512 x 4096 stretches for the largest slice, 65536 x 65536 points: an int holds them.)
   const int across = static_cast<int>(course::blocks_for(slice.nx, kBlock * kPoints));
   const int stretches = across * static_cast<int>(course::blocks_for(slice.ny, kBlock * kRows));
-  const int blocks = std::min(stretches, kResident * multiprocessors());
-  course::launch(split_persistent_kernel<kPoints, kRows, kSoftware, kRoot>, {dim3(blocks), dim3(kBlock, kBlock)}, atoms,
-                 count, out, slice, across, stretches);
+  GPU_CHECK(gpuMemsetAsync(out, 0, sizeof(float) * slice.nx * slice.ny));
+  course::launch(split_balanced_kernel<kPoints, kRows, kSoftware, kRoot>,
+                 {dim3(kResident * multiprocessors()), dim3(kBlock, kBlock)}, atoms, count, out, slice, across, stretches);
 }
 
 }  // namespace
@@ -242,14 +260,14 @@ void potential_split_4_of_32_newton(const SliceAtom* atoms, int count, float* ou
 void potential_split_6_of_32_minimax(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split<8, 4, 6, Root::minimax>(atoms, count, out, slice);
 }
-void potential_split_7_of_32_minimax(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<8, 4, 7, Root::minimax>(atoms, count, out, slice);
+void potential_split_6_of_32_minimax_unroll_2(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<8, 4, 6, Root::minimax, 2>(atoms, count, out, slice);
 }
-void potential_split_6_of_32_minimax_persistent(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split_persistent<8, 4, 6, Root::minimax>(atoms, count, out, slice);
+void potential_split_6_of_32_minimax_unroll_1(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split<8, 4, 6, Root::minimax, 1>(atoms, count, out, slice);
 }
-void potential_split_7_of_32_minimax_persistent(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split_persistent<8, 4, 7, Root::minimax>(atoms, count, out, slice);
+void potential_split_6_of_32_minimax_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split_balanced<8, 4, 6, Root::minimax>(atoms, count, out, slice);
 }
 
 }  // namespace ch04
