@@ -269,5 +269,14 @@ void potential_split_6_of_32_minimax_unroll_1(const SliceAtom* atoms, int count,
 void potential_split_6_of_32_minimax_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split_balanced<8, 4, 6, Root::minimax>(atoms, count, out, slice);
 }
+void potential_split_0_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split_balanced<8, 4, 0, Root::minimax>(atoms, count, out, slice);
+}
+void potential_split_5_of_32_minimax_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split_balanced<8, 4, 5, Root::minimax>(atoms, count, out, slice);
+}
+void potential_split_7_of_32_minimax_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split_balanced<8, 4, 7, Root::minimax>(atoms, count, out, slice);
+}
 
 }  // namespace ch04
