@@ -31,12 +31,8 @@
   STEP(06_split_pipes, split_8_of_32)                           \
   STEP(06_split_pipes, split_4_of_32_newton)                    \
   STEP(06_split_pipes, split_6_of_32_minimax)                   \
-  STEP(06_split_pipes, split_6_of_32_minimax_unroll_2)          \
-  STEP(06_split_pipes, split_6_of_32_minimax_unroll_1)          \
   STEP(06_split_pipes, split_6_of_32_minimax_balanced)          \
   STEP(06_split_pipes, split_0_of_32_balanced)                  \
-  STEP(06_split_pipes, split_5_of_32_minimax_balanced)          \
-  STEP(06_split_pipes, split_7_of_32_minimax_balanced)          \
   STEP(07_constant_coarsening, constant_1_point)                \
   STEP(07_constant_coarsening, constant_1_point_chunks_of_128)  \
   STEP(07_constant_coarsening, constant_1_point_barrier_every_32) \

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint d82895ba4f64): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint e090f7347046): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -25,14 +25,14 @@
 // fraction f of the roots, the two finish together when i + (c - 1) f = 8 u (1 - f), that is at
 // f* = (8 u - i) / (8 u + c - 1), and run at 1 / (1 - f*) times the rsqrt ceiling. For the 8 x 4
 // kernel (i = 3.6) with every slot issued: c = 10, f* = 26% and 1.35x; c = 9, 28% and 1.38x. At
-// u = 0.875, c = 10: 21% and 1.27x. The variants try k = 6 and 7 of 32 (19% and 22%) with a
-// cheaper root: the same guess and error, then a degree-3 polynomial fitted to the guess's error
-// range (minimax; coefficients 0.499999404, 0.375001103, 0.31365025, 0.273935884), 9
-// instructions, at most 1.13e-7 (the tests measure it over every float in [1, 4)); unrolled 4, 2
-// or 1 times, which changes how the compiler spaces the MUFU instructions in the loop
-// (mufu_spacing.py); and on a balanced grid against the last partial wave (512 blocks of the
-// 8 x 4 kernel at 2048 x 2048 make 3.9 a multiprocessor: the busiest get 4, about 3% of the time
-// lost): 3 blocks a multiprocessor, each given the same share of (stretch, tile of atoms) units.
+// u = 0.875, c = 10: 21% and 1.27x. Beside these, 6 of 32 with a cheaper root: the same guess
+// and error, then a degree-3 polynomial fitted to the guess's error range (minimax; coefficients
+// 0.499999404, 0.375001103, 0.31365025, 0.273935884), 9 instructions, at most 1.13e-7 (the
+// tests measure it over every float in [1, 4)); and that on a balanced grid, against the last
+// partial wave (512 blocks of the 8 x 4 kernel at 2048 x 2048 make 3.9 a multiprocessor: the
+// busiest get 4, about 3% of the time lost): 3 blocks a multiprocessor, each given the same share
+// of (stretch, tile of atoms) units; and step 05's 8 x 4 kernel on that grid (0 of 32), which
+// shows the last wave's share alone.
 // An atom exactly on a grid point makes x = 0: the XU gives inf, this root a large finite number
 // (y0 = 1.3e19, corrected to 3.6e19; three Newton steps give 4.5e19).
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
@@ -101,9 +101,9 @@ enum class Root { polynomial, newton, minimax };
 
 // Step 05's kernel body for the block's stretch (bx, by) of the slice, kPoints x kRows points a
 // thread; the first kSoftware of them (row by row) take their roots from the FMA pipe, the others
-// from the multi-function unit. The atom loop is unrolled kUnroll times; with kAdd the sums are
-// added to the output (atomically: other blocks add other atoms' sums to the same points).
-template <int kPoints, int kRows, int kSoftware, Root kRoot, int kUnroll = 4, bool kAdd = false>
+// from the multi-function unit. With kAdd the sums are added to the output (atomically: other
+// blocks add other atoms' sums to the same points).
+template <int kPoints, int kRows, int kSoftware, Root kRoot, bool kAdd = false>
 __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out,
                               const Slice& s, int bx, int by) {
   const int i0 = bx * kBlock * kPoints + threadIdx.x;
@@ -116,7 +116,7 @@ __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ ato
     if (base + t < count) tile[t] = atoms[base + t];
     __syncthreads();
     const int n = min(kTile, count - base);
-#pragma unroll kUnroll
+#pragma unroll 4
     for (int k = 0; k < n; ++k) {
       const SliceAtom a = tile[k];
       float dyz2[kRows], dx[kPoints];
@@ -157,10 +157,10 @@ __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ ato
 }
 
 // One block per stretch of the slice.
-template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial, int kUnroll = 4>
+template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial>
 __global__ void split_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s) {
   __shared__ SliceAtom tile[kTile];
-  split_stretch<kPoints, kRows, kSoftware, kRoot, kUnroll>(tile, atoms, count, out, s, blockIdx.x, blockIdx.y);
+  split_stretch<kPoints, kRows, kSoftware, kRoot>(tile, atoms, count, out, s, blockIdx.x, blockIdx.y);
 }
 
 // A balanced grid for the last partial wave: as many blocks as fit at once (kResident a
@@ -179,16 +179,16 @@ __global__ void COURSE_LAUNCH_BOUNDS(256, 3)
   for (long long unit = units * blockIdx.x / gridDim.x; unit < end;) {
     const int stretch = static_cast<int>(unit / tiles);
     const long long first = unit % tiles * kTile, last = min(end, (stretch + 1) * tiles);
-    split_stretch<kPoints, kRows, kSoftware, kRoot, 4, true>(tile, atoms + first,
+    split_stretch<kPoints, kRows, kSoftware, kRoot, true>(tile, atoms + first,
                                                              static_cast<int>(min(count - first, (last - unit) * kTile)), out,
                                                              s, stretch % across, stretch / across);
     unit = last;
   }
 }
 
-template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial, int kUnroll = 4>
+template <int kPoints, int kRows, int kSoftware, Root kRoot = Root::polynomial>
 void launch_split(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  course::launch(split_kernel<kPoints, kRows, kSoftware, kRoot, kUnroll>,
+  course::launch(split_kernel<kPoints, kRows, kSoftware, kRoot>,
                  {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock * kRows)),
                   dim3(kBlock, kBlock)},
                  atoms, count, out, slice);
@@ -251,14 +251,11 @@ void potential_split_4_of_32_newton(const SliceAtom* atoms, int count, float* ou
 void potential_split_6_of_32_minimax(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split<8, 4, 6, Root::minimax>(atoms, count, out, slice);
 }
-void potential_split_6_of_32_minimax_unroll_2(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<8, 4, 6, Root::minimax, 2>(atoms, count, out, slice);
-}
-void potential_split_6_of_32_minimax_unroll_1(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split<8, 4, 6, Root::minimax, 1>(atoms, count, out, slice);
-}
 void potential_split_6_of_32_minimax_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split_balanced<8, 4, 6, Root::minimax>(atoms, count, out, slice);
+}
+void potential_split_0_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split_balanced<8, 4, 0, Root::minimax>(atoms, count, out, slice);
 }
 
 }  // namespace ch04
