@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/07_constant_coarsening.cu by exercises/generate.py (fingerprint 596123056ec1): edit the TODOs.
+// Generated from solutions/04_coulomb/07_constant_coarsening.cu by exercises/generate.py (fingerprint f25e824885c3): edit the TODOs.
 // Step 07 — the document's own techniques taken further: constant memory, coarsening to 8 x 4
 // points a thread, coalesced writes, and the one-instruction root; nothing else (no shared tiles).
 //
@@ -15,7 +15,10 @@
 // that `constant_1_point` is their baseline) test why its constant reads miss: chunks of 128
 // atoms instead of 4096 (every warp's atoms then fit in any cache, at 782 launches for 100,000
 // atoms), and a barrier every 32 atoms, which keeps a block's 8 warps at the same atoms.
-// Measured: not yet recorded.
+// Measured: not yet recorded in results/ (2026-11-24's runs: results/h200/experiments-2026-11-24.md).
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
+//   not measured yet
+// END MEASURED
 #include "steps.hpp"
 
 namespace ch04 {

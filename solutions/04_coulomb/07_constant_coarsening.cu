@@ -14,7 +14,10 @@
 // that `constant_1_point` is their baseline) test why its constant reads miss: chunks of 128
 // atoms instead of 4096 (every warp's atoms then fit in any cache, at 782 launches for 100,000
 // atoms), and a barrier every 32 atoms, which keeps a block's 8 warps at the same atoms.
-// Measured: not yet recorded.
+// Measured: not yet recorded in results/ (2026-11-24's runs: results/h200/experiments-2026-11-24.md).
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
+//   not measured yet
+// END MEASURED
 #include "steps.hpp"
 
 namespace ch04 {
