@@ -31,7 +31,7 @@
   STEP(06_split_pipes, split_8_of_32)                           \
   STEP(06_split_pipes, split_4_of_32_newton)                    \
   STEP(06_split_pipes, split_6_of_32_minimax)                   \
-  STEP(06_split_pipes, split_6_of_32_minimax_balanced)          \
+  STEP(06_split_pipes, split_chosen_of_32_balanced)             \
   STEP(06_split_pipes, split_0_of_32_balanced)                  \
   STEP(07_constant_coarsening, constant_1_point)                \
   STEP(07_constant_coarsening, constant_1_point_chunks_of_128)  \

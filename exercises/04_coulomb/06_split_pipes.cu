@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint e090f7347046): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint e27053384a5b): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -31,8 +31,9 @@
 // tests measure it over every float in [1, 4)); and that on a balanced grid, against the last
 // partial wave (512 blocks of the 8 x 4 kernel at 2048 x 2048 make 3.9 a multiprocessor: the
 // busiest get 4, about 3% of the time lost): 3 blocks a multiprocessor, each given the same share
-// of (stretch, tile of atoms) units; and step 05's 8 x 4 kernel on that grid (0 of 32), which
-// shows the last wave's share alone.
+// of (stretch, tile of atoms) units, with the share of roots you choose from the model (k of 32,
+// split_chosen_of_32_balanced); and step 05's 8 x 4 kernel on that grid (0 of 32), which shows
+// the last wave's share alone.
 // An atom exactly on a grid point makes x = 0: the XU gives inf, this root a large finite number
 // (y0 = 1.3e19, corrected to 3.6e19; three Newton steps give 4.5e19).
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
@@ -133,7 +134,7 @@ __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ ato
 #pragma unroll
         for (int p = 0; p < kPoints; ++p) {
           const float r2 = fmaf(dx[p], dx[p], dyz2[r]);
-          // TODO: point number r * kPoints + p below kSoftware: the root on the FMA pipe (rsqrt_fma_pipe, or rsqrt_newton when kRoot is Root::newton); the others: course::rsqrt_approx, on the multi-function unit
+          // TODO: point number r * kPoints + p below kSoftware: the root on the FMA pipe (rsqrt_fma_pipe, rsqrt_newton or rsqrt_minimax, as kRoot says); the others: course::rsqrt_approx, on the multi-function unit
           const float root = 0.0f * r2;
           potential[r][p] = fmaf(a.q, root, potential[r][p]);
         }
@@ -251,8 +252,13 @@ void potential_split_4_of_32_newton(const SliceAtom* atoms, int count, float* ou
 void potential_split_6_of_32_minimax(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split<8, 4, 6, Root::minimax>(atoms, count, out, slice);
 }
-void potential_split_6_of_32_minimax_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split_balanced<8, 4, 6, Root::minimax>(atoms, count, out, slice);
+// How many of a thread's 32 points take the FMA pipe's root on the balanced 8 x 4 grid: chosen
+// from the cost model in the header.
+// TODO: choose k for split_chosen_of_32_balanced from the header's f* = (8 u - i) / (8 u + c - 1), with i for the 8 x 4 kernel, c for the minimax root and u the share of issue slots the profile says a kernel like this fills (not 1), rounded to a whole number of the 32 points
+constexpr int kChosenOf32 = 0;
+
+void potential_split_chosen_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split_balanced<8, 4, kChosenOf32, Root::minimax>(atoms, count, out, slice);
 }
 void potential_split_0_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split_balanced<8, 4, 0, Root::minimax>(atoms, count, out, slice);

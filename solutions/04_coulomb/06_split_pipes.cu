@@ -30,8 +30,9 @@
 // tests measure it over every float in [1, 4)); and that on a balanced grid, against the last
 // partial wave (512 blocks of the 8 x 4 kernel at 2048 x 2048 make 3.9 a multiprocessor: the
 // busiest get 4, about 3% of the time lost): 3 blocks a multiprocessor, each given the same share
-// of (stretch, tile of atoms) units; and step 05's 8 x 4 kernel on that grid (0 of 32), which
-// shows the last wave's share alone.
+// of (stretch, tile of atoms) units, with the share of roots you choose from the model (k of 32,
+// split_chosen_of_32_balanced); and step 05's 8 x 4 kernel on that grid (0 of 32), which shows
+// the last wave's share alone.
 // An atom exactly on a grid point makes x = 0: the XU gives inf, this root a large finite number
 // (y0 = 1.3e19, corrected to 3.6e19; three Newton steps give 4.5e19).
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
@@ -137,7 +138,7 @@ __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ ato
 #pragma unroll
         for (int p = 0; p < kPoints; ++p) {
           const float r2 = fmaf(dx[p], dx[p], dyz2[r]);
-          // BEGIN SOLUTION: point number r * kPoints + p below kSoftware: the root on the FMA pipe (rsqrt_fma_pipe, or rsqrt_newton when kRoot is Root::newton); the others: course::rsqrt_approx, on the multi-function unit
+          // BEGIN SOLUTION: point number r * kPoints + p below kSoftware: the root on the FMA pipe (rsqrt_fma_pipe, rsqrt_newton or rsqrt_minimax, as kRoot says); the others: course::rsqrt_approx, on the multi-function unit
           const float root = r * kPoints + p >= kSoftware        ? course::rsqrt_approx(r2)
                              : kRoot == Root::polynomial ? rsqrt_fma_pipe(r2)
                              : kRoot == Root::newton     ? rsqrt_newton(r2)
@@ -260,8 +261,17 @@ void potential_split_4_of_32_newton(const SliceAtom* atoms, int count, float* ou
 void potential_split_6_of_32_minimax(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split<8, 4, 6, Root::minimax>(atoms, count, out, slice);
 }
-void potential_split_6_of_32_minimax_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_split_balanced<8, 4, 6, Root::minimax>(atoms, count, out, slice);
+// How many of a thread's 32 points take the FMA pipe's root on the balanced 8 x 4 grid: chosen
+// from the cost model in the header.
+// BEGIN SOLUTION: choose k for split_chosen_of_32_balanced from the header's f* = (8 u - i) / (8 u + c - 1), with i for the 8 x 4 kernel, c for the minimax root and u the share of issue slots the profile says a kernel like this fills (not 1), rounded to a whole number of the 32 points
+// At u = 0.75 (the 8 x 4 splits issue in 66-68% of the cycles; more warps would raise it),
+// i = 3.6 and c = 9: f* = 17%, 5.5 of 32.
+constexpr int kChosenOf32 = 6;
+// STUB: constexpr int kChosenOf32 = 0;
+// END SOLUTION
+
+void potential_split_chosen_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_split_balanced<8, 4, kChosenOf32, Root::minimax>(atoms, count, out, slice);
 }
 void potential_split_0_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split_balanced<8, 4, 0, Root::minimax>(atoms, count, out, slice);
