@@ -42,14 +42,15 @@ std::vector<SliceAtom> atoms_on_slice(std::span<const Atom> atoms, float z);
 // Atoms per chunk of constant memory: 64 KB holds 4096 of them.
 inline constexpr int kConstantAtoms = 64 * 1024 / sizeof(SliceAtom);
 
-// Calls chunk(first, count, initialize) for the atoms in chunks of at most kConstantAtoms, in
-// order; `initialize` is true for the first, whose launch writes the output instead of adding
-// to it. With no atoms it is called once with count 0, so that the output is still written.
+// Calls chunk(first, count, initialize) for the atoms in chunks of at most atoms_per_chunk
+// (kConstantAtoms unless smaller chunks are asked for), in order; `initialize` is true for the
+// first, whose launch writes the output instead of adding to it. With no atoms it is called once
+// with count 0, so that the output is still written.
 template <class Chunk>
-void for_each_constant_chunk(int count, Chunk&& chunk) {
+void for_each_constant_chunk(int count, Chunk&& chunk, int atoms_per_chunk = kConstantAtoms) {
   int first = 0;
   do {
-    const int n = count - first < kConstantAtoms ? count - first : kConstantAtoms;
+    const int n = count - first < atoms_per_chunk ? count - first : atoms_per_chunk;
     chunk(first, n, first == 0);
     first += n;
   } while (first < count);

@@ -2,12 +2,14 @@
 """Draws chapter 4's pictures into figures/: mapping.png, which thread computes which grid point
 in steps 00, 02 and 03 (04 keeps step 03's mapping) over one 16-thread row of a block and 64
 points; blocking.png, the 8 x 4 points of a thread in steps 05 and 06 over a block's stretch of
-the slice.
+the slice; constant_surprise.png, why step 01's constant reads stall; issue_budget.png, step
+06's cost model, the XU's and the issue slots' cycles as roots move to the FMA pipe.
 
     chapters/04_coulomb/figures.py [--out-dir chapters/04_coulomb/figures]
 """
 import argparse
 import pathlib
+import random
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
@@ -93,6 +95,63 @@ def draw_blocking(out: pathlib.Path) -> None:
     print(f"wrote {out}")
 
 
+def draw_constant_surprise(out: pathlib.Path) -> None:
+    """Step 01's surprise: the warps of one multiprocessor walk the same chunk of atoms, each at its
+    own place, so at any moment they ask the constant path for many different atoms; step 00's
+    loads of the same atoms go through L1, and from step 02 on each read feeds 8-32 evaluations."""
+    rng = random.Random(4)
+    warps, chunk = 48, 4096
+    positions = sorted(rng.randrange(chunk) for _ in range(warps))
+    figure, axes = plt.subplots(2, 1, figsize=(11, 4.6), gridspec_kw={"height_ratios": [3, 1]})
+    axis = axes[0]
+    axis.scatter(positions, range(warps), s=12, color="tab:red")
+    axis.set_xlim(0, chunk)
+    axis.set_ylim(-1, warps)
+    axis.set_xlabel("atom k of the 4096-atom chunk in constant memory")
+    axis.set_ylabel("warp of one multiprocessor")
+    axis.set_title("01: 48 resident warps, each at its own atom (blocks start at different times): the constant path is asked\n"
+                   "for dozens of different atoms at once, and a warp whose atom misses waits (step 01 issues a warp's\n"
+                   "instruction every ~33 cycles, 26-28 of them in that stall: README, results/h200/stalls.csv)",
+                   fontsize=8.5, loc="left")
+    axis = axes[1]
+    steps = ["00: L1 loads", "01: constant", "02-04: constant,\n8 points a read", "07: constant,\n32 points a read"]
+    axis.barh(range(len(steps)), [1, 1, 8, 32], color=["tab:gray", "tab:red", "tab:orange", "tab:green"])
+    axis.set_yticks(range(len(steps)), steps, fontsize=7)
+    axis.set_xlabel("evaluations a thread gets from one atom read: the work that hides one read")
+    axis.invert_yaxis()
+    figure.tight_layout()
+    figure.savefig(out, dpi=120)
+    print(f"wrote {out}")
+
+
+def draw_issue_budget(out: pathlib.Path) -> None:
+    """Step 06's cost model over one warp's 32 evaluations on one sub-partition: the XU needs 8
+    cycles for the roots it keeps, 8 (1 - f); the issue slots need i + (c - 1) f cycles at one
+    instruction a cycle, divided by the share u the scheduler fills. Where the two lines cross is
+    f* = (8u - i) / (8u + c - 1), and the gain over the rsqrt ceiling 1 / (1 - f*)."""
+    i = 3.58  # instructions per evaluation of step 05's 8 x 4 kernel (Nsight Compute, results/h200/ncu.csv)
+    shares = [n / 100 for n in range(0, 41)]
+    figure, axis = plt.subplots(figsize=(9, 5))
+    axis.plot(shares, [8 * (1 - f) for f in shares], color="tab:red", linewidth=2.5, label="XU: 8 (1 - f) cycles")
+    for c, u, style in ((10, 1.0, "-"), (9, 1.0, "--"), (9, 0.7, ":")):
+        best = (8 * u - i) / (8 * u + c - 1)
+        axis.plot(shares, [(i + (c - 1) * f) / u for f in shares], style, color="tab:blue",
+                  label=f"issue: (i + {c - 1} f) / {u} cycles (a root of c = {c} instructions, u = {u})")
+        axis.plot([best], [8 * (1 - best)], "o", color="black")
+        axis.annotate(f"f* = {best:.0%}: {1 / (1 - best):.2f}x", (best, 8 * (1 - best)), textcoords="offset points",
+                      xytext=(6, 6 if u == 1 else -14), fontsize=8)
+    axis.set_xlabel("f, share of the roots computed on the FMA pipe")
+    axis.set_ylabel("cycles per warp's 32 evaluations, one sub-partition")
+    axis.set_ylim(0, 9)
+    axis.set_title(f"06: the 8-cycle budget (i = {i} instructions per evaluation with the hardware root, step 05's 8 x 4);\n"
+                   "the slower of the two sets the time, so the best split is where they cross", fontsize=9, loc="left")
+    axis.legend(fontsize=8, loc="lower left")
+    axis.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(out, dpi=120)
+    print(f"wrote {out}")
+
+
 def main() -> int:
     parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out-dir", type=pathlib.Path, default=pathlib.Path(__file__).parent / "figures")
@@ -102,6 +161,8 @@ def main() -> int:
     cli.output_folder(args.out_dir)
     draw_mapping(args.out_dir / "mapping.png")
     draw_blocking(args.out_dir / "blocking.png")
+    draw_constant_surprise(args.out_dir / "constant_surprise.png")
+    draw_issue_budget(args.out_dir / "issue_budget.png")
     return 0
 
 

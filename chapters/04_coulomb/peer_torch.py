@@ -9,7 +9,9 @@ spacing 0.5 at height 1.25, atoms spread over the slice with heights 0.25-2 from
     as a matrix-vector product;
   - compiled: the broadcast form's chunk through torch.compile, which fuses the distances, the
     root and the sum (at its measured rate, the (points x chunk) tensor cannot be going through
-    memory).
+    memory); and the same with mode="max-autotune", which also tries its kernels' tile sizes;
+  - Triton: a kernel a user would write in the Triton that PyTorch ships, each program
+    accumulating 128 points' sums over blocks of 64 atoms (skipped where triton does not import).
 Each is checked against a float64 sum at two points.
 
     peer_torch.py [--sizes 512x512:10000] [--out torch.json]
@@ -52,18 +54,57 @@ def chunk_sum(x, y, ax, ay, dz, q):
             * q[None, :]).sum(dim=1)
 
 
-compiled_chunk_sum = None  # torch.compile(chunk_sum), made on first use
+compiled_chunk_sums = {}  # torch.compile(chunk_sum) per mode, made on first use
 
 
-def compiled(x, y, ax, ay, dz, q, chunk: int):
-    global compiled_chunk_sum
-    if compiled_chunk_sum is None:
-        compiled_chunk_sum = torch.compile(chunk_sum, dynamic=False)
-    potential = torch.zeros_like(x)
-    for first in range(0, ax.numel(), chunk):
-        s = slice(first, first + chunk)
-        potential += compiled_chunk_sum(x, y, ax[s], ay[s], dz[s], q[s])
-    return potential
+def compiled_with(mode: str):
+    def compiled(x, y, ax, ay, dz, q, chunk: int):
+        if mode not in compiled_chunk_sums:
+            compiled_chunk_sums[mode] = torch.compile(chunk_sum, dynamic=False, mode=mode)
+        potential = torch.zeros_like(x)
+        for first in range(0, ax.numel(), chunk):
+            s = slice(first, first + chunk)
+            potential += compiled_chunk_sums[mode](x, y, ax[s], ay[s], dz[s], q[s])
+        return potential
+    return compiled
+
+
+POINTS_PER_PROGRAM, ATOMS_PER_STEP = 128, 64
+triton_kernel = None  # made on first use: importing triton is the test of whether it works here
+
+
+def make_triton_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def potential_kernel(x_ptr, y_ptr, ax_ptr, ay_ptr, dz2_ptr, q_ptr, out_ptr, points, count,
+                         POINTS: tl.constexpr, ATOMS: tl.constexpr):
+        at = tl.program_id(0) * POINTS + tl.arange(0, POINTS)
+        inside = at < points
+        x = tl.load(x_ptr + at, mask=inside, other=0.0)
+        y = tl.load(y_ptr + at, mask=inside, other=0.0)
+        potential = tl.zeros([POINTS], dtype=tl.float32)
+        for first in range(0, count, ATOMS):
+            k = first + tl.arange(0, ATOMS)
+            real = k < count
+            dx = x[:, None] - tl.load(ax_ptr + k, mask=real, other=0.0)[None, :]
+            dy = y[:, None] - tl.load(ay_ptr + k, mask=real, other=0.0)[None, :]
+            r2 = dx * dx + dy * dy + tl.load(dz2_ptr + k, mask=real, other=1.0)[None, :]
+            potential += tl.sum(tl.load(q_ptr + k, mask=real, other=0.0)[None, :] * tl.rsqrt(r2), axis=1)
+        tl.store(out_ptr + at, potential, mask=inside)
+
+    return potential_kernel
+
+
+def triton_per_point(x, y, ax, ay, dz, q, chunk: int):
+    global triton_kernel
+    if triton_kernel is None:
+        triton_kernel = make_triton_kernel()
+    out = torch.empty_like(x)
+    grid = ((x.numel() + POINTS_PER_PROGRAM - 1) // POINTS_PER_PROGRAM,)
+    triton_kernel[grid](x, y, ax, ay, dz * dz, q, out, x.numel(), ax.numel(), POINTS=POINTS_PER_PROGRAM, ATOMS=ATOMS_PER_STEP)
+    return out
 
 
 def cdist_matmul(x, y, ax, ay, dz, q, chunk: int):
@@ -95,12 +136,15 @@ def main() -> int:
         exact = ((d(x[probes])[:, None] - d(ax)) ** 2 + (d(y[probes])[:, None] - d(ay)) ** 2 + d(dz) ** 2).rsqrt() @ d(q)
         group = f"{nx}x{ny}, {count} atoms"
         methods = (("torch broadcast + rsqrt", broadcast, chunk), ("torch cdist + matmul", cdist_matmul, chunk),
-                   ("torch.compile broadcast", compiled, count))  # one chunk of all atoms: no tensor is made
+                   # one chunk of all atoms for the compiled forms: no tensor is made
+                   ("torch.compile broadcast", compiled_with("default"), count),
+                   ("torch.compile max-autotune", compiled_with("max-autotune"), count),
+                   ("Triton per-point kernel", triton_per_point, count))
         for name, method, chunk in methods:
             with torch.no_grad():
                 try:
                     result = method(x, y, ax, ay, dz, q, chunk)
-                except Exception as error:  # torch.compile needs a working Triton and C compiler
+                except Exception as error:  # torch.compile and Triton need a working Triton and C compiler
                     print(f"{group}, {name}: skipped, {type(error).__name__}: {str(error).splitlines()[0][:200]}")
                     continue
                 worst = float((d(result[probes]) - exact).abs().div(exact.abs().clamp_min(1e-30)).max())

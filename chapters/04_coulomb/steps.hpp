@@ -30,6 +30,14 @@
   STEP(06_split_pipes, split_6_of_32)                           \
   STEP(06_split_pipes, split_8_of_32)                           \
   STEP(06_split_pipes, split_4_of_32_newton)                    \
+  STEP(06_split_pipes, split_6_of_32_minimax)                   \
+  STEP(06_split_pipes, split_chosen_of_32_balanced)             \
+  STEP(06_split_pipes, split_0_of_32_balanced)                  \
+  STEP(07_constant_coarsening, constant_1_point)                \
+  STEP(07_constant_coarsening, constant_1_point_chunks_of_128)  \
+  STEP(07_constant_coarsening, constant_1_point_barrier_every_32) \
+  STEP(07_constant_coarsening, constant_8x4_points)             \
+  STEP(07_constant_coarsening, constant_8x4_points_barrier_every_32) \
   /* one row per step, above this line */
 
 namespace ch04 {
@@ -54,8 +62,10 @@ inline std::span<const Step> steps() {
 
 // Step 06's reciprocal square roots on the FMA pipe, callable on the host so that the tests can
 // measure their errors: a bit-trick guess and a polynomial correction (the one the split kernels
-// use), and the same guess and three Newton steps (the one measured beside it).
+// use), the same guess and three Newton steps (the one measured beside it), and the same guess
+// with a cheaper, fitted polynomial (one instruction fewer).
 float rsqrt_on_fma_pipe(float x);
 float rsqrt_newton_on_fma_pipe(float x);
+float rsqrt_minimax_on_fma_pipe(float x);
 
 }  // namespace ch04

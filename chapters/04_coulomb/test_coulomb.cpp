@@ -3,7 +3,7 @@
 // 16 threads) or of the points a thread covers (128 or 256 along x, 64 along y), with atom
 // counts of 0, 1, fewer than a constant-memory chunk (4096), exactly one, and several, planted
 // atoms at the chunk and tile boundaries, a spacing that makes coordinates round; an atom on a
-// grid point; and step 06's two reciprocal square roots against 1/sqrt in float64.
+// grid point; and step 06's three reciprocal square roots against 1/sqrt in float64.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -143,6 +143,12 @@ TEST(SoftwareRsqrt, PolynomialIsWithinTheHardwareInstructionsError) {
 TEST(SoftwareRsqrt, NewtonIsWithinRsqrtfsError) {
   SCOPED_TRACE(course::edit_hint(COURSE_STEP_SOURCE(06_split_pipes, split_1_of_8_newton)));
   EXPECT_LE(worst_relative_error(ch04::rsqrt_newton_on_fma_pipe, "Newton root"), 0x1p-22);
+}
+
+// The fitted (minimax) polynomial, one instruction cheaper, within the same 2^-22.9.
+TEST(SoftwareRsqrt, MinimaxIsWithinTheHardwareInstructionsError) {
+  SCOPED_TRACE(course::edit_hint(COURSE_STEP_SOURCE(06_split_pipes, split_6_of_32_minimax)));
+  EXPECT_LE(worst_relative_error(ch04::rsqrt_minimax_on_fma_pipe, "minimax root"), std::exp2(-22.9));
 }
 
 }  // namespace

@@ -1,0 +1,111 @@
+// Step 07 — the document's own techniques taken further: constant memory, coarsening to 8 x 4
+// points a thread, coalesced writes, and the one-instruction root; nothing else (no shared tiles).
+//
+// Steps 01-04 read each atom from constant memory for 1 or 8 evaluations; the profile says every
+// multiprocessor then gets one warp's atom every 30-35 cycles, whatever else the kernel does,
+// and that the constant path, not issue or the XU, is their common limit. With 8 x 4 points a
+// thread (step 05's shape: 8 columns 16 apart, 4 rows 16 apart), a warp's atom read feeds 32
+// evaluations a thread, about 32 x 3.6 = 115 issue slots and 32 roots: 32 x 8 = 256 cycles of its
+// sub-partition's XU. The four XUs of a multiprocessor then need one warp's atom every 64
+// cycles, half the rate the constant path was seen to deliver. Predicted: XU-bound, at 2048 x
+// 2048 near step 05's 8 x 4 (0.95 of the rsqrt ceiling), less the chunks' 25 launches (a few
+// microseconds each); at 512 x 512 as few blocks as step 05's 8 x 4 (0.24).
+// Two experiments on step 01's shape (one point a thread, here with the one-instruction root, so
+// that `constant_1_point` is their baseline) test why its constant reads miss: chunks of 128
+// atoms instead of 4096 (every warp's atoms then fit in any cache, at 782 launches for 100,000
+// atoms), and a barrier every 32 atoms, which keeps a block's 8 warps at the same atoms.
+// Measured: not yet recorded in results/ (2026-11-24's runs: results/h200/experiments-2026-11-24.md).
+// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
+//   not measured yet
+// END MEASURED
+#include "steps.hpp"
+
+namespace ch04 {
+namespace {
+
+constexpr int kBlock = 16;
+
+__constant__ SliceAtom chunk[kConstantAtoms];
+
+// kPoints x kRows points a thread, columns i0 + 16 p and rows j0 + 16 r of its block's stretch;
+// with kBarrierEvery > 0, the block's threads wait for each other every kBarrierEvery atoms.
+template <int kPoints, int kRows, int kBarrierEvery>
+__global__ void constant_coarsening_kernel(int count, float* __restrict__ out, Slice s, bool initialize) {
+  const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
+  const int j0 = blockIdx.y * kBlock * kRows + threadIdx.y;
+  // BEGIN SOLUTION: per atom of the chunk, dx once per column and dy^2 + dz^2 once per row, then fmaf(dx, dx, dyz2), course::rsqrt_approx and the term for every point, starting from 0 or from out when this is not the first chunk; no early return (the barrier variants need every thread), and only points inside the slice read or written
+  const float x0 = i0 * s.spacing, y0 = j0 * s.spacing;
+  float potential[kRows][kPoints];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+    for (int p = 0; p < kPoints; ++p) {
+      const int i = i0 + p * kBlock, j = j0 + r * kBlock;
+      potential[r][p] = initialize || i >= s.nx || j >= s.ny ? 0.0f : out[static_cast<long long>(j) * s.nx + i];
+    }
+  }
+  for (int k = 0; k < count; ++k) {
+    if (kBarrierEvery > 0 && k % kBarrierEvery == 0) __syncthreads();
+    const SliceAtom a = chunk[k];
+    float dyz2[kRows], dx[kPoints];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      // (Row 0 and column 0 need no FMA: fmaf(0, h, v) is not folded to v, since h could be inf.)
+      const float dy = r == 0 ? y0 - a.y : fmaf(static_cast<float>(r * kBlock), s.spacing, y0 - a.y);
+      dyz2[r] = fmaf(dy, dy, a.dz2);
+    }
+#pragma unroll
+    for (int p = 0; p < kPoints; ++p) dx[p] = p == 0 ? x0 - a.x : fmaf(static_cast<float>(p * kBlock), s.spacing, x0 - a.x);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+      for (int p = 0; p < kPoints; ++p)
+        potential[r][p] = fmaf(a.q, course::rsqrt_approx(fmaf(dx[p], dx[p], dyz2[r])), potential[r][p]);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    const int j = j0 + r * kBlock;
+    if (j >= s.ny) continue;
+    float* row = out + static_cast<long long>(j) * s.nx;
+#pragma unroll
+    for (int p = 0; p < kPoints; ++p) {
+      if (i0 + p * kBlock < s.nx) row[i0 + p * kBlock] = potential[r][p];
+    }
+  }
+  // END SOLUTION
+}
+
+template <int kPoints, int kRows, int kBarrierEvery = 0>
+void launch_constant(const SliceAtom* atoms, int count, float* out, const Slice& slice, int atoms_per_chunk = kConstantAtoms) {
+  for_each_constant_chunk(
+      count,
+      [&](int first, int n, bool initialize) {
+        if (n > 0) GPU_CHECK(gpuMemcpyToSymbol(chunk, atoms + first, n * sizeof(SliceAtom), 0, gpuMemcpyDeviceToDevice));
+        course::launch(constant_coarsening_kernel<kPoints, kRows, kBarrierEvery>,
+                       {dim3(course::blocks_for(slice.nx, kBlock * kPoints), course::blocks_for(slice.ny, kBlock * kRows)),
+                        dim3(kBlock, kBlock)},
+                       n, out, slice, initialize);
+      },
+      atoms_per_chunk);
+}
+
+}  // namespace
+
+void potential_constant_1_point(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_constant<1, 1>(atoms, count, out, slice);
+}
+void potential_constant_1_point_chunks_of_128(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_constant<1, 1>(atoms, count, out, slice, 128);
+}
+void potential_constant_1_point_barrier_every_32(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_constant<1, 1, 32>(atoms, count, out, slice);
+}
+void potential_constant_8x4_points(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_constant<8, 4>(atoms, count, out, slice);
+}
+void potential_constant_8x4_points_barrier_every_32(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_constant<8, 4, 32>(atoms, count, out, slice);
+}
+
+}  // namespace ch04
