@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/05_xy_fused.cu by exercises/generate.py (fingerprint 9826b6e1c589): edit the TODOs.
+// Generated from solutions/03_seismic/05_xy_fused.cu by exercises/generate.py (fingerprint 8fa3e6d5a6b7): edit the TODOs.
 // Step 05 — x and y fused: one kernel writes out = Dxx + Dyy, with streaming stores.
 //
 // Steps 03-04's x pass writes out and the y pass reads it back and writes it again: 4 + 8 bytes
@@ -12,9 +12,10 @@
 // Predicted: the x and y passes' time (2 x 8 + 12 = 20 of 28 bytes) replaced by one pass of 8,
 // the whole from 28/8 to 20/8 of the one-pass time: 1.4x step 04.
 // The z pass stays step 02's window although step 03's float4 columns are faster (0.387 against
-// 0.429 ms alone): step 04 uses the same window, so step 05's gain over it is the fusion's alone,
-// and a student needs only step 02's z pass here. With the float4 columns the profiled kernels add
-// up to 0.823 ms (the README's speed-up model, T_xy + T_z), not run as a step.
+// 0.424 ms alone on the H200): step 04 uses the same window, so step 05's gain over it is the
+// fusion's alone, and a student needs only step 02's z pass here. With the float4 columns the
+// profiled kernels add up to 0.819 ms on the H200 (the README's speed-up model, T_xy + T_z), not
+// run as a step.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"

@@ -1,7 +1,7 @@
-// Generated from solutions/03_seismic/07_prefetch.cu by exercises/generate.py (fingerprint fc19c63b1378): edit the TODOs.
+// Generated from solutions/03_seismic/07_prefetch.cu by exercises/generate.py (fingerprint 597acef19b84): edit the TODOs.
 // Step 07 — prefetch the next plane, and narrower vectors for occupancy.
 //
-// Step 06 moves the fewest bytes (its DRAM traffic is 2.06-2.08 cubes) but runs at a quarter of the
+// Step 06 moves the fewest bytes (its DRAM traffic is 2.06-2.07 cubes) but runs at a quarter of the
 // copy rate: each plane is load -> barrier -> compute -> store, so a warp has loads in flight
 // only between two barriers, and 98 registers per thread (the 9-float4 z window, the 5-float4
 // queue, the x window) leave room for 2 blocks of 256 threads per multiprocessor, 25% occupancy.
@@ -13,9 +13,10 @@
 //      float4), for more resident warps; the tile becomes 64 x 8 points per block.
 // Predicted: prefetching alone doubles the loads in flight per warp, toward 2x step 06; with
 // float2, occupancy from 25% to about 50%, toward the copy rate.
-// The profile: float4 keeps step 06's bytes and warps (120 registers, 2 blocks) and runs 1.96x
-// faster; float2's 71 registers give 3 blocks (36%), not 4, and it is slower than float4: half
-// the points per thread for the same index work and barriers, 1.37x the warp instructions.
+// The profile: float4 keeps step 06's bytes and warps (120 registers, 2 blocks) and runs 1.92x
+// faster on the H200; float2's 71 registers give 3 blocks (36%), not 4, and it is slower than
+// float4: half the points per thread for the same index work and barriers, 1.37x the warp
+// instructions.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint a1eaf6366ce0): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 15734b68d10f): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -19,24 +19,28 @@
 // Variants: `async_ring`, 3 tiles and no register cap; `async_ring_capped`, the same held to
 // 64 registers (__launch_bounds__(256, 4)) for 4 blocks per multiprocessor; `async_ring_deep`,
 // 5 tiles (43.5 KB), the copies 4 planes ahead instead of 2, added after the first two were
-// measured: their loads, timed as a copy, took 0.77 of the device copy, and step 09 (README)
+// measured: their loads, timed as a copy, took 0.76 of the device copy, and step 09 (README)
 // suggested that at 2 blocks per multiprocessor the depth of the prefetch is what hides latency.
 // Predicted: about 150 instructions per warp and plane instead of 264, and 64 registers, 4 blocks
 // per multiprocessor (50% of the warps) instead of 2; from 0.48 of the copy rate toward the
 // fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it). For the deep
-// ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.77.
+// ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
 // The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
-// the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy.
-// Cheap knobs on `async_ring`, measured: not yet recorded. `async_ring_planes16` .. `_planes512`
-// (the source document's nw sweep): kPlanes z-planes per block instead of 64, so the 2R z-halo
-// planes a chunk re-reads go from 8/64 = 12.5% to 50%, 25%, 6.3%, 3.1%, 1.6% of its planes, and
+// the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy; the deep
+// ring is 1.3% faster than 3 tiles on the H200, 9% on the H100.
+// Cheap knobs on `async_ring` (the README's "Diagnosing the fused pass" reads them):
+// `async_ring_planes16` .. `_planes512` (the source document's nw sweep): kPlanes z-planes per
+// block instead of 64, so the 2R z-halo planes a chunk re-reads go from 8/64 = 12.5% to 50%, 25%, 6.3%, 3.1%, 1.6% of its planes, and
 // the 512^3 grid's blocks from 4 x 64 x 8 = 2048 (7.8 waves of 2 blocks on 132 multiprocessors)
 // to 8192, 4096, 1024, 512, 256 (31, 15.5, 3.9, 1.9, 0.97 waves: longer blocks, a smaller tail,
 // less parallelism); `async_ring_deep_plain_stores`: the best variant with plain stores instead
-// of non-temporal ones, an A/B this chapter had not measured;
+// of non-temporal ones, an A/B this chapter had not measured before;
 // `async_ring_3blocks`, __launch_bounds__(256, 3): at most 85 registers, 3 blocks of 256 threads
 // (37.5% of the warps). ptxas (CUDA 13.0, sm_90, -Xptxas -v) gives it 80 registers and spills 32
 // bytes (188 bytes of spill loads), against the 64-register cap's 152 (400): fewer, maybe cheap.
+// Measured on the H200: 512 planes a block is the fastest step of the chapter (4% faster than 64
+// planes), 16 and 32 planes lose 13% and 4%; plain stores change nothing; 3 blocks lose 8% (36% of
+// the warps, but 10 cycles between a warp's instructions instead of 7.3).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>

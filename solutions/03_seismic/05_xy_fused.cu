@@ -11,9 +11,10 @@
 // Predicted: the x and y passes' time (2 x 8 + 12 = 20 of 28 bytes) replaced by one pass of 8,
 // the whole from 28/8 to 20/8 of the one-pass time: 1.4x step 04.
 // The z pass stays step 02's window although step 03's float4 columns are faster (0.387 against
-// 0.429 ms alone): step 04 uses the same window, so step 05's gain over it is the fusion's alone,
-// and a student needs only step 02's z pass here. With the float4 columns the profiled kernels add
-// up to 0.823 ms (the README's speed-up model, T_xy + T_z), not run as a step.
+// 0.424 ms alone on the H200): step 04 uses the same window, so step 05's gain over it is the
+// fusion's alone, and a student needs only step 02's z pass here. With the float4 columns the
+// profiled kernels add up to 0.819 ms on the H200 (the README's speed-up model, T_xy + T_z), not
+// run as a step.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     05_xy_fused  laplacian8 512^3  1.0419 ms, 1031 GB/s (0.344 of copy), 6441 GFLOP/s (0.110 of FMA)

@@ -6,12 +6,12 @@
 // differ: step 07's (two tile rows and the x neighbours fetched into registers one plane ahead,
 // the x neighbours from global memory, where the neighbouring threads' rows make them L1 hits)
 // copies the cube at 0.91 of the device copy, step 08's ring of haloed tiles filled by cp.async
-// at 0.77, moving 2.25 cubes through DRAM instead of 1.98 (the README's copy table). Step 08's
+// at 0.76, moving 2.26 cubes through DRAM instead of 1.98 (the README's copy table). Step 08's
 // kernel also keeps the shared-memory pipe 67% busy: the x neighbours come from the tile too.
 // So this step takes step 07's loads and keeps step 08's arithmetic: 9 partial sums in a ring
 // whose positions are fixed by unrolling the plane loop by 9, 25 FMAs a point, nothing shifted.
 // Predicted: step 08's instructions (about 210 M warp instructions instead of 07's 312 M) on
-// the structure whose copy reaches 0.91: below step 08's 0.397 ms; registers: the prefetched
+// the structure whose copy reaches 0.91: below step 08's 0.396 ms; registers: the prefetched
 // plane (5 float4) replaces step 08's copy offsets, about 100, so still 2 blocks per
 // multiprocessor.
 // The profile: 128 registers, 2 blocks; 285 M warp instructions; no faster than step 07 (README).
