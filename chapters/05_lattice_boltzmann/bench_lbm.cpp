@@ -10,10 +10,14 @@
 // With --flow=FILE.csv it times nothing: every step runs the tests' Poiseuille channel from rest
 // (lbm.hpp, kPoiseuille) and FILE gets the velocity profile ux(y) every 100 time steps, beside
 // the analytic parabola (step,time,y,ux,analytic), for the chapter's figures (figures.py).
+// With --accuracy=FILE.csv it times nothing either: every step runs from rest to the steady
+// Poiseuille flow on channels --widths cells across (default 24,48,96,192) at the same Mach
+// number, and FILE gets each one's distance from the parabola and its change of mass.
 //
 //   bench_lbm [--sizes=NXxNY[,...]] [--steps=N] [--cpu-size=NXxNY] [--ceilings=FILE] [--warm-l2]
 //             [--quiet] [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json ...]
 //   bench_lbm --flow=FILE.csv
+//   bench_lbm --accuracy=FILE.csv [--widths=NY[,...]]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -161,6 +165,61 @@ void write_flow(const std::string& path) {
   std::printf("wrote %s\n", path.c_str());
 }
 
+std::vector<int> parse_widths(const std::string& text) {
+  std::vector<int> widths;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const auto width = course::parse_whole_number(std::string_view(text).substr(start, end - start), 2, 65535);
+    if (!width) throw std::invalid_argument("--widths takes cells across the channel, 2 to 65535, comma-separated, not '" + text + "'");
+    widths.push_back(int(*width));
+    start = end + 1;
+  }
+  return widths;
+}
+
+// Every step from rest to the steady Poiseuille flow on channels `widths` cells across at the
+// same Mach number (poiseuille_channel): the profile's relative L2 distance from the parabola
+// and the relative change of mass, one CSV row per step and width.
+void write_accuracy(const std::string& path, const std::vector<int>& widths) {
+  course::OutputFile out(path);
+  gpuDeviceProp prop{};
+  GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
+  std::string csv = std::string("# bench_lbm --accuracy on the ") + COURSE_BACKEND_NAME + " backend (" + prop.name +
+                    "): every step from rest to the steady Poiseuille flow, 4 cells long, tau 0.8, centre velocity 0.05 at "
+                    "every width (force 0.04 / ny^2), steps_to_steady(ny) = ceil(ln(1000) ny^2 / (nu pi^2)) time steps\n"
+                    "step,width,steps,profile_error,mass_change\n";
+  for (const int width : widths) {
+    const Channel c = ch05::poiseuille_channel(width);
+    const int steps = ch05::steps_to_steady(c);
+    const ch05::State rest = ch05::state_at_rest(c);
+    double rest_mass = 0;
+    for (const float f : rest) rest_mass += f;
+    DeviceBuffer<float> state{std::span<const float>(rest)}, rho(c.cells()), ux(c.cells()), uy(c.cells());
+    const ch05::Fields fields{rho.data(), ux.data(), uy.data()};
+    for (const ch05::Step& step : ch05::steps()) {
+      std::unique_ptr<ch05::Lattice> lattice = ch05::make_lattice(step, c);
+      state.copy_from(rest);
+      lattice->load(state.data());
+      ux.poison();
+      lattice->advance(steps, &fields);
+      state.poison();
+      lattice->store(state.data());
+      double mass = 0;
+      for (const float f : state.to_host()) mass += f;
+      const double error = ch05::profile_error(ux.to_host(), c);
+      char row[160];
+      std::snprintf(row, sizeof row, "%s,%d,%d,%.6g,%.3g\n", step.source.id().c_str(), width, steps, error, mass / rest_mass - 1);
+      csv += row;
+      std::printf("%-16s %5d cells across, %7d steps: profile %.3g%% from the parabola, mass changed by %.2g\n",
+                  step.source.id().c_str(), width, steps, 100 * error, mass / rest_mass - 1);
+      std::fflush(stdout);
+    }
+  }
+  out.write(csv);
+  out.commit();
+  std::printf("wrote %s\n", path.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -169,11 +228,18 @@ int main(int argc, char** argv) try {
                                  {{"sizes", cpu ? "64x32" : "256x256,1024x1024,2048x2048,4096x4096,8192x8192"},
                                   {"steps", cpu ? "2" : "20"},
                                   {"cpu-size", cpu ? "64x32" : "2048x2048"},
-                                  {"flow", ""}});
+                                  {"flow", ""},
+                                  {"accuracy", ""},
+                                  {"widths", "24,48,96,192"}});
   // Every option is read, and refused if wrong, before anything runs.
   const std::vector<Channel> sizes = parse_sizes(session.text("sizes"));
   const int steps = int(session.integer("steps", 1000));
   const Channel cpu_channel = parse_size(session.text("cpu-size"));
+  const std::vector<int> widths = parse_widths(session.text("widths"));
+  if (!session.text("accuracy").empty()) {
+    write_accuracy(session.text("accuracy"), widths);
+    return 0;
+  }
   if (!session.text("flow").empty()) {
     write_flow(session.text("flow"));
     return 0;

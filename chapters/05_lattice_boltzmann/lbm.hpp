@@ -125,10 +125,16 @@ State random_state(const Channel& channel, const course::Seed& seed);
 // (ny - 1/2 - y), with nu = (tau - 1/2) / 3 and rho = 1.
 double steady_velocity(const Channel& channel, int y);
 
-// The channel the tests and the figures bring from rest to the steady flow: 24 cells across,
-// tau = 0.8 (nu = 0.1), and a force that makes the centre velocity 0.05. The slowest mode of
-// the start-up decays as exp(-nu (pi/24)^2 t): to 1e-3 of itself in kPoiseuilleSteps.
-inline constexpr Channel kPoiseuille{4, 24, 0.8f, 0.05f * 8 * 0.1f / (24 * 24)};
+// A channel 4 cells long and `ny` across, tau = 0.8 (nu = 0.1), with the force that makes the
+// centre velocity 0.05 (g = 8 nu 0.05 / ny^2): the same Mach number at every width.
+constexpr Channel poiseuille_channel(int ny) { return {4, ny, 0.8f, 0.05f * 8 * 0.1f / (float(ny) * ny)}; }
+// Time steps from rest until the start-up's slowest mode, exp(-nu (pi/ny)^2 t), is 1e-3 of
+// itself: ln(1000) ny^2 / (nu pi^2), 7.0 ny^2 at nu = 0.1 (4,032 at 24 cells, 258,000 at 192).
+int steps_to_steady(const Channel& channel);
+
+// The channel the tests and the figures bring from rest to the steady flow, 24 cells across, and
+// its steps to the steady state (steps_to_steady, rounded).
+inline constexpr Channel kPoiseuille = poiseuille_channel(24);
 inline constexpr int kPoiseuilleSteps = 4000;
 
 // The Taylor-Green vortex in a box of n x n cells without walls (periodic both ways), k = 2 pi / n:
