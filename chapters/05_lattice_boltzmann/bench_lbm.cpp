@@ -12,17 +12,20 @@
 // the analytic parabola (step,time,y,ux,analytic), for the chapter's figures (figures.py).
 // With --accuracy=FILE.csv it times nothing either: every step runs from rest to the steady
 // Poiseuille flow on channels --widths cells across (default 24,48,96,192) at the same Mach
-// number, and FILE gets each one's distance from the parabola and its change of mass.
+// number (at --tau, default 0.8), beside the float64 reference, and FILE gets each one's
+// distance from the parabola and its change of mass.
 //
 //   bench_lbm [--sizes=NXxNY[,...]] [--steps=N] [--cpu-size=NXxNY] [--ceilings=FILE] [--warm-l2]
 //             [--quiet] [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json ...]
 //   bench_lbm --flow=FILE.csv
-//   bench_lbm --accuracy=FILE.csv [--widths=NY[,...]]
+//   bench_lbm --accuracy=FILE.csv [--widths=NY[,...]] [--tau=T]
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -165,6 +168,16 @@ void write_flow(const std::string& path) {
   std::printf("wrote %s\n", path.c_str());
 }
 
+// A relaxation time for --accuracy: a number from 0.51 to 10 (above 1/2, where the viscosity is
+// positive; below the range where the channel's start-up takes millions of steps).
+float parse_tau(const std::string& text) {
+  char* end = nullptr;
+  const double tau = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(tau >= 0.51 && tau <= 10))
+    throw std::invalid_argument("--tau takes a relaxation time from 0.51 to 10, not '" + text + "'");
+  return static_cast<float>(tau);
+}
+
 std::vector<int> parse_widths(const std::string& text) {
   std::vector<int> widths;
   for (std::size_t start = 0; start <= text.size();) {
@@ -177,23 +190,47 @@ std::vector<int> parse_widths(const std::string& text) {
   return widths;
 }
 
-// Every step from rest to the steady Poiseuille flow on channels `widths` cells across at the
-// same Mach number (poiseuille_channel): the profile's relative L2 distance from the parabola
-// and the relative change of mass, one CSV row per step and width.
-void write_accuracy(const std::string& path, const std::vector<int>& widths) {
+// The Poiseuille channel `width` cells across at relaxation time `tau`, with the centre velocity
+// of poiseuille_channel (0.05) at every width and tau: the force scales with the viscosity.
+Channel accuracy_channel(int width, float tau) {
+  Channel c = ch05::poiseuille_channel(width);
+  c.force *= static_cast<float>((double{tau} - 0.5) / 3 / 0.1);
+  c.tau = tau;
+  return c;
+}
+
+// The float64 reference and every step from rest to the steady Poiseuille flow on channels
+// `widths` cells across at the same Mach number: the profile's relative L2 distance from the
+// parabola and the relative change of mass, one CSV row per step and width.
+void write_accuracy(const std::string& path, const std::vector<int>& widths, float tau) {
   course::OutputFile out(path);
   gpuDeviceProp prop{};
   GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
   std::string csv = std::string("# bench_lbm --accuracy on the ") + COURSE_BACKEND_NAME + " backend (" + prop.name +
-                    "): every step from rest to the steady Poiseuille flow, 4 cells long, tau 0.8, centre velocity 0.05 at "
-                    "every width (force 0.04 / ny^2), steps_to_steady(ny) = ceil(ln(1000) ny^2 / (nu pi^2)) time steps\n"
-                    "step,width,steps,profile_error,mass_change\n";
+                    "): the float64 reference and every step from rest to the steady Poiseuille flow, 4 cells long, "
+                    "centre velocity 0.05 at every width and tau (force 0.4 nu / ny^2), for steps_to_steady = "
+                    "ceil(ln(1000) ny^2 / (nu pi^2)) time steps\n"
+                    "step,tau,width,steps,profile_error,mass_change\n";
+  const auto add_row = [&csv, tau](const std::string& who, int width, int steps, double error, double mass_change) {
+    char row[200];
+    std::snprintf(row, sizeof row, "%s,%g,%d,%d,%.6g,%.3g\n", who.c_str(), tau, width, steps, error, mass_change);
+    csv += row;
+    std::printf("%-20s tau %g, %5d cells across, %7d steps: profile %.3g%% from the parabola, mass changed by %.2g\n",
+                who.c_str(), tau, width, steps, 100 * error, mass_change);
+    std::fflush(stdout);
+  };
+  const auto mass_of = [](const auto& state) { return std::accumulate(state.begin(), state.end(), 0.0); };
   for (const int width : widths) {
-    const Channel c = ch05::poiseuille_channel(width);
+    const Channel c = accuracy_channel(width, tau);
     const int steps = ch05::steps_to_steady(c);
     const ch05::State rest = ch05::state_at_rest(c);
-    double rest_mass = 0;
-    for (const float f : rest) rest_mass += f;
+    const double rest_mass = mass_of(rest);
+    {
+      std::vector<double> f(rest.begin(), rest.end());
+      ch05::ReferenceFields fields;
+      ch05::reference_advance(c, f, steps, &fields);
+      add_row("reference", width, steps, ch05::profile_error({fields.ux.begin(), fields.ux.end()}, c), mass_of(f) / rest_mass - 1);
+    }
     DeviceBuffer<float> state{std::span<const float>(rest)}, rho(c.cells()), ux(c.cells()), uy(c.cells());
     const ch05::Fields fields{rho.data(), ux.data(), uy.data()};
     for (const ch05::Step& step : ch05::steps()) {
@@ -204,15 +241,7 @@ void write_accuracy(const std::string& path, const std::vector<int>& widths) {
       lattice->advance(steps, &fields);
       state.poison();
       lattice->store(state.data());
-      double mass = 0;
-      for (const float f : state.to_host()) mass += f;
-      const double error = ch05::profile_error(ux.to_host(), c);
-      char row[160];
-      std::snprintf(row, sizeof row, "%s,%d,%d,%.6g,%.3g\n", step.source.id().c_str(), width, steps, error, mass / rest_mass - 1);
-      csv += row;
-      std::printf("%-16s %5d cells across, %7d steps: profile %.3g%% from the parabola, mass changed by %.2g\n",
-                  step.source.id().c_str(), width, steps, 100 * error, mass / rest_mass - 1);
-      std::fflush(stdout);
+      add_row(step.source.id(), width, steps, ch05::profile_error(ux.to_host(), c), mass_of(state.to_host()) / rest_mass - 1);
     }
   }
   out.write(csv);
@@ -230,14 +259,16 @@ int main(int argc, char** argv) try {
                                   {"cpu-size", cpu ? "64x32" : "2048x2048"},
                                   {"flow", ""},
                                   {"accuracy", ""},
-                                  {"widths", "24,48,96,192"}});
+                                  {"widths", "24,48,96,192"},
+                                  {"tau", "0.8"}});
   // Every option is read, and refused if wrong, before anything runs.
   const std::vector<Channel> sizes = parse_sizes(session.text("sizes"));
   const int steps = int(session.integer("steps", 1000));
   const Channel cpu_channel = parse_size(session.text("cpu-size"));
   const std::vector<int> widths = parse_widths(session.text("widths"));
+  const float tau = parse_tau(session.text("tau"));
   if (!session.text("accuracy").empty()) {
-    write_accuracy(session.text("accuracy"), widths);
+    write_accuracy(session.text("accuracy"), widths, tau);
     return 0;
   }
   if (!session.text("flow").empty()) {

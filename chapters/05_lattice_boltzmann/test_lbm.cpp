@@ -1,6 +1,6 @@
 // Chapter 5 tests: every step against the float64 reference step for step, from a fresh random
 // state near equilibrium, on channels that cut every block (32 cells of a column in steps 00-02,
-// 128 cells of a row in steps 03-08, 256 in step 09), one cell wide either way, and 1 x 1; the
+// 128 cells of a row in steps 03-08 and 10, 256 in step 09), one cell wide either way, and 1 x 1; the
 // state compared after every time step (a failure names the first that differs) and the moments
 // of the last one, the outputs poisoned first. Then every step run from
 // rest to the steady Poiseuille flow, against the analytic parabola, with mass conserved; every
@@ -108,9 +108,9 @@ using ch05::profile_error;
 
 // What each storage keeps of the physics after kPoiseuilleSteps from rest: the profile's
 // relative L2 distance from the parabola and the relative change of the channel's mass. Float32
-// meets the 1% and round-off; 16-bit storage costs accuracy, as the chapter measured
-// (README): rounding each stored value loses most of the small non-equilibrium part that carries
-// the shear stress. The bounds leave room above the measured values and still fail a step whose
+// meets the 1% and round-off; 16-bit storage rounded to nearest costs accuracy, as the
+// chapter measured (README): rounding each stored value loses most of the small non-equilibrium
+// part that carries the shear stress. The bounds leave room above the measured values and still fail a step whose
 // flow does not develop (error 1) or leaks mass.
 struct Accuracy {
   double profile, mass, cross_flow;  // cross_flow: the largest |uy|, as a fraction of the centre velocity
@@ -119,8 +119,13 @@ Accuracy required_accuracy(ch05::Storage storage) {
   switch (storage) {
     case ch05::Storage::f16: return {0.10, 1e-3, 0.02};
     case ch05::Storage::bf16: return {0.50, 1e-3, 0.2};
-    default: return {0.01, 1e-5, 1e-3};
+    // Step 10 is held to float32's 1% (measured on the CPU backend: 0.31% fp16, 0.44% bf16); its
+    // mass wanders as a random walk (2.5e-6 and 5.4e-6 measured).
+    case ch05::Storage::f16_stochastic: return {0.01, 1e-4, 0.01};
+    case ch05::Storage::bf16_stochastic: return {0.01, 1e-4, 0.05};
+    case ch05::Storage::f32: break;
   }
+  return {0.01, 1e-5, 1e-3};
 }
 
 double mass_of(const std::vector<float>& state) {
