@@ -54,7 +54,7 @@ double steady_velocity(const Channel& channel, int y) {
 
 int steps_to_steady(const Channel& channel) {
   const double modes = std::numbers::pi / channel.ny;
-  return static_cast<int>(std::ceil(std::log(1000.0) / (viscosity(channel) * modes * modes)));
+  return static_cast<int>(std::ceil(std::log(1e4) / (viscosity(channel) * modes * modes)));
 }
 
 Channel taylor_green_box(int n, float tau) { return {n, n, tau, 0.0f, false}; }

@@ -171,6 +171,13 @@ __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_
   }
 
   // 2. Stage the rows the x-moving directions pull from (not behind a wall: the same for the block).
+  //    The halos: the east one, the cell after the block's last cell `last` (after_last, cell 0
+  //    where the row ends there), goes into the tile's half just after `last`'s. A full block
+  //    ends on an odd cell, so `last` is the high half of its thread's word and the halo the low
+  //    half of the next word, tile[j][2 + t] (its high half unused). Only at the end of an odd
+  //    row is `last` a low half (x0): that word's high half is the row's pad cell, which holds no
+  //    value, so the thread puts the halo there instead. The west halo, the cell before bx0
+  //    (nx - 1 at the row's start), is word 0's high half, staged by thread 0.
   // BEGIN SOLUTION: for each shifted direction j (k = shifted_direction(j)) not behind a wall: this thread's word of row upwind_row(c, y, e_y) into tile[j][1 + t] (with the cell after `last` in the right half when this thread holds `last`), and the west halo (thread 0)
 #pragma unroll
   for (int j = 0; j < 6; ++j) {
