@@ -222,8 +222,8 @@ void write_accuracy(const std::string& path, const std::vector<int>& widths, flo
   course::OutputFile out(path);
   gpuDeviceProp prop{};
   GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
-  std::string csv = std::string("# bench_lbm --accuracy on the ") + COURSE_BACKEND_NAME + " backend (" + prop.name +
-                    "): the float64 reference and every step from rest to the steady Poiseuille flow, 4 cells long, "
+  std::string csv = std::string("# bench_lbm --accuracy on ") + prop.name + " (" + COURSE_BACKEND_NAME +
+                    " build): the float64 reference and every step from rest to the steady Poiseuille flow, 4 cells long, "
                     "centre velocity 0.05 at every width and tau (force 0.4 nu / ny^2), for steps_to_steady = "
                     "ceil(ln(1e4) ny^2 / (nu pi^2)) time steps\n"
                     "step,tau,width,steps,profile_error,mass_change\n";
