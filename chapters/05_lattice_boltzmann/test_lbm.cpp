@@ -1,6 +1,6 @@
 // Chapter 5 tests: every step against the float64 reference step for step, from a fresh random
 // state near equilibrium, on channels that cut every block (32 cells of a column in steps 00-02,
-// 128 cells of a row in steps 03-08 and 10, 256 in step 09), one cell wide either way, and 1 x 1; the
+// 128 cells of a row in steps 03-08, 10 and 11, 256 in step 09), one cell wide either way, and 1 x 1; the
 // state compared after every time step (a failure names the first that differs) and the moments
 // of the last one, the outputs poisoned first. Then every step run from
 // rest to the steady Poiseuille flow, against the analytic parabola, with mass conserved; every
