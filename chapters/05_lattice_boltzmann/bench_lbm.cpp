@@ -10,15 +10,22 @@
 // With --flow=FILE.csv it times nothing: every step runs the tests' Poiseuille channel from rest
 // (lbm.hpp, kPoiseuille) and FILE gets the velocity profile ux(y) every 100 time steps, beside
 // the analytic parabola (step,time,y,ux,analytic), for the chapter's figures (figures.py).
+// With --accuracy=FILE.csv it times nothing either: every step runs from rest to the steady
+// Poiseuille flow on channels --widths cells across (default 24,48,96,192) at the same Mach
+// number (at --tau, default 0.8), beside the float64 reference (--only: those named), and FILE
+// gets each one's distance from the parabola and its change of mass.
 //
 //   bench_lbm [--sizes=NXxNY[,...]] [--steps=N] [--cpu-size=NXxNY] [--ceilings=FILE] [--warm-l2]
 //             [--quiet] [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json ...]
 //   bench_lbm --flow=FILE.csv
+//   bench_lbm --accuracy=FILE.csv [--widths=NY[,...]] [--tau=T] [--only=STEP[,...]]
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -161,6 +168,104 @@ void write_flow(const std::string& path) {
   std::printf("wrote %s\n", path.c_str());
 }
 
+// A relaxation time for --accuracy: a number from 0.51 to 10 (above 1/2, where the viscosity is
+// positive; below the range where the channel's start-up takes millions of steps).
+float parse_tau(const std::string& text) {
+  char* end = nullptr;
+  const double tau = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(tau >= 0.51 && tau <= 10))
+    throw std::invalid_argument("--tau takes a relaxation time from 0.51 to 10, not '" + text + "'");
+  return static_cast<float>(tau);
+}
+
+// --only: step ids (or "reference") for --accuracy, each one that exists; empty: all of them.
+std::vector<std::string> parse_only(const std::string& text) {
+  std::vector<std::string> ids;
+  for (std::size_t start = 0; !text.empty() && start <= text.size();) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string id = text.substr(start, end - start);
+    const auto steps = ch05::steps();
+    if (id != "reference" && std::none_of(steps.begin(), steps.end(), [&](const ch05::Step& step) { return step.source.id() == id; }))
+      throw std::invalid_argument("--only takes step ids (as 08_fma_fp16) or 'reference', comma-separated; there is no '" + id + "'");
+    ids.push_back(id);
+    start = end + 1;
+  }
+  return ids;
+}
+
+std::vector<int> parse_widths(const std::string& text) {
+  std::vector<int> widths;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const auto width = course::parse_whole_number(std::string_view(text).substr(start, end - start), 2, 65535);
+    if (!width) throw std::invalid_argument("--widths takes cells across the channel, 2 to 65535, comma-separated, not '" + text + "'");
+    widths.push_back(int(*width));
+    start = end + 1;
+  }
+  return widths;
+}
+
+// The Poiseuille channel `width` cells across at relaxation time `tau`, with the centre velocity
+// of poiseuille_channel (0.05) at every width and tau: the force scales with the viscosity.
+Channel accuracy_channel(int width, float tau) {
+  Channel c = ch05::poiseuille_channel(width);
+  c.force *= static_cast<float>((double{tau} - 0.5) / 3 / 0.1);
+  c.tau = tau;
+  return c;
+}
+
+// The float64 reference and every step from rest to the steady Poiseuille flow on channels
+// `widths` cells across at the same Mach number: the profile's relative L2 distance from the
+// parabola and the relative change of mass, one CSV row per step and width.
+void write_accuracy(const std::string& path, const std::vector<int>& widths, float tau, const std::vector<std::string>& only) {
+  const auto wanted = [&only](const std::string& id) { return only.empty() || std::find(only.begin(), only.end(), id) != only.end(); };
+  course::OutputFile out(path);
+  gpuDeviceProp prop{};
+  GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
+  std::string csv = std::string("# bench_lbm --accuracy on ") + prop.name + " (" + COURSE_BACKEND_NAME +
+                    " build): the float64 reference and every step from rest to the steady Poiseuille flow, 4 cells long, "
+                    "centre velocity 0.05 at every width and tau (force 0.4 nu / ny^2), for steps_to_steady = "
+                    "ceil(ln(1e4) ny^2 / (nu pi^2)) time steps\n"
+                    "step,tau,width,steps,profile_error,mass_change\n";
+  const auto add_row = [&csv, tau](const std::string& who, int width, int steps, double error, double mass_change) {
+    char row[200];
+    std::snprintf(row, sizeof row, "%s,%g,%d,%d,%.6g,%.3g\n", who.c_str(), tau, width, steps, error, mass_change);
+    csv += row;
+    std::printf("%-20s tau %g, %5d cells across, %7d steps: profile %.3g%% from the parabola, mass changed by %.2g\n",
+                who.c_str(), tau, width, steps, 100 * error, mass_change);
+    std::fflush(stdout);
+  };
+  const auto mass_of = [](const auto& state) { return std::accumulate(state.begin(), state.end(), 0.0); };
+  for (const int width : widths) {
+    const Channel c = accuracy_channel(width, tau);
+    const int steps = ch05::steps_to_steady(c);
+    const ch05::State rest = ch05::state_at_rest(c);
+    const double rest_mass = mass_of(rest);
+    if (wanted("reference")) {
+      std::vector<double> f(rest.begin(), rest.end());
+      ch05::ReferenceFields fields;
+      ch05::reference_advance(c, f, steps, &fields);
+      add_row("reference", width, steps, ch05::profile_error({fields.ux.begin(), fields.ux.end()}, c), mass_of(f) / rest_mass - 1);
+    }
+    DeviceBuffer<float> state{std::span<const float>(rest)}, rho(c.cells()), ux(c.cells()), uy(c.cells());
+    const ch05::Fields fields{rho.data(), ux.data(), uy.data()};
+    for (const ch05::Step& step : ch05::steps()) {
+      if (!wanted(step.source.id())) continue;
+      std::unique_ptr<ch05::Lattice> lattice = ch05::make_lattice(step, c);
+      state.copy_from(rest);
+      lattice->load(state.data());
+      ux.poison();
+      lattice->advance(steps, &fields);
+      state.poison();
+      lattice->store(state.data());
+      add_row(step.source.id(), width, steps, ch05::profile_error(ux.to_host(), c), mass_of(state.to_host()) / rest_mass - 1);
+    }
+  }
+  out.write(csv);
+  out.commit();
+  std::printf("wrote %s\n", path.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -169,11 +274,22 @@ int main(int argc, char** argv) try {
                                  {{"sizes", cpu ? "64x32" : "256x256,1024x1024,2048x2048,4096x4096,8192x8192"},
                                   {"steps", cpu ? "2" : "20"},
                                   {"cpu-size", cpu ? "64x32" : "2048x2048"},
-                                  {"flow", ""}});
+                                  {"flow", ""},
+                                  {"accuracy", ""},
+                                  {"widths", "24,48,96,192"},
+                                  {"tau", "0.8"},
+                                  {"only", ""}});
   // Every option is read, and refused if wrong, before anything runs.
   const std::vector<Channel> sizes = parse_sizes(session.text("sizes"));
   const int steps = int(session.integer("steps", 1000));
   const Channel cpu_channel = parse_size(session.text("cpu-size"));
+  const std::vector<int> widths = parse_widths(session.text("widths"));
+  const float tau = parse_tau(session.text("tau"));
+  const std::vector<std::string> only = parse_only(session.text("only"));
+  if (!session.text("accuracy").empty()) {
+    write_accuracy(session.text("accuracy"), widths, tau, only);
+    return 0;
+  }
   if (!session.text("flow").empty()) {
     write_flow(session.text("flow"));
     return 0;

@@ -1,10 +1,17 @@
 #include "lbm.hpp"
 
 #include <cmath>
+#include <numbers>
 #include <stdexcept>
 #include <string>
 
 namespace ch05 {
+namespace {
+
+double viscosity(const Channel& c) { return (double{c.tau} - 0.5) / 3; }
+double wavenumber(const Channel& box) { return 2 * std::numbers::pi / box.nx; }
+
+}  // namespace
 
 void check_channel(const Channel& channel) {
   if (channel.nx < 1 || channel.ny < 1)
@@ -42,8 +49,40 @@ State random_state(const Channel& channel, const course::Seed& seed) {
 }
 
 double steady_velocity(const Channel& channel, int y) {
-  const double nu = (double{channel.tau} - 0.5) / 3;
-  return channel.force / (2 * nu) * (y + 0.5) * (channel.ny - 0.5 - y);
+  return channel.force / (2 * viscosity(channel)) * (y + 0.5) * (channel.ny - 0.5 - y);
+}
+
+int steps_to_steady(const Channel& channel) {
+  const double modes = std::numbers::pi / channel.ny;
+  return static_cast<int>(std::ceil(std::log(1e4) / (viscosity(channel) * modes * modes)));
+}
+
+Channel taylor_green_box(int n, float tau) { return {n, n, tau, 0.0f, false}; }
+
+Velocity taylor_green_velocity(const Channel& box, int x, int y, double time) {
+  const double k = wavenumber(box), decay = std::exp(-2 * viscosity(box) * k * k * time);
+  return {-kTaylorGreenAmplitude * std::cos(k * x) * std::sin(k * y) * decay,
+          kTaylorGreenAmplitude * std::sin(k * x) * std::cos(k * y) * decay};
+}
+
+State taylor_green_state(const Channel& box) {
+  const double k = wavenumber(box), u2 = kTaylorGreenAmplitude * kTaylorGreenAmplitude;
+  State f(static_cast<std::size_t>(box.cells()) * kDirections);
+  for (int y = 0; y < box.ny; ++y)
+    for (int x = 0; x < box.nx; ++x) {
+      const Velocity u = taylor_green_velocity(box, x, y, 0);
+      const double pressure = -u2 / 4 * (std::cos(2 * k * x) + std::cos(2 * k * y));
+      const Moments m{static_cast<float>(1 + 3 * pressure), static_cast<float>(u.ux), static_cast<float>(u.uy)};
+      // The strain rate: d ux/dx = -d uy/dy = U k sin(kx) sin(ky), the shear part is zero.
+      const double strain = kTaylorGreenAmplitude * k * std::sin(k * x) * std::sin(k * y);
+      for (int direction = 0; direction < kDirections; ++direction) {
+        const int ex = velocity_x(direction), ey = velocity_y(direction);
+        const double non_equilibrium = -3 * (double{box.tau} - 1) * weight(direction) * m.rho * (ex * ex - ey * ey) * strain;
+        f[(static_cast<std::size_t>(y) * box.nx + x) * kDirections + direction] =
+            static_cast<float>(equilibrium(direction, m) + non_equilibrium);
+      }
+    }
+  return f;
 }
 
 double profile_error(const std::vector<float>& ux, const Channel& channel) {

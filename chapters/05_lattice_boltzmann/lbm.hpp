@@ -3,7 +3,7 @@
 // The channel: nx cells along the flow (x, periodic) by ny across it (y), every cell fluid. The
 // walls lie half a cell outside the first and last rows (y = -1/2 and y = ny - 1/2): halfway
 // bounce-back, so a distribution that would leave through a wall comes back to its own cell in
-// the opposite direction. A body force g along x drives the flow; its steady state is the
+// the opposite direction. Without walls (Channel::walls false) y is periodic too. A body force g along x drives the flow; its steady state is the
 // parabola of steady_velocity() below.
 //
 // The state between two time steps is the post-collision distributions f*_k(x, y), k = 0..8.
@@ -28,8 +28,17 @@ struct Channel {
   int nx, ny;   // cells along the flow (periodic) and across it (between the walls)
   float tau;    // relaxation time, > 1/2: the kinematic viscosity is (tau - 1/2) / 3
   float force;  // the body force g along x, per unit volume
+  // false: no walls, the rows wrap around as the columns do (the Taylor-Green vortex's box).
+  bool walls = true;
   __host__ __device__ long long cells() const { return static_cast<long long>(nx) * ny; }
 };
+
+// The row from which a value moving e_y rows a step arrives at row y: y - e_y, wrapped around
+// when the channel has no walls; outside 0 .. ny - 1 when the value comes from behind a wall.
+__host__ __device__ inline int upwind_row(const Channel& c, int y, int ey) {
+  const int from = y - ey;
+  return c.walls ? from : (from + c.ny) % c.ny;
+}
 
 // Throws std::invalid_argument, naming what is wrong, for an empty grid or tau <= 1/2 (where
 // the viscosity is zero or negative and the scheme blows up), a force that is not finite, or
@@ -116,11 +125,34 @@ State random_state(const Channel& channel, const course::Seed& seed);
 // (ny - 1/2 - y), with nu = (tau - 1/2) / 3 and rho = 1.
 double steady_velocity(const Channel& channel, int y);
 
-// The channel the tests and the figures bring from rest to the steady flow: 24 cells across,
-// tau = 0.8 (nu = 0.1), and a force that makes the centre velocity 0.05. The slowest mode of
-// the start-up decays as exp(-nu (pi/24)^2 t): to 1e-3 of itself in kPoiseuilleSteps.
-inline constexpr Channel kPoiseuille{4, 24, 0.8f, 0.05f * 8 * 0.1f / (24 * 24)};
+// A channel 4 cells long and `ny` across, tau = 0.8 (nu = 0.1), with the force that makes the
+// centre velocity 0.05 (g = 8 nu 0.05 / ny^2): the same Mach number at every width.
+constexpr Channel poiseuille_channel(int ny) { return {4, ny, 0.8f, 0.05f * 8 * 0.1f / (float(ny) * ny)}; }
+// Time steps from rest until the start-up's slowest mode, exp(-nu (pi/ny)^2 t), is 1e-4 of
+// itself, below the errors worth measuring (0.01% of the profile): ln(1e4) ny^2 / (nu pi^2),
+// 9.3 ny^2 at nu = 0.1 (5,375 at 24 cells, 344,000 at 192).
+int steps_to_steady(const Channel& channel);
+
+// The channel the tests and the figures bring from rest to the steady flow, 24 cells across, and
+// the tests' steps: to 1e-3 of the start-up's slowest mode (7.0 ny^2 at nu = 0.1), enough for
+// their 1% bound.
+inline constexpr Channel kPoiseuille = poiseuille_channel(24);
 inline constexpr int kPoiseuilleSteps = 4000;
+
+// The Taylor-Green vortex in a box of n x n cells without walls (periodic both ways), k = 2 pi / n:
+//   ux = -U cos(k x) sin(k y) D(t),  uy = U sin(k x) cos(k y) D(t),  D(t) = exp(-2 nu k^2 t),
+// an exact solution of the incompressible Navier-Stokes equations in which the advection
+// (u.grad)u is balanced by the pressure p = -U^2 (cos 2kx + cos 2ky) D(t)^2 / 4 (rho = 1 + 3p):
+// unlike Poiseuille flow it moves across the rows and varies along them, so the equilibrium's
+// quadratic terms decide it. Cells sit at integer x and y.
+inline constexpr double kTaylorGreenAmplitude = 0.05;  // U, a Mach number of 0.087
+Channel taylor_green_box(int n, float tau);
+struct Velocity {
+  double ux, uy;
+};
+Velocity taylor_green_velocity(const Channel& box, int x, int y, double time);
+// The vortex at time 0 as equilibrium distributions (with its pressure in the density).
+State taylor_green_state(const Channel& box);
 
 // Relative L2 distance of a velocity field ux (row-major, every column) from the parabola.
 double profile_error(const std::vector<float>& ux, const Channel& channel);

@@ -14,11 +14,13 @@ torch.compile, the step written one direction's plane at a time, which Inductor 
 one pass (the vectorised form compiles to a copy per roll and a reduction over the 9 directions,
 5x slower on the H200 at 8192^2); the plane-by-plane step replayed as a CUDA graph of a run's
 steps (what a user does where launches, not memory, set the time); and that with the state
-stored in float16 as differences from the weights, as the course's 16-bit steps store it. A run
+stored in float16 as differences from the weights, as the course's 16-bit steps store it,
+converted plane by plane inside the compiled step. A run
 is --steps time steps; rates count lattice updates (MLUP) and the fewest bytes an update moves
 (72 per cell in float32: 9 values read and 9 written; 36 in float16). Each form is checked
 first, at 64 x 8 from a seeded random state near equilibrium: 5 steps against the same eager
-code in float64, and the mass after 20 steps.
+code in float64, and the mass after 20 steps. Each case also records the kernels a time step
+launches (torch.profiler, "kernels_per_step"): one where the compiler fused the step into one pass.
 
     peer_torch.py [--sizes 256x256,1024x1024,...] [--steps 20] [--out torch.json]
 """
@@ -69,9 +71,13 @@ def lattice_step(ny: int, tau: float, force: float, double: bool = False):
     return step
 
 
-def lattice_step_by_plane(ny: int, tau: float, force: float):
+def lattice_step_by_plane(ny: int, tau: float, force: float, fp16: bool = False):
     """The same step for float32, one direction's (ny, nx) plane at a time: the moments are sums of
-    planes and the constants Python numbers, so torch.compile makes one pointwise kernel of it."""
+    planes and the constants Python numbers, so torch.compile makes one pointwise kernel of it.
+    With `fp16` the state is stored as float16 differences from the weights, s = f - w (as the
+    course's 16-bit steps store it), the arithmetic in float32: each pulled plane is converted
+    up and each collided plane down inside the step, plane by plane, so the compiled kernel reads
+    and writes float16 only (no float32 copy of the whole state on the way)."""
     rows = torch.arange(ny, device="cuda").view(ny, 1)
     first_row, last_row = rows == 0, rows == ny - 1
 
@@ -81,7 +87,7 @@ def lattice_step_by_plane(ny: int, tau: float, force: float):
             pulled = f[k].roll((e_y, e_x), (0, 1))
             if e_y != 0:
                 pulled = torch.where(first_row if e_y == 1 else last_row, f[OPPOSITE[k]], pulled)
-            planes.append(pulled)
+            planes.append(pulled.float() + WEIGHTS[k] if fp16 else pulled)
         rho = sum(planes)
         ux = sum(e_x * plane for plane, (e_x, _) in zip(planes, VELOCITIES) if e_x) / rho
         uy = sum(e_y * plane for plane, (_, e_y) in zip(planes, VELOCITIES) if e_y) / rho
@@ -90,21 +96,15 @@ def lattice_step_by_plane(ny: int, tau: float, force: float):
         for plane, (e_x, e_y), w in zip(planes, VELOCITIES, WEIGHTS):
             eu = e_x * ux + e_y * uy
             equilibrium = w * rho * (1 + 3 * eu + 4.5 * eu * eu - 1.5 * usq)
-            collided.append(plane - (plane - equilibrium) / tau + 3 * w * e_x * force)
+            value = plane - (plane - equilibrium) / tau + 3 * w * e_x * force
+            collided.append((value - w).half() if fp16 else value)
         return torch.stack(collided)
     return step
 
 
 def lattice_step_by_plane_fp16(ny: int, tau: float, force: float):
-    """The plane-by-plane step on a state stored as float16 differences from the weights,
-    s = f - w (as the course's 16-bit steps store it), the arithmetic in float32: what a PyTorch
-    user who wants half the bytes would write. torch.compile fuses the conversions in."""
-    float_step = lattice_step_by_plane(ny, tau, force)
-    weights = torch.tensor(WEIGHTS, device="cuda").view(9, 1, 1)
-
-    def step(s):
-        return (float_step(s.float() + weights) - weights).half()
-    return step
+    """The plane-by-plane step on the float16 state (lattice_step_by_plane's `fp16`)."""
+    return lattice_step_by_plane(ny, tau, force, fp16=True)
 
 
 def compiled(step_of):
@@ -166,6 +166,20 @@ def check(name: str, make_step, storage: str) -> bool:
     return good
 
 
+def kernels_per_step(step, state, steps: int = 4) -> float:
+    """GPU kernels a time step of `step` launches, counted by torch.profiler over `steps` steps
+    after a warm-up (which compiles): one for a step fused into a single pass. Copies and fills
+    are not kernels and are not counted."""
+    advance(step, state, 1)
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        advance(step, state, steps)
+        torch.cuda.synchronize()
+    kernels = [event for event in profile.events() if event.device_type == torch.autograd.DeviceType.CUDA
+               and not event.name.startswith(("Memcpy", "Memset"))]
+    return len(kernels) / steps
+
+
 def graphed(step, state, steps: int):
     """A run of `steps` steps from `state` captured as one CUDA graph; returns its replay. Every
     replay recomputes the same run from the same state (the timing does not depend on it)."""
@@ -216,6 +230,8 @@ def main() -> int:
                 rest = torch.tensor(WEIGHTS, device="cuda").view(9, 1, 1).expand(9, ny, nx).contiguous()
                 state = [stored(rest, storage)]
                 try:
+                    # Launched one by one (a graph replays the same kernels).
+                    kernels = kernels_per_step(step, state[0])
                     if as_graph:
                         graph, result = graphed(step, state[0], args.steps)
                         state[0] = result
@@ -228,10 +244,10 @@ def main() -> int:
                     raise cli.ToolError(f"{group}: {name} does not fit in the GPU's memory") from None
                 if not bool(torch.isfinite(state[0]).all()):
                     raise cli.ToolError(f"{group}: {name} ended with a distribution that is not finite")
-                cases.append(peer_case(group, name, timing, amounts, steps=args.steps))
+                cases.append(peer_case(group, name, timing, amounts, steps=args.steps, kernels_per_step=kernels))
                 seconds = timing[0] / 1e3
                 print(f"{group:>11} {name:56} {timing[0]:9.3f} ms per {args.steps} steps {amounts['MLUP'] / seconds:9.1f} "
-                      f"MLUP/s {amounts['GB'] / seconds:8.1f} GB/s")
+                      f"MLUP/s {amounts['GB'] / seconds:8.1f} GB/s, {kernels:g} kernels a step")
     if args.out:
         write_results(args.out, cases, gpu=torch.cuda.get_device_properties(0).name, torch=torch.__version__,
                       steps=args.steps, tau=TAU, force=FORCE)

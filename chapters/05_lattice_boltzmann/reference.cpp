@@ -22,7 +22,7 @@ void step_rows(const Channel& c, const std::vector<double>& in, std::vector<doub
       const long long cell = static_cast<long long>(y) * c.nx + x;
       double f[kDirections];
       for (int k = 0; k < kDirections; ++k) {
-        const int from_x = (x - kEx[k] + c.nx) % c.nx, from_y = y - kEy[k];
+        const int from_x = (x - kEx[k] + c.nx) % c.nx, from_y = c.walls ? y - kEy[k] : (y - kEy[k] + c.ny) % c.ny;
         f[k] = from_y < 0 || from_y >= c.ny ? in[cell * kDirections + kOpposite[k]]  // bounced off a wall
                                             : in[(static_cast<long long>(from_y) * c.nx + from_x) * kDirections + k];
       }

@@ -136,7 +136,7 @@ def instructions_table(traffic_csv) -> str:
     """The one-kernel steps and the copies from the profile: instructions issued per cell update
     beside the units that could be the limit."""
     rows = [r for r in results.read_csv(traffic_csv)
-            if r["kernel"].startswith(("fused", "aa_", "lean", "fma", "pairs", "stream_copy"))]
+            if r["kernel"].startswith(("fused", "aa_", "lean", "fma", "pairs", "stochastic", "stream_copy"))]
     lines = ["| kernel | ms | instructions per cell | issue % | DRAM % | occupancy % |", "|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         per_cell = float(r["warp instructions"]) * 32 / PROFILE_CELLS

@@ -1,14 +1,18 @@
 // Chapter 5 tests: every step against the float64 reference step for step, from a fresh random
 // state near equilibrium, on channels that cut every block (32 cells of a column in steps 00-02,
-// 128 cells of a row in steps 03-08, 256 in step 09), one cell wide either way, and 1 x 1; the
+// 128 cells of a row in steps 03-08, 10 and 11, 256 in step 09), one cell wide either way, and 1 x 1; the
 // state compared after every time step (a failure names the first that differs) and the moments
 // of the last one, the outputs poisoned first. Then every step run from
-// rest to the steady Poiseuille flow, against the analytic parabola, with mass conserved; and
+// rest to the steady Poiseuille flow, against the analytic parabola, with mass conserved; every
+// step and the reference through the decay of a Taylor-Green vortex (the flow that needs the
+// equilibrium's quadratic terms), against the analytic field; the equilibrium's moments; and
 // the paper's CPU schemes against the same reference.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -104,9 +108,9 @@ using ch05::profile_error;
 
 // What each storage keeps of the physics after kPoiseuilleSteps from rest: the profile's
 // relative L2 distance from the parabola and the relative change of the channel's mass. Float32
-// meets the 1% and round-off; 16-bit storage costs accuracy, as the chapter measured
-// (README): rounding each stored value loses most of the small non-equilibrium part that carries
-// the shear stress. The bounds leave room above the measured values and still fail a step whose
+// meets the 1% and round-off; 16-bit storage rounded to nearest costs accuracy, as the
+// chapter measured (README): rounding each stored value loses most of the small non-equilibrium
+// part that carries the shear stress. The bounds leave room above the measured values and still fail a step whose
 // flow does not develop (error 1) or leaks mass.
 struct Accuracy {
   double profile, mass, cross_flow;  // cross_flow: the largest |uy|, as a fraction of the centre velocity
@@ -115,8 +119,13 @@ Accuracy required_accuracy(ch05::Storage storage) {
   switch (storage) {
     case ch05::Storage::f16: return {0.10, 1e-3, 0.02};
     case ch05::Storage::bf16: return {0.50, 1e-3, 0.2};
-    default: return {0.01, 1e-5, 1e-3};
+    // Step 10 is held to float32's 1% (measured on the CPU backend: 0.31% fp16, 0.44% bf16); its
+    // mass wanders as a random walk (2.5e-6 and 5.4e-6 measured).
+    case ch05::Storage::f16_stochastic: return {0.01, 1e-4, 0.01};
+    case ch05::Storage::bf16_stochastic: return {0.01, 1e-4, 0.05};
+    case ch05::Storage::f32: break;
   }
+  return {0.01, 1e-5, 1e-3};
 }
 
 double mass_of(const std::vector<float>& state) {
@@ -152,6 +161,88 @@ void test_poiseuille(const ch05::Step& step) {
   EXPECT_LT(cross_flow, required.cross_flow) << "the largest velocity across the channel, over the centre velocity";
 }
 
+// The Taylor-Green vortex (lbm.hpp): a 16 x 16 box, tau 0.8 (nu 0.1), U = 0.05, the velocity
+// decaying as exp(-2 nu k^2 t) = exp(-0.0308 t) to 0.40 of its start in kVortexSteps. Checked:
+// the velocity field against the analytic one after every time step (the largest relative L2
+// distance), and the decay rate of the vortex's mode from step kVortexEarly to the last against
+// 2 nu k^2. The start holds the equilibrium and its first-order non-equilibrium part; what is
+// left of the start-up's imbalance rings as a sound wave (period ~14 steps), so the field's
+// distance oscillates: measured on the CPU backend, the float64 reference stays within 0.68%
+// (at step 7) and its decay rate 0.42% above 2 nu k^2 (the lattice's O(k^2) error); with a linear
+// equilibrium (no 4.5 (e.u)^2 - 1.5 u.u) the reference's field is 2.8% off at step 4 and still
+// passes the Poiseuille test. So 1.5% on the field separates the two; 1% on the rate catches a
+// wrong viscosity (tau for 1/tau is 100% off) and leaves room for the storage's rounding.
+constexpr int kVortexBox = 16, kVortexEarly = 10, kVortexSteps = 30;
+
+struct VortexFields {
+  std::vector<double> ux, uy;
+};
+
+// The share of the vortex's mode in a velocity field, over U: its projection onto the mode.
+double vortex_amplitude(const VortexFields& u, const Channel& box) {
+  double along = 0, norm = 0;
+  for (int y = 0; y < box.ny; ++y)
+    for (int x = 0; x < box.nx; ++x) {
+      const ch05::Velocity mode = ch05::taylor_green_velocity(box, x, y, 0);
+      const std::size_t at = std::size_t(y) * box.nx + x;
+      along += u.ux[at] * mode.ux + u.uy[at] * mode.uy, norm += mode.ux * mode.ux + mode.uy * mode.uy;
+    }
+  return along / norm;
+}
+
+double vortex_error(const VortexFields& u, const Channel& box, int time) {
+  double distance = 0, norm = 0;
+  for (int y = 0; y < box.ny; ++y)
+    for (int x = 0; x < box.nx; ++x) {
+      const ch05::Velocity exact = ch05::taylor_green_velocity(box, x, y, time);
+      const std::size_t at = std::size_t(y) * box.nx + x;
+      const double dx = u.ux[at] - exact.ux, dy = u.uy[at] - exact.uy;
+      distance += dx * dx + dy * dy, norm += exact.ux * exact.ux + exact.uy * exact.uy;
+    }
+  return std::sqrt(distance / norm);
+}
+
+// Runs the vortex `next` time step at a time (it advances one and gives that step's velocity)
+// and checks it. 16-bit storage, rounding the stored differences from the weights, moves the
+// field by under 0.01% and the rate by under 0.1% (measured, bf16): the same bounds hold.
+void check_vortex(const std::function<VortexFields()>& next, const std::string& who) {
+  const Channel box = ch05::taylor_green_box(kVortexBox, 0.8f);
+  double worst = 0, early_amplitude = 0, late_amplitude = 0;
+  int worst_time = 0;
+  for (int time = 1; time <= kVortexSteps; ++time) {
+    const VortexFields u = next();
+    const double error = vortex_error(u, box, time);
+    if (!(error <= worst)) worst = error, worst_time = time;  // a NaN is the worst
+    if (time == kVortexEarly) early_amplitude = vortex_amplitude(u, box);
+    if (time == kVortexSteps) late_amplitude = vortex_amplitude(u, box);
+  }
+  const double k = 2 * std::numbers::pi / box.nx, nu = (double{box.tau} - 0.5) / 3;
+  const double rate = std::log(early_amplitude / late_amplitude) / (kVortexSteps - kVortexEarly) / (2 * nu * k * k) - 1;
+  std::printf("%s: Taylor-Green vortex %dx%d, %d steps: velocity up to %.3g%% from the analytic field (step %d); "
+              "decay rate %+.3g%% off 2 nu k^2\n",
+              who.c_str(), kVortexBox, kVortexBox, kVortexSteps, 100 * worst, worst_time, 100 * rate);
+  EXPECT_LT(worst, 0.015) << "the velocity field's relative L2 distance from the analytic vortex, at step " << worst_time;
+  EXPECT_LT(std::abs(rate), 0.01) << "the vortex's decay rate from step " << kVortexEarly << " to " << kVortexSteps
+                                  << ", relative to 2 nu k^2";
+}
+
+void test_taylor_green(const ch05::Step& step) {
+  const Channel box = ch05::taylor_green_box(kVortexBox, 0.8f);
+  const ch05::State start = ch05::taylor_green_state(box);
+  DeviceBuffer<float> d_state{std::span<const float>(start)}, rho(box.cells()), ux(box.cells()), uy(box.cells());
+  const ch05::Fields fields{rho.data(), ux.data(), uy.data()};
+  std::unique_ptr<ch05::Lattice> lattice = ch05::make_lattice(step, box);
+  lattice->load(d_state.data());
+  check_vortex(
+      [&] {
+        ux.poison(), uy.poison();
+        lattice->advance(1, &fields);
+        const std::vector<float> x = ux.to_host(), y = uy.to_host();
+        return VortexFields{{x.begin(), x.end()}, {y.begin(), y.end()}};
+      },
+      step.source.id());
+}
+
 const bool registered = [] {
   for (const ch05::Step& step : ch05::steps()) {
     for (const Case cs : kCases)
@@ -160,13 +251,15 @@ const bool registered = [] {
     course::register_step_test(step.source, "LoadStore", step.source.id(),
                                [&step](const course::Seed& seed) { test_load_store(step, seed); });
     course::register_step_test(step.source, "Poiseuille", step.source.id(), [&step](const course::Seed&) { test_poiseuille(step); });
+    course::register_step_test(step.source, "TaylorGreen", step.source.id(), [&step](const course::Seed&) { test_taylor_green(step); });
   }
   return true;
 }();
 
 // Host code only: nothing to run again with shuffled threads.
 const bool host_suites = course::suite_runs_on_host("Channel") && course::suite_runs_on_host("Reference") &&
-                         course::suite_runs_on_host("CpuSchemes");
+                         course::suite_runs_on_host("CpuSchemes") &&
+                         course::suite_runs_on_host("Equilibrium");
 
 // Every step's lattice is made through make_lattice, which refuses a bad channel before any
 // allocation or launch.
@@ -193,6 +286,51 @@ TEST(Reference, ConservesMassAndReachesTheParabola) {
   for (const double value : f) mass += value;
   EXPECT_NEAR(mass / mass_of(rest), 1, 1e-11);
   EXPECT_LT(profile_error({fields.ux.begin(), fields.ux.end()}, c), 0.01);
+}
+
+// The reference against the Taylor-Green vortex: the test that sees the equilibrium's quadratic
+// terms (without them the advection is missing and the pressure is not balanced).
+TEST(Reference, FollowsTheTaylorGreenVortex) {
+  const Channel box = ch05::taylor_green_box(kVortexBox, 0.8f);
+  const ch05::State start = ch05::taylor_green_state(box);
+  std::vector<double> f(start.begin(), start.end());
+  check_vortex(
+      [&] {
+        ch05::ReferenceFields fields;
+        ch05::reference_advance(box, f, 1, &fields);
+        return VortexFields{fields.ux, fields.uy};
+      },
+      "reference");
+}
+
+// The equilibrium's moments (lbm.hpp) for random rho and u, summed in float64: zeroth rho, first
+// rho u, second rho cs^2 I + rho u u (cs^2 = 1/3). Each feq_k is a float, rounded by ~6e-8 of
+// itself: sums of nine values below 1 are within 1e-6.
+TEST(Equilibrium, HasTheMomentsOfTheContinuum) {
+  const course::Seed seed = course::fresh_seed();
+  SCOPED_TRACE(seed.describe());
+  const std::vector<float> rho = course::random_floats(100, seed, 0, 0.8f, 1.2f);
+  const std::vector<float> u = course::random_floats(200, seed, 1, -0.2f, 0.2f);
+  for (std::size_t i = 0; i < rho.size(); ++i) {
+    const ch05::Moments m{rho[i], u[2 * i], u[2 * i + 1]};
+    double mass = 0, momentum[2] = {}, flux[2][2] = {};
+    for (int k = 0; k < ch05::kDirections; ++k) {
+      const double feq = ch05::equilibrium(k, m), e[2] = {double(ch05::velocity_x(k)), double(ch05::velocity_y(k))};
+      mass += feq;
+      for (int a = 0; a < 2; ++a) {
+        momentum[a] += feq * e[a];
+        for (int b = 0; b < 2; ++b) flux[a][b] += feq * e[a] * e[b];
+      }
+    }
+    const double r = m.rho, velocity[2] = {m.ux, m.uy};
+    EXPECT_NEAR(mass, r, 1e-6) << "rho " << r << ", u (" << m.ux << ", " << m.uy << ")";
+    for (int a = 0; a < 2; ++a) {
+      EXPECT_NEAR(momentum[a], r * velocity[a], 1e-6) << "axis " << a << ", rho " << r << ", u (" << m.ux << ", " << m.uy << ")";
+      for (int b = 0; b < 2; ++b)
+        EXPECT_NEAR(flux[a][b], r * ((a == b) / 3.0 + velocity[a] * velocity[b]), 1e-6)
+            << "momentum flux " << a << b << ", rho " << r << ", u (" << m.ux << ", " << m.uy << ")";
+    }
+  }
 }
 
 // The paper's CPU schemes, on 1 and 3 threads, against the reference.

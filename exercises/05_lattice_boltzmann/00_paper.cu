@@ -1,4 +1,4 @@
-// Copied from solutions/05_lattice_boltzmann/00_paper.cu by exercises/generate.py (fingerprint cb5f96b6428a): given complete.
+// Copied from solutions/05_lattice_boltzmann/00_paper.cu by exercises/generate.py (fingerprint f34bdca7a7f9): given complete.
 // Step 00 — the paper's scheme: four kernels per time step, the nine directions of a cell adjacent.
 //
 // The distributions are one array in the paper's order, id = k + (y + x ny) 9: the nine
@@ -55,7 +55,7 @@ __global__ void paper_copy_kernel(const float* __restrict__ df, float* __restric
 __global__ void paper_stream_kernel(float* __restrict__ df, const float* __restrict__ dfbak, Channel c) {
   const Distribution d = this_distribution(c.ny);
   if (!d.inside) return;
-  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = d.y - velocity_y(d.k);
+  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = upwind_row(c, d.y, velocity_y(d.k));
   const bool from_wall = from_y < 0 || from_y >= c.ny;
   df[paper_index(d.x, d.y, d.k, c.ny)] =
       from_wall ? dfbak[paper_index(d.x, d.y, opposite(d.k), c.ny)] : dfbak[paper_index(from_x, from_y, d.k, c.ny)];

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/01_subscript.cu by exercises/generate.py (fingerprint 406afad2f7be): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/01_subscript.cu by exercises/generate.py (fingerprint e31317cac7ff): edit the TODOs.
 // Step 01 — subscript addressing: the paper's pointer tables, df[x][y][k].
 //
 // Step 00's kernels and layout, but every distribution is reached as the paper's scheme four
@@ -59,7 +59,7 @@ __global__ void subscript_copy_kernel(Subscripts s, Channel c) {
 __global__ void subscript_stream_kernel(Subscripts s, Channel c) {
   const Distribution d = this_distribution(c.ny);
   if (!d.inside) return;
-  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = d.y - velocity_y(d.k);
+  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = upwind_row(c, d.y, velocity_y(d.k));
   const bool from_wall = from_y < 0 || from_y >= c.ny;
   // TODO: step 00's pull, written with subscripts: dfbak[from_x][from_y][k], or at a wall dfbak[x][y][opposite(k)]
   (void)s; (void)from_x; (void)from_wall;

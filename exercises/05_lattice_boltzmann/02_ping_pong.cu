@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/02_ping_pong.cu by exercises/generate.py (fingerprint cde0f4b532ed): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/02_ping_pong.cu by exercises/generate.py (fingerprint 174c4001f336): edit the TODOs.
 // Step 02 — ping-pong: two buffers, swapped every time step; the copy kernel is gone.
 //
 // Step 00 copies df into dfbak only so that the stream kernel can pull from an unchanging
@@ -42,7 +42,7 @@ __device__ inline Distribution this_distribution(int ny) {
 __global__ void ping_pong_stream_kernel(const float* __restrict__ src, float* __restrict__ dst, Channel c) {
   const Distribution d = this_distribution(c.ny);
   if (!d.inside) return;
-  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = d.y - velocity_y(d.k);
+  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = upwind_row(c, d.y, velocity_y(d.k));
   const bool from_wall = from_y < 0 || from_y >= c.ny;
   dst[paper_index(d.x, d.y, d.k, c.ny)] =
       from_wall ? src[paper_index(d.x, d.y, opposite(d.k), c.ny)] : src[paper_index(from_x, from_y, d.k, c.ny)];

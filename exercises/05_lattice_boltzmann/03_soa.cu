@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/03_soa.cu by exercises/generate.py (fingerprint df98c8b4fe3e): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/03_soa.cu by exercises/generate.py (fingerprint 4be15200475d): edit the TODOs.
 // Step 03 — structure of arrays: one array per direction, a thread per cell.
 //
 // Steps 00-02 keep a cell's nine distributions side by side and give each its own thread. Here
@@ -47,7 +47,7 @@ __device__ inline Cell this_cell(const Channel& c) {
 __global__ void soa_stream_kernel(const float* __restrict__ src, float* __restrict__ dst, Channel c) {
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
-  // TODO: for each direction k, dst[k][y][x] = src[k][y - e_ky][x - e_kx] (x periodic), or src[opposite(k)][y][x] at a wall
+  // TODO: for each direction k, dst[k][y][x] = src[k][y - e_ky][x - e_kx] (x periodic; the row from upwind_row(c, y, e_ky)), or src[opposite(k)][y][x] at a wall
   (void)src; (void)dst;
 }
 

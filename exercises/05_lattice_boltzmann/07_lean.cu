@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint c65bf3725844): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 00a9b7589427): edit the TODOs.
 // Step 07 — fewer instructions a cell: cheap neighbours, 32-bit offsets, one plane pointer each.
 //
 // The profile of steps 04 and 06 (results/traffic.md) says the 16-bit kernel is not waiting for
@@ -76,7 +76,7 @@ struct Bf16 {
 // Everything a cell needs to find its neighbours, worked out once.
 struct Neighbourhood {
   unsigned here, west, east;  // offsets in a plane of this cell and of its row's neighbours
-  unsigned row;               // cells in a row (nx), the offset between rows
+  int below, above;           // added to step a row down (y - 1) or up: -nx and nx, or across the grid where rows wrap
   bool south_wall, north_wall;
 };
 
@@ -85,7 +85,7 @@ struct Neighbourhood {
 template <int k>
 __device__ inline unsigned upwind(const Neighbourhood& n, bool& wall) {
   constexpr int ex = velocity_x(k), ey = velocity_y(k);
-  // TODO: the column from here/west/east by e_x, then one row down (e_y = 1) or up (e_y = -1); wall from south_wall/north_wall
+  // TODO: the column from here/west/east by e_x, then plus n.below (e_y = 1) or n.above (e_y = -1); wall from south_wall/north_wall
   (void)ex; (void)ey; wall = false; return n.here;
 }
 
@@ -107,8 +107,10 @@ __global__ void lean_kernel(const typename Format::Stored* __restrict__ src, typ
   const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
   if (x >= c.nx) return;
   const unsigned row_start = static_cast<unsigned>(y) * c.nx;
+  const int wrap = (c.ny - 1) * c.nx;  // from the first row to the last
   const Neighbourhood n{row_start + x, row_start + (x == 0 ? c.nx - 1 : x - 1), row_start + (x == c.nx - 1 ? 0 : x + 1),
-                        static_cast<unsigned>(c.nx), y == 0, y == c.ny - 1};
+                        y == 0 && !c.walls ? wrap : -c.nx, y == c.ny - 1 && !c.walls ? -wrap : c.nx,
+                        c.walls && y == 0, c.walls && y == c.ny - 1};
   const unsigned plane = static_cast<unsigned>(c.cells());
   float f[kDirections];
   pull<Format>(src, plane, n, f);

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 0b32f960f890): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint ccfb44049787): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -142,7 +142,8 @@ __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_
   const bool active = x0 < c.nx, second = x0 + 1 < c.nx;
   const int last = (bx0 + kCells < c.nx ? bx0 + kCells : c.nx) - 1;  // the block's last cell
   const int after_last = last + 1 == c.nx ? 0 : last + 1;
-  const bool south_wall = y == 0, north_wall = y == c.ny - 1;
+  const bool south_wall = c.walls && y == 0, north_wall = c.walls && y == c.ny - 1;
+  const int below = upwind_row(c, y, 1), above = upwind_row(c, y, -1);  // rows y - 1 and y + 1
 
   // 1. The words this pair reads straight from memory: the three directions that do not move
   //    along x, and the x-moving ones that bounce off a wall. Issued before the staging, so that
@@ -150,8 +151,8 @@ __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_
   std::uint32_t direct[kDirections] = {};
   if (active) {
     direct[0] = src[layout.word(0, x0, y)];
-    direct[2] = south_wall ? src[layout.word(4, x0, y)] : src[layout.word(2, x0, y - 1)];
-    direct[4] = north_wall ? src[layout.word(2, x0, y)] : src[layout.word(4, x0, y + 1)];
+    direct[2] = south_wall ? src[layout.word(4, x0, y)] : src[layout.word(2, x0, below)];
+    direct[4] = north_wall ? src[layout.word(2, x0, y)] : src[layout.word(4, x0, above)];
 #pragma unroll
     for (int j = 0; j < 6; ++j) {
       const int k = shifted_direction(j), ey = velocity_y(k);
@@ -161,7 +162,14 @@ __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_
   }
 
   // 2. Stage the rows the x-moving directions pull from (not behind a wall: the same for the block).
-  // TODO: for each shifted direction j (k = shifted_direction(j)) not behind a wall: this thread's word of row y - e_y into tile[j][1 + t] (with the cell after `last` in the right half when this thread holds `last`), and the west halo (thread 0)
+  //    The halos: the east one, the cell after the block's last cell `last` (after_last, cell 0
+  //    where the row ends there), goes into the tile's half just after `last`'s. A full block
+  //    ends on an odd cell, so `last` is the high half of its thread's word and the halo the low
+  //    half of the next word, tile[j][2 + t] (its high half unused). Only at the end of an odd
+  //    row is `last` a low half (x0): that word's high half is the row's pad cell, which holds no
+  //    value, so the thread puts the halo there instead. The west halo, the cell before bx0
+  //    (nx - 1 at the row's start), is word 0's high half, staged by thread 0.
+  // TODO: for each shifted direction j (k = shifted_direction(j)) not behind a wall: this thread's word of row upwind_row(c, y, e_y) into tile[j][1 + t] (with the cell after `last` in the right half when this thread holds `last`), and the west halo (thread 0)
   (void)tile; (void)last; (void)after_last;
   __syncthreads();
   if (!active) return;

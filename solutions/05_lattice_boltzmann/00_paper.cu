@@ -66,7 +66,7 @@ __global__ void paper_copy_kernel(const float* __restrict__ df, float* __restric
 __global__ void paper_stream_kernel(float* __restrict__ df, const float* __restrict__ dfbak, Channel c) {
   const Distribution d = this_distribution(c.ny);
   if (!d.inside) return;
-  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = d.y - velocity_y(d.k);
+  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = upwind_row(c, d.y, velocity_y(d.k));
   const bool from_wall = from_y < 0 || from_y >= c.ny;
   df[paper_index(d.x, d.y, d.k, c.ny)] =
       from_wall ? dfbak[paper_index(d.x, d.y, opposite(d.k), c.ny)] : dfbak[paper_index(from_x, from_y, d.k, c.ny)];

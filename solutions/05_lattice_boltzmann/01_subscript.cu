@@ -72,7 +72,7 @@ __global__ void subscript_copy_kernel(Subscripts s, Channel c) {
 __global__ void subscript_stream_kernel(Subscripts s, Channel c) {
   const Distribution d = this_distribution(c.ny);
   if (!d.inside) return;
-  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = d.y - velocity_y(d.k);
+  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = upwind_row(c, d.y, velocity_y(d.k));
   const bool from_wall = from_y < 0 || from_y >= c.ny;
   // BEGIN SOLUTION: step 00's pull, written with subscripts: dfbak[from_x][from_y][k], or at a wall dfbak[x][y][opposite(k)]
   s.df[d.x][d.y][d.k] = from_wall ? s.dfbak[d.x][d.y][opposite(d.k)] : s.dfbak[from_x][from_y][d.k];

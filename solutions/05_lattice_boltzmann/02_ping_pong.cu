@@ -53,7 +53,7 @@ __device__ inline Distribution this_distribution(int ny) {
 __global__ void ping_pong_stream_kernel(const float* __restrict__ src, float* __restrict__ dst, Channel c) {
   const Distribution d = this_distribution(c.ny);
   if (!d.inside) return;
-  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = d.y - velocity_y(d.k);
+  const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = upwind_row(c, d.y, velocity_y(d.k));
   const bool from_wall = from_y < 0 || from_y >= c.ny;
   dst[paper_index(d.x, d.y, d.k, c.ny)] =
       from_wall ? src[paper_index(d.x, d.y, opposite(d.k), c.ny)] : src[paper_index(from_x, from_y, d.k, c.ny)];

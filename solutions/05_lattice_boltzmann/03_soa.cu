@@ -58,10 +58,10 @@ __device__ inline Cell this_cell(const Channel& c) {
 __global__ void soa_stream_kernel(const float* __restrict__ src, float* __restrict__ dst, Channel c) {
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
-  // BEGIN SOLUTION: for each direction k, dst[k][y][x] = src[k][y - e_ky][x - e_kx] (x periodic), or src[opposite(k)][y][x] at a wall
+  // BEGIN SOLUTION: for each direction k, dst[k][y][x] = src[k][y - e_ky][x - e_kx] (x periodic; the row from upwind_row(c, y, e_ky)), or src[opposite(k)][y][x] at a wall
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) {
-    const int from_x = (cell.x - velocity_x(k) + c.nx) % c.nx, from_y = cell.y - velocity_y(k);
+    const int from_x = (cell.x - velocity_x(k) + c.nx) % c.nx, from_y = upwind_row(c, cell.y, velocity_y(k));
     const bool from_wall = from_y < 0 || from_y >= c.ny;
     dst[soa_index(cell.x, cell.y, k, c)] =
         from_wall ? src[soa_index(cell.x, cell.y, opposite(k), c)] : src[soa_index(from_x, from_y, k, c)];

@@ -53,11 +53,11 @@ __device__ inline Cell this_cell(const Channel& c) {
   return {x, y, static_cast<long long>(y) * c.nx + x, x < c.nx};
 }
 
-// The neighbour of (x, y) along direction k's velocity times `sign`, x periodic; false when it
-// is behind a wall.
+// The neighbour of (x, y) along direction k's velocity times `sign`, x periodic (y too without
+// walls); false when it is behind a wall.
 __host__ __device__ inline bool neighbour(int x, int y, int k, int sign, const Channel& c, int& to_x, int& to_y) {
   to_x = (x + sign * velocity_x(k) + c.nx) % c.nx;
-  to_y = y + sign * velocity_y(k);
+  to_y = upwind_row(c, y, -sign * velocity_y(k));
   return to_y >= 0 && to_y < c.ny;
 }
 

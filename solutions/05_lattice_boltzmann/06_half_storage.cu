@@ -109,7 +109,7 @@ __global__ void fused_16bit_kernel(const std::uint16_t* __restrict__ src, std::u
   float f[kDirections];
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) {
-    const int from_x = (cell.x - velocity_x(k) + c.nx) % c.nx, from_y = cell.y - velocity_y(k);
+    const int from_x = (cell.x - velocity_x(k) + c.nx) % c.nx, from_y = upwind_row(c, cell.y, velocity_y(k));
     const bool from_wall = from_y < 0 || from_y >= c.ny;
     const std::uint16_t stored = from_wall ? src[soa_index(cell.x, cell.y, opposite(k), c)] : src[soa_index(from_x, from_y, k, c)];
     // BEGIN SOLUTION: decode the stored value and add back the weight it was shifted by

@@ -107,7 +107,7 @@ struct Bf16 {
 // Everything a cell needs to find its neighbours, worked out once.
 struct Neighbourhood {
   unsigned here, west, east;  // offsets in a plane of this cell and of its row's neighbours
-  unsigned row;               // cells in a row (nx), the offset between rows
+  int below, above;           // added to step a row down (y - 1) or up: -nx and nx, or across the grid where rows wrap
   bool south_wall, north_wall;
 };
 
@@ -116,10 +116,10 @@ struct Neighbourhood {
 template <int k>
 __device__ inline unsigned upwind(const Neighbourhood& n, bool& wall) {
   constexpr int ex = velocity_x(k), ey = velocity_y(k);
-  // BEGIN SOLUTION: the column from here/west/east by e_x, then one row down (e_y = 1) or up (e_y = -1); wall from south_wall/north_wall
+  // BEGIN SOLUTION: the column from here/west/east by e_x, then plus n.below (e_y = 1) or n.above (e_y = -1); wall from south_wall/north_wall
   const unsigned column = ex == 0 ? n.here : ex > 0 ? n.west : n.east;
   wall = ey > 0 ? n.south_wall : ey < 0 ? n.north_wall : false;
-  return ey > 0 ? column - n.row : ey < 0 ? column + n.row : column;
+  return ey > 0 ? column + n.below : ey < 0 ? column + n.above : column;
   // STUB: (void)ex; (void)ey; wall = false; return n.here;
   // END SOLUTION
 }
@@ -142,8 +142,10 @@ __global__ void lean_kernel(const typename Format::Stored* __restrict__ src, typ
   const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
   if (x >= c.nx) return;
   const unsigned row_start = static_cast<unsigned>(y) * c.nx;
+  const int wrap = (c.ny - 1) * c.nx;  // from the first row to the last
   const Neighbourhood n{row_start + x, row_start + (x == 0 ? c.nx - 1 : x - 1), row_start + (x == c.nx - 1 ? 0 : x + 1),
-                        static_cast<unsigned>(c.nx), y == 0, y == c.ny - 1};
+                        y == 0 && !c.walls ? wrap : -c.nx, y == c.ny - 1 && !c.walls ? -wrap : c.nx,
+                        c.walls && y == 0, c.walls && y == c.ny - 1};
   const unsigned plane = static_cast<unsigned>(c.cells());
   float f[kDirections];
   pull<Format>(src, plane, n, f);
