@@ -20,14 +20,18 @@ python3 "$here/../../profiling/traffic.py" \
 
 # NVIDIA only: how the compiled hot loops space their MUFU instructions (mufu_spacing.py, from
 # cuobjdump -sass of the steps' library), and per-instruction stall sampling of the XU-bound
-# kernels (steps 05-07; Nsight Compute's SourceCounters and WarpStateStats sections), kept as the
-# report (stalls.ncu-rep) and as one CSV row per SASS instruction.
+# kernels (steps 05-07; Nsight Compute's SourceCounters and WarpStateStats sections), summed per
+# kernel and reason by stall_reasons.py (stalls-by-reason.txt; the report and its per-instruction
+# CSV, 8-9 MB each, stay in a temporary folder).
 if command -v cuobjdump >/dev/null && command -v ncu >/dev/null; then
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
   cuobjdump -sass "$build/chapters/04_coulomb/lib04_coulomb_steps.a" | python3 "$here/mufu_spacing.py" >"$out/mufu-spacing.txt"
   ncu --clock-control none --section SourceCounters --section WarpStateStats \
     --kernel-name 'regex:^(shared_atoms_kernel|split_kernel|split_balanced_kernel|constant_coarsening_kernel)$' \
-    --launch-count 16 -f -o "$out/stalls" \
+    --launch-count 16 -f -o "$scratch/stalls" \
     "$build/chapters/04_coulomb/bench_coulomb" --sizes=2048x2048:4096 --repetitions=1 --quiet \
     --benchmark_filter='05_shared_atoms_8x4|06_split_6_of_32|07_constant_8x4_points$' >/dev/null
-  ncu --import "$out/stalls.ncu-rep" --page source --print-source sass --csv >"$out/stalls-per-instruction.csv"
+  ncu --import "$scratch/stalls.ncu-rep" --page source --print-source sass --csv |
+    python3 "$here/stall_reasons.py" >"$out/stalls-by-reason.txt"
 fi

@@ -10,9 +10,13 @@
 // Predicted: the reciprocal square roots (one per evaluation, on the multi-function unit, an
 // eighth of the rate of the FMA pipe's adds and multiplies) set the pace, and the loads and the address
 // arithmetic beside them take issue slots: well under the rsqrt ceiling, perhaps half of it.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
-//   00_naive  512x512, 10000 atoms     1.3871 ms, 1 GB/s (0.000 of copy), 9450 GFLOP/s (0.161 of FMA), 1890 Grsqrt/s (0.458 of rsqrt)
-//   00_naive  2048x2048, 100000 atoms  215.2471 ms, 0 GB/s (0.000 of copy), 9743 GFLOP/s (0.165 of FMA), 1949 Grsqrt/s (0.472 of rsqrt)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
+//     00_naive  512x512, 10000 atoms     1.3885 ms, 1 GB/s (0.000 of copy), 9440 GFLOP/s (0.161 of FMA), 1888 Grsqrt/s (0.459 of rsqrt)
+//     00_naive  2048x2048, 100000 atoms  215.2053 ms, 0 GB/s (0.000 of copy), 9745 GFLOP/s (0.166 of FMA), 1949 Grsqrt/s (0.474 of rsqrt)
+//   NVIDIA H200 (commit 2077e20860f2, 2026-11-24):
+//     00_naive  512x512, 10000 atoms     1.3906 ms, 1 GB/s (0.000 of copy), 9426 GFLOP/s (0.162 of FMA), 1885 Grsqrt/s (0.459 of rsqrt)
+//     00_naive  2048x2048, 100000 atoms  215.2417 ms, 0 GB/s (0.000 of copy), 9743 GFLOP/s (0.168 of FMA), 1949 Grsqrt/s (0.475 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

@@ -14,9 +14,13 @@
 // no LDG for the atoms, but twice step 00's uniform constant loads (14 ULDC against 7), and
 // Nsight Compute counts 13.26 instructions per evaluation against step 00's 12.51: more, not
 // fewer. The loads moved to another path; they did not go away.
-// BEGIN MEASURED by profiling/report.py from the chapter's results/ (NVIDIA H200, commit e3d7787f49c2, 2026-11-22):
-//   01_constant_memory  512x512, 10000 atoms     9.3704 ms, 0 GB/s (0.000 of copy), 1399 GFLOP/s (0.024 of FMA), 280 Grsqrt/s (0.068 of rsqrt)
-//   01_constant_memory  2048x2048, 100000 atoms  1760.5281 ms, 0 GB/s (0.000 of copy), 1191 GFLOP/s (0.020 of FMA), 238 Grsqrt/s (0.058 of rsqrt)
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
+//     01_constant_memory  512x512, 10000 atoms     9.3721 ms, 0 GB/s (0.000 of copy), 1399 GFLOP/s (0.024 of FMA), 280 Grsqrt/s (0.068 of rsqrt)
+//     01_constant_memory  2048x2048, 100000 atoms  1778.7923 ms, 0 GB/s (0.000 of copy), 1179 GFLOP/s (0.020 of FMA), 236 Grsqrt/s (0.057 of rsqrt)
+//   NVIDIA H200 (commit 2077e20860f2, 2026-11-24):
+//     01_constant_memory  512x512, 10000 atoms     9.3469 ms, 0 GB/s (0.000 of copy), 1402 GFLOP/s (0.024 of FMA), 280 Grsqrt/s (0.068 of rsqrt)
+//     01_constant_memory  2048x2048, 100000 atoms  1775.4629 ms, 0 GB/s (0.000 of copy), 1181 GFLOP/s (0.020 of FMA), 236 Grsqrt/s (0.058 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 
