@@ -43,6 +43,7 @@ END = re.compile(r"^\s*// END SOLUTION\s*$")
 STUB_HEADER = "// Generated from {source} by exercises/generate.py (fingerprint {fingerprint}): edit the TODOs.\n"
 GIVEN_HEADER = "// Copied from {source} by exercises/generate.py (fingerprint {fingerprint}): given complete.\n"
 MEASURED = re.compile(r"^// BEGIN MEASURED.*?^// END MEASURED\n", re.S | re.M)  # profiling/report.py's block
+FINDINGS = re.compile(r"^// BEGIN FINDINGS\n.*?^// END FINDINGS\n", re.S | re.M)  # what the measurements showed, by hand
 CHAPTER = re.compile(r"solutions/0*(?P<number>\d+)_")
 FINGERPRINT = re.compile(r"^// (?:Generated|Copied) from \S+ by exercises/generate\.py \(fingerprint (?P<value>[0-9a-f]{12})\)")
 
@@ -52,10 +53,11 @@ class MarkerError(Exception):
 
 
 def without_measurements(text: str, source: str) -> str:
-    """The step's header without the solution's measured figures: a student predicts first, then
-    times their own step."""
+    """The step's header without the solution's measured figures (report.py's block) and findings
+    (written by hand between BEGIN/END FINDINGS): a student predicts first, then times their own step."""
     chapter = CHAPTER.search(source)
     grade = f"python3 exercises/grade.py {chapter['number']} --bench" if chapter else "exercises/grade.py's --bench"
+    text = FINDINGS.sub("", text)
     return MEASURED.sub(f"// Measured: left out here so that you predict first. On a GPU, `{grade}` times your\n"
                         "// step beside the solution's; the solution's figures are in the chapter's README.\n", text, count=1)
 

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint 7adf36a4636e): edit the TODOs.
+// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint 8e1429d7116d): edit the TODOs.
 // Step 01 — coalescing: re-map threads so that a warp touches consecutive addresses.
 //
 // Transpose: threadIdx.x now runs along a *column* of the input, so the writes are coalesced and
@@ -6,9 +6,6 @@
 // element straight from global to global memory: re-mapping only moves the problem. Predicted:
 // no better than step 00 (reads and writes are both served in 32-byte sectors, and a strided
 // read wastes as much as a strided write). Step 02 needs shared memory to fix both sides.
-// (The prediction was wrong, and the README's traffic table says why: the strided reads of the
-// 8 warps of a block hit the same sectors in L1, while strided writes cannot be merged in the
-// write-through L1.)
 //
 // Column consumer y = A^T x: here the algorithm allows it. One *thread* per column, a warp
 // across 32 neighbouring columns, so lane l reads A[r][c0 + l]: one 128-byte line per warp load.
@@ -22,9 +19,7 @@
 // not among the benchmark's cases, so its speed is not measured).
 // Predicted: 8x less traffic than step 00, and, by Little's law, the copy bandwidth: 512 blocks
 // of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes each, ~16 KB per
-// multiprocessor, more than the ~11 KB the copy needs at the idle latency. Measured: 0.83 of the
-// copy, as the latency rises under load, and 3.6x step 00, not 8x: the caches had already kept
-// step 00's DRAM traffic to 1.19x the matrix (the README's traffic table).
+// multiprocessor, more than the ~11 KB the copy needs at the idle latency.
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/04_rows_per_thread.cu by exercises/generate.py (fingerprint dca819081ff2): edit the TODOs.
+// Generated from solutions/01_transpose/04_rows_per_thread.cu by exercises/generate.py (fingerprint 2f618125125f): edit the TODOs.
 // Step 04 — several rows per thread.
 //
 // Step 02's padded tile with a 32x8 block instead of 32x32: each thread moves 4 elements, rows
@@ -7,8 +7,7 @@
 // flight while one of them waits, each thread has 4 independent loads in flight before it needs
 // any, and there is a quarter of the index arithmetic per element.
 // Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
-// for this kernel). Measured: 0.79, short of it; the profile shows 69% of issue slots busy, one
-// 4-byte access per instruction, which is likely the limit (step 05's float4s bring it to 9%).
+// for this kernel).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "transpose.hpp"

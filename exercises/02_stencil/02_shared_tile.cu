@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint 44bdbc645c8b): edit the TODOs.
+// Generated from solutions/02_stencil/02_shared_tile.cu by exercises/generate.py (fingerprint 8bb2f476c7b9): edit the TODOs.
 // Step 02 — shared memory: a 2D tile with halo per z-plane.
 //
 // A 32x8 block computes one 32x8 patch of one z-plane. It first copies the (2rz+1) planes of
@@ -8,8 +8,7 @@
 // in which the narrow strips are loaded by a few threads of each warp.
 // Predicted: the tile removes the re-reads within a plane; but every block reloads 2rz+1
 // planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the tile, as
-// step 01 does. Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3.1x its
-// instructions per point: the covering loops' bounds tests and addresses, per value staged.
+// step 01 does.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/03_circular_queue.cu by exercises/generate.py (fingerprint dd17124f7ca1): edit the TODOs.
+// Generated from solutions/02_stencil/03_circular_queue.cu by exercises/generate.py (fingerprint 032a939e8596): edit the TODOs.
 // Step 03 — the circular queue of planes (the USTB patent's method).
 //
 // A 32x8 block now owns a 32x8 column of the grid and walks it from z = 0 to dz-1. It keeps the
@@ -11,8 +11,6 @@
 //   3. apply F over the box from the slots, write out(z)
 // Predicted: each plane is loaded once per block instead of 2rz+1 times: L2 reads fall to the
 // tile's halo overhead (~1.3x the cube for r = 1); still the classic halo loading of step 02.
-// Measured (README, "Predicted and measured L2 reads"): 1.88x for radius 1, since the x-halo
-// costs a whole 32-byte sector on each side of a row, (6/4)(10/8) = 1.875 in sectors.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint 7e9882ccf1da): edit the TODOs.
+// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint b6fe44e5a902): edit the TODOs.
 // Step 03 — vectors: each thread of the x and y passes handles kVec = 1, 2 or 4 neighbouring
 // x points with float, float2 or float4 loads and stores.
 //
@@ -18,9 +18,6 @@
 // 50%), still 1.6x / 2.1x the bytes in flight per SM: from 0.89 to about 0.91 / 0.94 of the copy rate.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
-// The z pass alone (results/h200/traffic.csv, Nsight Compute): step 02's window 0.424 ms, 3.78
-// TB/s of HBM (0.89 of the copy); float2 columns 0.409 ms, 3.97 TB/s (0.93), 36 registers, 70%
-// resident; float4 columns 0.387 ms, 4.23 TB/s (0.99), 54 registers, 48% resident.
 #include "steps.hpp"
 
 namespace ch03 {

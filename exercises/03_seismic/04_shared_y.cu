@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/04_shared_y.cu by exercises/generate.py (fingerprint 603fd77ab998): edit the TODOs.
+// Generated from solutions/03_seismic/04_shared_y.cu by exercises/generate.py (fingerprint 460d473708d5): edit the TODOs.
 // Step 04 — shared memory for y: a block stages its rows and their y-halo once.
 //
 // In step 03 a block of 64 x 4 threads loads 9 rows per output row: each input row is fetched
@@ -12,10 +12,6 @@
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's (add_z_window, in 02_sliding_window.cu).
 // Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
-// The miss: L1 11.0 -> 4.0 cubes (2.75x: the read and the write of out stay), and the y pass
-// 0.419 ms against the x pass's 0.263 (results/h200/traffic.csv). The chapter's own bound ruled
-// out the second half: the y pass moves 12 bytes a point (in, out read, out written), the x pass
-// 8, so at the same DRAM rate y takes 1.5x as long; 1.6x is what it took.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/07_prefetch.cu by exercises/generate.py (fingerprint 597acef19b84): edit the TODOs.
+// Generated from solutions/03_seismic/07_prefetch.cu by exercises/generate.py (fingerprint 59059920e4e1): edit the TODOs.
 // Step 07 — prefetch the next plane, and narrower vectors for occupancy.
 //
 // Step 06 moves the fewest bytes (its DRAM traffic is 2.06-2.07 cubes) but runs at a quarter of the
@@ -13,10 +13,6 @@
 //      float4), for more resident warps; the tile becomes 64 x 8 points per block.
 // Predicted: prefetching alone doubles the loads in flight per warp, toward 2x step 06; with
 // float2, occupancy from 25% to about 50%, toward the copy rate.
-// The profile: float4 keeps step 06's bytes and warps (120 registers, 2 blocks) and runs 1.92x
-// faster on the H200; float2's 71 registers give 3 blocks (36%), not 4, and it is slower than
-// float4: half the points per thread for the same index work and barriers, 1.37x the warp
-// instructions.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 15734b68d10f): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 6ff0b21d7a8b): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -25,9 +25,6 @@
 // per multiprocessor (50% of the warps) instead of 2; from 0.48 of the copy rate toward the
 // fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it). For the deep
 // ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
-// The profile: 177 instructions a plane, but 101 registers (103 deep), so 2 blocks as step 07;
-// the capped variant spills (L2 writes 1.91 cubes) and is slower; shared memory 67% busy; the deep
-// ring is 1.3% faster than 3 tiles on the H200, 9% on the H100.
 // Cheap knobs on `async_ring` (the README's "Diagnosing the fused pass" reads them):
 // `async_ring_planes16` .. `_planes512` (the source document's nw sweep): kPlanes z-planes per
 // block instead of 64, so the 2R z-halo planes a chunk re-reads go from 8/64 = 12.5% to 50%, 25%, 6.3%, 3.1%, 1.6% of its planes, and
@@ -38,9 +35,6 @@
 // `async_ring_3blocks`, __launch_bounds__(256, 3): at most 85 registers, 3 blocks of 256 threads
 // (37.5% of the warps). ptxas (CUDA 13.0, sm_90, -Xptxas -v) gives it 80 registers and spills 32
 // bytes (188 bytes of spill loads), against the 64-register cap's 152 (400): fewer, maybe cheap.
-// Measured on the H200: 512 planes a block is the fastest step of the chapter (4% faster than 64
-// planes), 16 and 32 planes lose 13% and 4%; plain stores change nothing; 3 blocks lose 8% (36% of
-// the warps, but 10 cycles between a warp's instructions instead of 7.3).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>

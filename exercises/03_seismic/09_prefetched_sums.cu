@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/09_prefetched_sums.cu by exercises/generate.py (fingerprint 008b08529c1c): edit the TODOs.
+// Generated from solutions/03_seismic/09_prefetched_sums.cu by exercises/generate.py (fingerprint 79180cbab8ff): edit the TODOs.
 // Step 09 — an optional experiment: step 07's loads with step 08's partial sums.
 //
 // Not a step forward (it is no faster than step 07): a question put to the GPU, which half of
@@ -15,7 +15,6 @@
 // the structure whose copy reaches 0.91: below step 08's 0.396 ms; registers: the prefetched
 // plane (5 float4) replaces step 08's copy offsets, about 100, so still 2 blocks per
 // multiprocessor.
-// The profile: 128 registers, 2 blocks; 285 M warp instructions; no faster than step 07 (README).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>

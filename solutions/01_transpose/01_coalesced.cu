@@ -5,9 +5,11 @@
 // element straight from global to global memory: re-mapping only moves the problem. Predicted:
 // no better than step 00 (reads and writes are both served in 32-byte sectors, and a strided
 // read wastes as much as a strided write). Step 02 needs shared memory to fix both sides.
+// BEGIN FINDINGS
 // (The prediction was wrong, and the README's traffic table says why: the strided reads of the
 // 8 warps of a block hit the same sectors in L1, while strided writes cannot be merged in the
 // write-through L1.)
+// END FINDINGS
 //
 // Column consumer y = A^T x: here the algorithm allows it. One *thread* per column, a warp
 // across 32 neighbouring columns, so lane l reads A[r][c0 + l]: one 128-byte line per warp load.
@@ -21,9 +23,12 @@
 // not among the benchmark's cases, so its speed is not measured).
 // Predicted: 8x less traffic than step 00, and, by Little's law, the copy bandwidth: 512 blocks
 // of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes each, ~16 KB per
-// multiprocessor, more than the ~11 KB the copy needs at the idle latency. Measured: 0.83 of the
+// multiprocessor, more than the ~11 KB the copy needs at the idle latency.
+// BEGIN FINDINGS
+// Measured: 0.83 of the
 // copy, as the latency rises under load, and 3.6x step 00, not 8x: the caches had already kept
 // step 00's DRAM traffic to 1.19x the matrix (the README's traffic table).
+// END FINDINGS
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:

@@ -6,8 +6,11 @@
 // flight while one of them waits, each thread has 4 independent loads in flight before it needs
 // any, and there is a quarter of the index arithmetic per element.
 // Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
-// for this kernel). Measured: 0.79, short of it; the profile shows 69% of issue slots busy, one
+// for this kernel).
+// BEGIN FINDINGS
+// Measured: 0.79, short of it; the profile shows 69% of issue slots busy, one
 // 4-byte access per instruction, which is likely the limit (step 05's float4s bring it to 9%).
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     04_rows_per_thread  transpose 16384x16384  0.7765 ms, 2766 GB/s (0.926 of copy)

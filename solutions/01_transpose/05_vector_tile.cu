@@ -13,9 +13,11 @@
 // The streaming variant writes with store_streaming (st.global.cs on CUDA, a non-temporal store on
 // HIP): the output is not read again, so it need not displace the input's lines in L2.
 // Predicted: +5-10% over step 04 from fewer, wider accesses; streaming stores within noise.
+// BEGIN FINDINGS
 // Measured: +21.7%, well above the prediction, which counted the instructions saved and not the
 // bytes in flight (4x step 04's per multiprocessor, the README's "Bytes in flight"); streaming
 // stores within noise, as predicted.
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     05_vector_tile            transpose 16384x16384  0.7375 ms, 2912 GB/s (0.975 of copy)

@@ -7,8 +7,11 @@
 // in which the narrow strips are loaded by a few threads of each warp.
 // Predicted: the tile removes the re-reads within a plane; but every block reloads 2rz+1
 // planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the tile, as
-// step 01 does. Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3.1x its
+// step 01 does.
+// BEGIN FINDINGS
+// Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3.1x its
 // instructions per point: the covering loops' bounds tests and addresses, per value staged.
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     02_shared_tile  star7 512^3        2.0341 ms, 528 GB/s (0.176 of copy), 924 GFLOP/s (0.016 of FMA)

@@ -10,8 +10,10 @@
 //   3. apply F over the box from the slots, write out(z)
 // Predicted: each plane is loaded once per block instead of 2rz+1 times: L2 reads fall to the
 // tile's halo overhead (~1.3x the cube for r = 1); still the classic halo loading of step 02.
+// BEGIN FINDINGS
 // Measured (README, "Predicted and measured L2 reads"): 1.88x for radius 1, since the x-halo
 // costs a whole 32-byte sector on each side of a row, (6/4)(10/8) = 1.875 in sectors.
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     03_circular_queue  star7 512^3        1.1109 ms, 967 GB/s (0.322 of copy), 1691 GFLOP/s (0.029 of FMA)

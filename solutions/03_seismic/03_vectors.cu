@@ -29,9 +29,11 @@
 //     03_vectors_4_z2  laplacian8 512^3  1.0867 ms, 988 GB/s (0.232 of copy), 6176 GFLOP/s (0.105 of FMA)
 //     03_vectors_4_z4  laplacian8 512^3  1.0654 ms, 1008 GB/s (0.237 of copy), 6299 GFLOP/s (0.107 of FMA)
 // END MEASURED
+// BEGIN FINDINGS
 // The z pass alone (results/h200/traffic.csv, Nsight Compute): step 02's window 0.424 ms, 3.78
 // TB/s of HBM (0.89 of the copy); float2 columns 0.409 ms, 3.97 TB/s (0.93), 36 registers, 70%
 // resident; float4 columns 0.387 ms, 4.23 TB/s (0.99), 54 registers, 48% resident.
+// END FINDINGS
 #include "steps.hpp"
 
 namespace ch03 {

@@ -11,10 +11,12 @@
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's (add_z_window, in 02_sliding_window.cu).
 // Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
+// BEGIN FINDINGS
 // The miss: L1 11.0 -> 4.0 cubes (2.75x: the read and the write of out stay), and the y pass
 // 0.419 ms against the x pass's 0.263 (results/h200/traffic.csv). The chapter's own bound ruled
 // out the second half: the y pass moves 12 bytes a point (in, out read, out written), the x pass
 // 8, so at the same DRAM rate y takes 1.5x as long; 1.6x is what it took.
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     04_shared_y  laplacian8 512^3  1.4898 ms, 721 GB/s (0.241 of copy), 4505 GFLOP/s (0.077 of FMA)

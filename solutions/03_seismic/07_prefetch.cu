@@ -12,10 +12,12 @@
 //      float4), for more resident warps; the tile becomes 64 x 8 points per block.
 // Predicted: prefetching alone doubles the loads in flight per warp, toward 2x step 06; with
 // float2, occupancy from 25% to about 50%, toward the copy rate.
+// BEGIN FINDINGS
 // The profile: float4 keeps step 06's bytes and warps (120 registers, 2 blocks) and runs 1.92x
 // faster on the H200; float2's 71 registers give 3 blocks (36%), not 4, and it is slower than
 // float4: half the points per thread for the same index work and barriers, 1.37x the warp
 // instructions.
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     07_prefetch_4  laplacian8 512^3  0.5733 ms, 1873 GB/s (0.626 of copy), 11706 GFLOP/s (0.200 of FMA)

@@ -14,7 +14,9 @@
 // the structure whose copy reaches 0.91: below step 08's 0.396 ms; registers: the prefetched
 // plane (5 float4) replaces step 08's copy offsets, about 100, so still 2 blocks per
 // multiprocessor.
+// BEGIN FINDINGS
 // The profile: 128 registers, 2 blocks; 285 M warp instructions; no faster than step 07 (README).
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     09_prefetched_sums  laplacian8 512^3  0.5753 ms, 1866 GB/s (0.624 of copy), 11665 GFLOP/s (0.199 of FMA)
