@@ -5,8 +5,10 @@ import contextlib
 import csv
 import importlib.util
 import io
+import itertools
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -59,6 +61,23 @@ class ExerciseGenerator(unittest.TestCase):
             self.assertIn("python3 exercises/grade.py 3 --bench", stub)
             self.assertNotIn("0.97 of copy", stub)
         self.assertTrue(generate.make_stub(text, "solutions/03_seismic/00_naive.cu").startswith("// Copied from"))
+
+    def test_findings_written_by_hand_stay_out_of_the_exercise(self):
+        text = ("// Predicted: 2x.\n// BEGIN FINDINGS\n// Measured: 1.9x; the profile shows why.\n// END FINDINGS\n"
+                "__global__ void k() {\n  // BEGIN SOLUTION: x\n  // END SOLUTION\n}\n")
+        stub = generate.make_stub(text, "solutions/01_transpose/04_rows_per_thread.cu")
+        self.assertIn("// Predicted: 2x.\n__global__", stub)
+        self.assertNotIn("1.9x", stub)
+
+    def test_no_exercise_header_gives_away_a_measurement(self):
+        """The convention the generator relies on: a solution header's findings ("Measured: ...",
+        "The profile: ...", "The miss: ...") sit between BEGIN/END FINDINGS, so no stub shows them."""
+        finding = re.compile(r"^// (Measured\b(?!: left out here|: not yet recorded)|The profile:|The miss:)")
+        for exercise in sorted(ROOT.glob("exercises/*/*.cu")):
+            header = itertools.takewhile(lambda line: line.startswith("//"), exercise.read_text().split("\n")[1:])
+            for line in header:
+                with self.subTest(exercise=str(exercise.relative_to(ROOT))):
+                    self.assertIsNone(finding.match(line), f"{line!r}: wrap it in BEGIN/END FINDINGS in its solution")
 
     def test_an_edit_anywhere_is_recognised(self):
         stub = generate.make_stub("int f() {\n  // BEGIN SOLUTION: one\n  return 1;\n  // STUB: return 0;\n"
