@@ -3,7 +3,7 @@
 the measured copy ceiling and the peers (the runtime's copy, vendor libraries, peers measured
 apart) as lines; a line plot for sweeps (groups named "LABEL, N UNIT", e.g. "A^T x, 4 passes");
 and, when the steps count flops, a roofline: achieved GFLOP/s against arithmetic intensity,
-under the copy and FMA ceilings.
+under the copy and FMA ceilings (and the rsqrt ceiling, for steps that count roots).
 
     profiling/plot.py BENCH.json --ceilings CEILINGS.json --out BENCH.png [--peers PEERS.json]...
 
@@ -13,6 +13,7 @@ chapter's peer_*.py output, results.load_peers) is drawn on the groups whose nam
 each peer's "group".
 """
 import argparse
+import itertools
 import pathlib
 import re
 import sys
@@ -63,7 +64,7 @@ def rate_panel(axis, group: str, unit: str, cases: list, ceilings: dict | None, 
     top = max(values + [p.rate(unit) for p in peers] + [0])
     for bar, value in zip(bars, values):
         axis.text(value + top * 0.007, bar.get_y() + bar.get_height() / 2, f"{value:.0f}", va="center", fontsize=8)
-    styles = ["--", ":", "-."]
+    styles = itertools.cycle(["--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))])  # as many as there are peers
     for peer, style in zip(peers, styles):
         axis.axvline(peer.rate(unit), color="#C44E52", linestyle=style, label=f"{peer.name}: {peer.rate(unit):.0f} {unit}/s")
     ceiling = ceilings[results.CEILINGS[unit][0]] if ceilings and unit in results.CEILINGS else None
@@ -73,7 +74,7 @@ def rate_panel(axis, group: str, unit: str, cases: list, ceilings: dict | None, 
     axis.set_xlim(0, max(top, ceiling or 0) * 1.1)
     axis.set_xlabel(label)
     axis.set_title(group)
-    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8, frameon=False)
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8, frameon=False)
 
 
 def sweep_panel(axis, label: str, cases: list) -> None:
@@ -103,6 +104,15 @@ def roofline_panel(axis, groups: list, cases: list, ceilings: dict) -> None:
     x = [low * (high / low) ** (i / 100) for i in range(101)]
     axis.plot(x, [min(fma, copy * i) for i in x], color="black", linewidth=1,
               label=f"roofline: copy {copy:.0f} GB/s, FMA {fma / 1e3:.1f} TFLOP/s (ridge {fma / copy:.1f} FLOP/B)")
+    # A chapter bound by reciprocal square roots has a third roof: the rsqrt rate times the flops
+    # its steps do per root (one line per ratio, the same for every step of chapter 4).
+    per_root = sorted({round(c.amounts["GFLOP"] / c.amounts["Grsqrt"], 6) for c in points
+                       if c.amounts.get("Grsqrt") and ceilings.get("rsqrt_Gops")})
+    for flops, style in zip(per_root, ["--", ":", "-."]):
+        rsqrt = ceilings["rsqrt_Gops"]
+        axis.axhline(rsqrt * flops, color="black", linestyle=style, linewidth=1,
+                     label=f"rsqrt roof: {rsqrt:.0f} G roots/s x {flops:g} FLOP a root (steps that move roots to "
+                           "the FMA pipe can pass it)")
     for group, marker in zip(groups, "osD^v<>p"):
         mine = [c for c in points if c.group == group]
         axis.scatter([c.amounts["GFLOP"] / c.amounts["GB"] for c in mine], [c.rate("GFLOP") for c in mine],
