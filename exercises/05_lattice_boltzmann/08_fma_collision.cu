@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint aad2f1d8c8e7): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint 4a883fec6018): edit the TODOs.
 // Step 08 — fewer instructions a cell, part 2: the collision rewritten for fused multiply-adds.
 //
 // After step 07 the 16-bit kernels still issue more instructions than their bytes allow (the
@@ -25,9 +25,6 @@
 // Predicted: float32 unchanged (bound by its bytes); the 16-bit variants faster by the share
 // of issue slots saved, ~80 of ~300 instructions a cell, up to the copy ceiling's 1.9x of
 // float32 if issue was the limit.
-// Measured (README): 262 -> 211 instructions a cell in fp16 (by the source, step 07 spends 18
-// adds a cell undoing and redoing the shift), 202 -> 188 in float32; fp16 8.7% faster, not the
-// ~24% of issue-bound scaling.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstdint>

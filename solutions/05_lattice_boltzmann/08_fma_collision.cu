@@ -24,9 +24,11 @@
 // Predicted: float32 unchanged (bound by its bytes); the 16-bit variants faster by the share
 // of issue slots saved, ~80 of ~300 instructions a cell, up to the copy ceiling's 1.9x of
 // float32 if issue was the limit.
+// BEGIN FINDINGS
 // Measured (README): 262 -> 211 instructions a cell in fp16 (by the source, step 07 spends 18
 // adds a cell undoing and redoing the shift), 202 -> 188 in float32; fp16 8.7% faster, not the
 // ~24% of issue-bound scaling.
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     08_fma_f32   256x256    0.0922 ms, 1024 GB/s (0.342 of copy), 14217 MLUP/s
