@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/01_constant_memory.cu by exercises/generate.py (fingerprint 56d2cb00a687): edit the TODOs.
+// Generated from solutions/04_coulomb/01_constant_memory.cu by exercises/generate.py (fingerprint a74a801667b0): edit the TODOs.
 // Step 01 — constant memory: the atoms are read through the constant cache.
 //
 // Every thread of a warp reads the same atom at the same moment: the access that the constant
@@ -11,10 +11,6 @@
 // registers or separate load instructions for the uniform index; some of step 00's issue slots
 // come back, perhaps 10-20%. A few more launches and copies per run (3 for 10,000 atoms) cost
 // microseconds.
-// The prediction about load instructions missed (results/h200/sass-counts.txt): the kernel has
-// no LDG for the atoms, but twice step 00's uniform constant loads (14 ULDC against 7), and
-// Nsight Compute counts 13.26 instructions per evaluation against step 00's 12.51: more, not
-// fewer. The loads moved to another path; they did not go away.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"

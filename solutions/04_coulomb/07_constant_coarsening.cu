@@ -8,13 +8,12 @@
 // evaluations a thread, about 32 x 3.6 = 115 issue slots and 32 roots: 32 x 8 = 256 cycles of its
 // sub-partition's XU. The four XUs of a multiprocessor then need one warp's atom every 64
 // cycles, half the rate the constant path was seen to deliver. Predicted: XU-bound, at 2048 x
-// 2048 near step 05's 8 x 4 (0.95 of the rsqrt ceiling), less the chunks' 25 launches (a few
+// 2048 near step 05's 8 x 4 (0.96 of the rsqrt ceiling), less the chunks' 25 launches (a few
 // microseconds each); at 512 x 512 as few blocks as step 05's 8 x 4 (0.24).
 // Two experiments on step 01's shape (one point a thread, here with the one-instruction root, so
 // that `constant_1_point` is their baseline) test why its constant reads miss: chunks of 128
 // atoms instead of 4096 (every warp's atoms then fit in any cache, at 782 launches for 100,000
 // atoms), and a barrier every 32 atoms, which keeps a block's 8 warps at the same atoms.
-// Measured: not yet recorded in results/ (2026-11-24's runs: results/h200/experiments-2026-11-24.md).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
 //     07_constant_1_point                      512x512, 10000 atoms     8.0385 ms, 0 GB/s (0.000 of copy), 1631 GFLOP/s (0.028 of FMA), 326 Grsqrt/s (0.079 of rsqrt)
