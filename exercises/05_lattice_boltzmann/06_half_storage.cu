@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/06_half_storage.cu by exercises/generate.py (fingerprint b640546fa16b): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/06_half_storage.cu by exercises/generate.py (fingerprint db6e8ab35b24): edit the TODOs.
 // Step 06 — 16-bit storage: half the bytes, the arithmetic still in float32.
 //
 // Step 04's kernel moves 72 bytes a cell and does ~150 flops (by lbm.hpp's formulas): at the copy
@@ -15,8 +15,6 @@
 // Predicted: up to 2x step 04's lattice updates per second if it stays bandwidth-bound (the
 // conversions add ~36 instructions a cell to ~200); accuracy: fp16 rounding ~1e-5 per value
 // a step, bf16 ~1e-4, against velocities of ~0.05.
-// Measured (README): step 04 issues 376 instructions a cell, not ~200, and this kernel 397;
-// with 80% of the issue slots busy it is bound by instructions, 1.20x step 04.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstdint>

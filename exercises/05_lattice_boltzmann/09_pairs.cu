@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint ccfb44049787): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 9290f6f8e52e): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -19,10 +19,6 @@
 // Predicted: towards the 4-byte copy structure's ceiling, 0.96 of copy at 8192^2, from step
 // 08's 0.82; fewer instructions a cell as well (half the stores and conversions, the addressing
 // shared by two cells), so 1.8-1.9x the float32 steps.
-// Measured: slower than step 08 (0.68x at 8192^2): more instructions a cell (splitting and
-// joining halves, staging the tile, by the source), lower occupancy, and neither issue nor DRAM
-// busy: probably the block waiting at the barrier for its rows and halo cells (no stall
-// breakdown recorded). The README reads the profile.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstdint>

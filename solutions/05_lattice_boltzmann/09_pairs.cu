@@ -18,10 +18,6 @@
 // Predicted: towards the 4-byte copy structure's ceiling, 0.96 of copy at 8192^2, from step
 // 08's 0.82; fewer instructions a cell as well (half the stores and conversions, the addressing
 // shared by two cells), so 1.8-1.9x the float32 steps.
-// Measured: slower than step 08 (0.68x at 8192^2): more instructions a cell (splitting and
-// joining halves, staging the tile, by the source), lower occupancy, and neither issue nor DRAM
-// busy: probably the block waiting at the barrier for its rows and halo cells (no stall
-// breakdown recorded). The README reads the profile.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     09_pairs_fp16  256x256    0.0908 ms, 519 GB/s (0.173 of copy), 14428 MLUP/s
