@@ -1,8 +1,8 @@
-// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint 9f0e60f1d1e7): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint 224dbae237a0): edit the TODOs.
 // Step 08 — fewer instructions a cell, part 2: the collision rewritten for fused multiply-adds.
 //
 // After step 07 the 16-bit kernels still issue more instructions than their bytes allow (the
-// profile: issue slots busier than DRAM), and most are now the physics, written as lbm.hpp
+// H200's profile: issue slots busier than DRAM), and most are now the physics, written as lbm.hpp
 // writes it for reading: for each k, feq = w rho (1 + 3 eu + 4.5 eu^2 - 1.5 u.u), then
 // f - omega (f - feq) + 3 w e_x g: a dozen multiplies, adds and subtracts that the compiler may
 // not regroup (nvcc contracts a * b + c into a multiply-add, but float rounding forbids it to

@@ -1,6 +1,6 @@
 // Step 11 — the in-place (AA) pattern with step 07's lean addressing.
 //
-// Step 05 showed the AA pattern's one buffer at 0.93x the two-buffer step 04 (8192^2), but it was
+// Step 05 showed the AA pattern's one buffer at 0.93x the two-buffer step 04 (the H200, 8192^2), but it was
 // written as step 04 was: 64-bit indices k * cells + y * nx + x and the periodic wrap by `%`,
 // twice a direction in the pulling step (once to read, once to write). Its kernels were never
 // given step 07's cure. This step is step 05's two kinds of time step with step 07's
