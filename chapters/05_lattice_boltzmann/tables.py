@@ -85,7 +85,10 @@ def targets_table(res, peers) -> str:
                  "the step written plane by plane through `torch.compile`, in a CUDA graph or not, whichever is faster "
                  "at that size; PyTorch's 16-bit form is that step storing `f - w` in float16. Targets (issue): the best "
                  "float32 step at 0.95 of copy at 8192² and 0.90 from 2048² up; the 16-bit step at 1.85x the best "
-                 "float32; the best step at 25x the PyTorch peer.")
+                 "float32, in a storage that keeps the profile within 1% at every width; the best step at 25x the "
+                 "PyTorch peer. The best 16-bit step here is the fastest, and rounds to nearest: its storage keeps the "
+                 "profile within 1% at no width measured (\"What the storage costs\"); step 10, which keeps it, is not "
+                 "in this recording.")
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/03_soa.cu by exercises/generate.py (fingerprint 4be15200475d): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/03_soa.cu by exercises/generate.py (fingerprint 9f7e6b67ab48): edit the TODOs.
 // Step 03 — structure of arrays: one array per direction, a thread per cell.
 //
 // Steps 00-02 keep a cell's nine distributions side by side and give each its own thread. Here
@@ -12,8 +12,8 @@
 // Predicted: the same bytes as step 02, so at best the same time; what changes is how the
 // loads are issued (one per direction per cell, the stream's from whole rows where step 02's
 // warps pulled from three columns nine cells at a time). Perhaps 10-20% faster; the real gain
-// is that a thread now holds a whole cell, which step 04 needs. (What step 02 had measured
-// allowed more: its kernels ran at 0.42 of copy in its 204 bytes, so streaming them at the
+// is that a thread now holds a whole cell, which step 04 needs. (What step 02 had measured on
+// the H200 allowed more: its kernels ran at 0.42 of copy in its 204 bytes, so streaming them at the
 // copy rate would be up to 2.4x.)
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.

@@ -1,7 +1,7 @@
-// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 00a9b7589427): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 92cd4eda9da9): edit the TODOs.
 // Step 07 — fewer instructions a cell: cheap neighbours, 32-bit offsets, one plane pointer each.
 //
-// The profile of steps 04 and 06 (results/traffic.md) says the 16-bit kernel is not waiting for
+// The profile of steps 04 and 06 on the H200 (results/h200/traffic.md) says the 16-bit kernel is not waiting for
 // memory: its issue slots are ~80% busy and DRAM under 50%; step 04 issues ~380 instructions per
 // cell for ~150 flops of physics. Most of the rest is addressing: for each of the nine pulls a
 // 64-bit index k * cells + y * nx + x, and a periodic wrap (x - e_x + nx) % nx, an integer
@@ -13,8 +13,8 @@
 // precomputed. The kernel is written once for three ways to store a distribution: float32 (as
 // step 04), and step 06's fp16 and bf16, shifted by their weights.
 // Bytes per cell and time step: 72 (float32) or 36 (16 bits), as in steps 04 and 06.
-// Predicted: float32 barely faster than step 04 at the large sizes (it is already at 0.94-0.95
-// of copy, bound by its bytes), a little more at 1024^2-2048^2 where every microsecond of a
+// Predicted: float32 barely faster than step 04 at the large sizes (on the H200 it is already at
+// 0.94-0.95 of copy, bound by its bytes), a little more at 1024^2-2048^2 where every microsecond of a
 // launch shows; the 16-bit variants, issue-bound in step 06, up to the ~1.9x of step 04 that
 // their bytes allow if the instructions drop by a third.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your

@@ -1,8 +1,8 @@
-// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint 4a883fec6018): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint 224dbae237a0): edit the TODOs.
 // Step 08 — fewer instructions a cell, part 2: the collision rewritten for fused multiply-adds.
 //
 // After step 07 the 16-bit kernels still issue more instructions than their bytes allow (the
-// profile: issue slots busier than DRAM), and most are now the physics, written as lbm.hpp
+// H200's profile: issue slots busier than DRAM), and most are now the physics, written as lbm.hpp
 // writes it for reading: for each k, feq = w rho (1 + 3 eu + 4.5 eu^2 - 1.5 u.u), then
 // f - omega (f - feq) + 3 w e_x g: a dozen multiplies, adds and subtracts that the compiler may
 // not regroup (nvcc contracts a * b + c into a multiply-add, but float rounding forbids it to
@@ -11,10 +11,10 @@
 //   t_k  = A + eu (B + C eu)          A = rho (1 - 1.5 u.u), B = 3 rho, C = 4.5 rho
 //   f*_k = (1 - omega) f_k + (omega w_k) t_k + 3 w_k e_kx g
 // two multiply-adds for t_k, two for f*_k, and eu = +-ux +-uy at most one add: five instructions
-// a direction as written, where step 07's source has about twelve (the compiler's own counts are
-// measured below). The roundings of omega w_k would make sum_k f*_k differ from sum_k f_k by the
-// same ~6e-8 every step, a drift of mass (2.3e-4 over the tests' 4000 steps on the CPU backend,
-// in a first version with every direction by the formula); so the rest direction is not computed
+// a direction as written, where step 07's source has about twelve (the compiler's own counts: the
+// README's instruction table). The roundings of omega w_k would make sum_k f*_k differ from
+// sum_k f_k by the same ~6e-8 every step, a drift of mass that the tests' 4000-step channel
+// catches (a first version with every direction by the formula failed it); so the rest direction is not computed
 // but takes the mass the other eight leave, f*_0 = sum_k f_k - sum_{k>0} f*_k, and mass is kept
 // to round-off. The 16-bit variants store s = f - w; in that variable the same formula holds with
 // A less 1 (the weights cancel), the density is 1 + sum s and the momentum sum s e (the weights

@@ -11,8 +11,8 @@
 // Predicted: the same bytes as step 02, so at best the same time; what changes is how the
 // loads are issued (one per direction per cell, the stream's from whole rows where step 02's
 // warps pulled from three columns nine cells at a time). Perhaps 10-20% faster; the real gain
-// is that a thread now holds a whole cell, which step 04 needs. (What step 02 had measured
-// allowed more: its kernels ran at 0.42 of copy in its 204 bytes, so streaming them at the
+// is that a thread now holds a whole cell, which step 04 needs. (What step 02 had measured on
+// the H200 allowed more: its kernels ran at 0.42 of copy in its 204 bytes, so streaming them at the
 // copy rate would be up to 2.4x.)
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):

@@ -14,10 +14,6 @@
 // Predicted: up to 2x step 04's lattice updates per second if it stays bandwidth-bound (the
 // conversions add ~36 instructions a cell to ~200); accuracy: fp16 rounding ~1e-5 per value
 // a step, bf16 ~1e-4, against velocities of ~0.05.
-// BEGIN FINDINGS
-// Measured (README): step 04 issues 376 instructions a cell, not ~200, and this kernel 397;
-// with 80% of the issue slots busy it is bound by instructions, 1.20x step 04.
-// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     06_fp16_storage  256x256    0.0892 ms, 529 GB/s (0.177 of copy), 14699 MLUP/s

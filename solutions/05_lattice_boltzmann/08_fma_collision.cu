@@ -1,7 +1,7 @@
 // Step 08 — fewer instructions a cell, part 2: the collision rewritten for fused multiply-adds.
 //
 // After step 07 the 16-bit kernels still issue more instructions than their bytes allow (the
-// profile: issue slots busier than DRAM), and most are now the physics, written as lbm.hpp
+// H200's profile: issue slots busier than DRAM), and most are now the physics, written as lbm.hpp
 // writes it for reading: for each k, feq = w rho (1 + 3 eu + 4.5 eu^2 - 1.5 u.u), then
 // f - omega (f - feq) + 3 w e_x g: a dozen multiplies, adds and subtracts that the compiler may
 // not regroup (nvcc contracts a * b + c into a multiply-add, but float rounding forbids it to
@@ -10,10 +10,10 @@
 //   t_k  = A + eu (B + C eu)          A = rho (1 - 1.5 u.u), B = 3 rho, C = 4.5 rho
 //   f*_k = (1 - omega) f_k + (omega w_k) t_k + 3 w_k e_kx g
 // two multiply-adds for t_k, two for f*_k, and eu = +-ux +-uy at most one add: five instructions
-// a direction as written, where step 07's source has about twelve (the compiler's own counts are
-// measured below). The roundings of omega w_k would make sum_k f*_k differ from sum_k f_k by the
-// same ~6e-8 every step, a drift of mass (2.3e-4 over the tests' 4000 steps on the CPU backend,
-// in a first version with every direction by the formula); so the rest direction is not computed
+// a direction as written, where step 07's source has about twelve (the compiler's own counts: the
+// README's instruction table). The roundings of omega w_k would make sum_k f*_k differ from
+// sum_k f_k by the same ~6e-8 every step, a drift of mass that the tests' 4000-step channel
+// catches (a first version with every direction by the formula failed it); so the rest direction is not computed
 // but takes the mass the other eight leave, f*_0 = sum_k f_k - sum_{k>0} f*_k, and mass is kept
 // to round-off. The 16-bit variants store s = f - w; in that variable the same formula holds with
 // A less 1 (the weights cancel), the density is 1 + sum s and the momentum sum s e (the weights
@@ -24,11 +24,6 @@
 // Predicted: float32 unchanged (bound by its bytes); the 16-bit variants faster by the share
 // of issue slots saved, ~80 of ~300 instructions a cell, up to the copy ceiling's 1.9x of
 // float32 if issue was the limit.
-// BEGIN FINDINGS
-// Measured (README): 262 -> 211 instructions a cell in fp16 (by the source, step 07 spends 18
-// adds a cell undoing and redoing the shift), 202 -> 188 in float32; fp16 8.7% faster, not the
-// ~24% of issue-bound scaling.
-// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     08_fma_f32   256x256    0.0922 ms, 1024 GB/s (0.342 of copy), 14217 MLUP/s

@@ -2,7 +2,7 @@
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
 // half of what the memory system serves best. The benchmark's copy of the same structure says
-// what that costs by itself: at 8192^2 the one-cell-a-thread copy of 2-byte values reaches 0.90
+// what that costs by itself: on the H200 at 8192^2 the one-cell-a-thread copy of 2-byte values reaches 0.90
 // of the device copy, the same copy two cells a thread, in 4-byte words, 0.96 (results/,
 // "stream copy" rows). So here a thread takes two neighbouring cells of a row, x0 = 2t and
 // x0 + 1, and every global load and store is a word holding both:
@@ -18,12 +18,6 @@
 // Predicted: towards the 4-byte copy structure's ceiling, 0.96 of copy at 8192^2, from step
 // 08's 0.82; fewer instructions a cell as well (half the stores and conversions, the addressing
 // shared by two cells), so 1.8-1.9x the float32 steps.
-// BEGIN FINDINGS
-// Measured: slower than step 08 (0.68x at 8192^2): more instructions a cell (splitting and
-// joining halves, staging the tile, by the source), lower occupancy, and neither issue nor DRAM
-// busy: probably the block waiting at the barrier for its rows and halo cells (no stall
-// breakdown recorded). The README reads the profile.
-// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     09_pairs_fp16  256x256    0.0908 ms, 519 GB/s (0.173 of copy), 14428 MLUP/s

@@ -24,8 +24,8 @@
 // subtract, a multiply, a compare, an add, the sign): about 14, with the hash about 10 a cell,
 // so ~135 more, ~345 a cell. Step 08's fp16 is issue-bound (its instructions, not its bytes,
 // set its speed), so this step is predicted slower than step 08 by up to 211/345 (0.61x),
-// i.e. about the float32 steps' speed at 8192^2: the price of the physics, to be measured.
-// Measured: not yet recorded.
+// i.e. about the float32 steps' speed at 8192^2: the price of the physics.
+// Measured: see the README (on the H200 in a run of its own, not yet in the recording).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     not measured yet

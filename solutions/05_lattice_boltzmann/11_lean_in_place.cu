@@ -1,6 +1,6 @@
 // Step 11 — the in-place (AA) pattern with step 07's lean addressing.
 //
-// Step 05 showed the AA pattern's one buffer at 0.93x the two-buffer step 04 (8192^2), but it was
+// Step 05 showed the AA pattern's one buffer at 0.93x the two-buffer step 04 (the H200, 8192^2), but it was
 // written as step 04 was: 64-bit indices k * cells + y * nx + x and the periodic wrap by `%`,
 // twice a direction in the pulling step (once to read, once to write). Its kernels were never
 // given step 07's cure. This step is step 05's two kinds of time step with step 07's
@@ -13,7 +13,7 @@
 // Predicted: step 07's float32 speed (0.954 of copy at 8192^2) for both kinds of step, since both
 // move 72 bytes a cell with step 07's few instructions: about 1.08x step 05, at half the memory
 // of step 07.
-// Measured: not yet recorded.
+// Measured: see the README (on the H200 in a run of its own, not yet in the recording).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     not measured yet
