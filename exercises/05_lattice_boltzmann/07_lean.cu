@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 92cd4eda9da9): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 58c9e2e53235): edit the TODOs.
 // Step 07 — fewer instructions a cell: cheap neighbours, 32-bit offsets, one plane pointer each.
 //
 // The profile of steps 04 and 06 on the H200 (results/h200/traffic.md) says the 16-bit kernel is not waiting for
@@ -23,13 +23,8 @@
 #include <stdexcept>
 #include <utility>
 
-#if defined(COURSE_BACKEND_CUDA)
-#include <cuda_fp16.h>
-#elif defined(COURSE_BACKEND_HIP)
-#include <hip/hip_fp16.h>
-#endif
-
 #include "course/device_buffer.hpp"
+#include "half_bits.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -47,30 +42,13 @@ struct Float32 {
 };
 struct Fp16 {
   using Stored = std::uint16_t;
-  __host__ __device__ static std::uint16_t encode(float value, int k) {
-#if defined(COURSE_BACKEND_CPU)
-    return std::bit_cast<std::uint16_t>(static_cast<_Float16>(value - weight(k)));
-#else
-    return __half_as_ushort(__float2half_rn(value - weight(k)));
-#endif
-  }
-  __host__ __device__ static float decode(std::uint16_t bits, int k) {
-#if defined(COURSE_BACKEND_CPU)
-    return static_cast<float>(std::bit_cast<_Float16>(bits)) + weight(k);
-#else
-    return __half2float(__ushort_as_half(bits)) + weight(k);
-#endif
-  }
+  __host__ __device__ static std::uint16_t encode(float value, int k) { return fp16_nearest(value - weight(k)); }
+  __host__ __device__ static float decode(std::uint16_t bits, int k) { return fp16_value(bits) + weight(k); }
 };
 struct Bf16 {
   using Stored = std::uint16_t;
-  __host__ __device__ static std::uint16_t encode(float value, int k) {
-    const std::uint32_t bits = course::float_bits(value - weight(k));
-    return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-  }
-  __host__ __device__ static float decode(std::uint16_t bits, int k) {
-    return course::float_from_bits(std::uint32_t{bits} << 16) + weight(k);
-  }
+  __host__ __device__ static std::uint16_t encode(float value, int k) { return bf16_nearest_by_integers(value - weight(k)); }
+  __host__ __device__ static float decode(std::uint16_t bits, int k) { return bf16_value(bits) + weight(k); }
 };
 
 // Everything a cell needs to find its neighbours, worked out once.

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 9dce32f4de1a): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 6334a102de12): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -25,14 +25,8 @@
 #include <stdexcept>
 #include <utility>
 
-#if defined(COURSE_BACKEND_CUDA)
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#elif defined(COURSE_BACKEND_HIP)
-#include <hip/hip_fp16.h>
-#endif
-
 #include "course/device_buffer.hpp"
+#include "half_bits.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -55,16 +49,10 @@ __host__ __device__ inline std::uint32_t pack(std::uint16_t even, std::uint16_t 
 
 // Step 08's formats (values stored shifted by their weights), with a pair converted at once.
 struct Fp16 {
-  __host__ __device__ static float decode(std::uint16_t bits) {
-#if defined(COURSE_BACKEND_CPU)
-    return static_cast<float>(std::bit_cast<_Float16>(bits));
-#else
-    return __half2float(__ushort_as_half(bits));
-#endif
-  }
+  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
   __host__ __device__ static std::uint32_t encode_pair(float even, float odd) {
 #if defined(COURSE_BACKEND_CPU)
-    return pack(std::bit_cast<std::uint16_t>(static_cast<_Float16>(even)), std::bit_cast<std::uint16_t>(static_cast<_Float16>(odd)));
+    return pack(fp16_nearest(even), fp16_nearest(odd));
 #else
     const __half2 both = __floats2half2_rn(even, odd);
     return pack(__half_as_ushort(__low2half(both)), __half_as_ushort(__high2half(both)));
@@ -72,17 +60,13 @@ struct Fp16 {
   }
 };
 struct Bf16 {
-  __host__ __device__ static float decode(std::uint16_t bits) { return course::float_from_bits(std::uint32_t{bits} << 16); }
+  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
   __host__ __device__ static std::uint32_t encode_pair(float even, float odd) {
 #if defined(COURSE_BACKEND_CUDA)
     const __nv_bfloat162 both = __floats2bfloat162_rn(even, odd);
     return pack(__bfloat16_as_ushort(__low2bfloat16(both)), __bfloat16_as_ushort(__high2bfloat16(both)));
 #else
-    const auto round = [](float value) {
-      const std::uint32_t bits = course::float_bits(value);
-      return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-    };
-    return pack(round(even), round(odd));
+    return pack(bf16_nearest_by_integers(even), bf16_nearest_by_integers(odd));
 #endif
   }
 };

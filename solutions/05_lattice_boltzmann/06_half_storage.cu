@@ -41,13 +41,8 @@
 #include <cstdint>
 #include <utility>
 
-#if defined(COURSE_BACKEND_CUDA)
-#include <cuda_fp16.h>
-#elif defined(COURSE_BACKEND_HIP)
-#include <hip/hip_fp16.h>
-#endif
-
 #include "course/device_buffer.hpp"
+#include "half_bits.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -57,31 +52,16 @@ using course::DeviceBuffer;
 
 constexpr int kBlock = 128;  // cells of a row
 
-// The two formats, as 16-bit patterns. fp16 uses the GPU's conversion instructions (and the
-// host compiler's _Float16 on the CPU backend), rounding to nearest even; bf16 is the top half
-// of a float32, rounded to nearest even by adding just under half of the dropped part.
+// The two formats, as 16-bit patterns rounded to nearest even (half_bits.hpp): fp16 by the GPU's
+// conversion instructions (the host compiler's _Float16 on the CPU backend), bf16, the top half
+// of a float32, by adding just under half of the dropped part.
 struct Fp16 {
-  __host__ __device__ static std::uint16_t encode(float value) {
-#if defined(COURSE_BACKEND_CPU)
-    return std::bit_cast<std::uint16_t>(static_cast<_Float16>(value));
-#else
-    return __half_as_ushort(__float2half_rn(value));
-#endif
-  }
-  __host__ __device__ static float decode(std::uint16_t bits) {
-#if defined(COURSE_BACKEND_CPU)
-    return static_cast<float>(std::bit_cast<_Float16>(bits));
-#else
-    return __half2float(__ushort_as_half(bits));
-#endif
-  }
+  __host__ __device__ static std::uint16_t encode(float value) { return fp16_nearest(value); }
+  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
 };
 struct Bf16 {
-  __host__ __device__ static std::uint16_t encode(float value) {
-    const std::uint32_t bits = course::float_bits(value);
-    return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-  }
-  __host__ __device__ static float decode(std::uint16_t bits) { return course::float_from_bits(std::uint32_t{bits} << 16); }
+  __host__ __device__ static std::uint16_t encode(float value) { return bf16_nearest_by_integers(value); }
+  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
 };
 
 __host__ __device__ inline long long soa_index(int x, int y, int k, const Channel& c) {

@@ -54,13 +54,8 @@
 #include <stdexcept>
 #include <utility>
 
-#if defined(COURSE_BACKEND_CUDA)
-#include <cuda_fp16.h>
-#elif defined(COURSE_BACKEND_HIP)
-#include <hip/hip_fp16.h>
-#endif
-
 #include "course/device_buffer.hpp"
+#include "half_bits.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -78,30 +73,13 @@ struct Float32 {
 };
 struct Fp16 {
   using Stored = std::uint16_t;
-  __host__ __device__ static std::uint16_t encode(float value, int k) {
-#if defined(COURSE_BACKEND_CPU)
-    return std::bit_cast<std::uint16_t>(static_cast<_Float16>(value - weight(k)));
-#else
-    return __half_as_ushort(__float2half_rn(value - weight(k)));
-#endif
-  }
-  __host__ __device__ static float decode(std::uint16_t bits, int k) {
-#if defined(COURSE_BACKEND_CPU)
-    return static_cast<float>(std::bit_cast<_Float16>(bits)) + weight(k);
-#else
-    return __half2float(__ushort_as_half(bits)) + weight(k);
-#endif
-  }
+  __host__ __device__ static std::uint16_t encode(float value, int k) { return fp16_nearest(value - weight(k)); }
+  __host__ __device__ static float decode(std::uint16_t bits, int k) { return fp16_value(bits) + weight(k); }
 };
 struct Bf16 {
   using Stored = std::uint16_t;
-  __host__ __device__ static std::uint16_t encode(float value, int k) {
-    const std::uint32_t bits = course::float_bits(value - weight(k));
-    return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-  }
-  __host__ __device__ static float decode(std::uint16_t bits, int k) {
-    return course::float_from_bits(std::uint32_t{bits} << 16) + weight(k);
-  }
+  __host__ __device__ static std::uint16_t encode(float value, int k) { return bf16_nearest_by_integers(value - weight(k)); }
+  __host__ __device__ static float decode(std::uint16_t bits, int k) { return bf16_value(bits) + weight(k); }
 };
 
 // Everything a cell needs to find its neighbours, worked out once.

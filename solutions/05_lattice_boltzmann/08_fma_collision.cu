@@ -62,14 +62,8 @@
 #include <stdexcept>
 #include <utility>
 
-#if defined(COURSE_BACKEND_CUDA)
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#elif defined(COURSE_BACKEND_HIP)
-#include <hip/hip_fp16.h>
-#endif
-
 #include "course/device_buffer.hpp"
+#include "half_bits.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -90,33 +84,14 @@ struct Float32 {
 struct Fp16 {
   using Stored = std::uint16_t;
   static constexpr bool kShifted = true;
-  __host__ __device__ static std::uint16_t encode(float value) {
-#if defined(COURSE_BACKEND_CPU)
-    return std::bit_cast<std::uint16_t>(static_cast<_Float16>(value));
-#else
-    return __half_as_ushort(__float2half_rn(value));
-#endif
-  }
-  __host__ __device__ static float decode(std::uint16_t bits) {
-#if defined(COURSE_BACKEND_CPU)
-    return static_cast<float>(std::bit_cast<_Float16>(bits));
-#else
-    return __half2float(__ushort_as_half(bits));
-#endif
-  }
+  __host__ __device__ static std::uint16_t encode(float value) { return fp16_nearest(value); }
+  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
 };
 struct Bf16 {
   using Stored = std::uint16_t;
   static constexpr bool kShifted = true;
-  __host__ __device__ static std::uint16_t encode(float value) {
-#if defined(COURSE_BACKEND_CUDA)
-    return __bfloat16_as_ushort(__float2bfloat16_rn(value));
-#else
-    const std::uint32_t bits = course::float_bits(value);
-    return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-#endif
-  }
-  __host__ __device__ static float decode(std::uint16_t bits) { return course::float_from_bits(std::uint32_t{bits} << 16); }
+  __host__ __device__ static std::uint16_t encode(float value) { return bf16_nearest(value); }
+  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
 };
 
 // Everything a cell needs to find its neighbours, worked out once.
