@@ -8,16 +8,18 @@ then the timed run) is reported from its last launch.
     ncu --import stalls.ncu-rep --page source --print-source sass --csv | stall_reasons.py > stalls-by-reason.txt
 """
 import csv
+import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
+import traffic  # noqa: E402
+
+
 def short_name(signature: str) -> str:
-    """'void ch04::<unnamed>::split_kernel<(int)8, (int)4>(const ...)' -> 'split_kernel<8, 4>'."""
-    match = re.search(r"(\w+_kernel)(<.*?>)?\(", signature)
-    if not match:
-        return signature
-    arguments = re.sub(r"\((?:int|bool|[\w:<>]+)\)", "", match[2] or "")
-    return match[1] + arguments
+    """traffic.py's short name without the casts of numeric template arguments:
+    'void ch04::<unnamed>::split_kernel<(int)8, (int)4>(const ...)' -> 'split_kernel<8, 4>'."""
+    return re.sub(r"\((?:int|unsigned int|bool)\)", "", traffic.short_name(signature))
 
 
 def kernels(lines):
