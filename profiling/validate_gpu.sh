@@ -146,10 +146,15 @@ for chapter in "${selected[@]}"; do
   if [[ -x $here/profile.sh ]]; then
     stage "$n profile" "$n-profile.log" "$here/profile.sh" "$build" "$out"
   fi
+  # NCCL, when it makes a communicator, asks for the attributes of kernels it has no image of for
+  # this GPU and handles the "no kernel image" it gets: memcheck would count each as an error. The
+  # chapter's own runtime calls are checked by its code, so there API errors are not reported.
+  api_errors=()
+  [[ $chapter == 06_* ]] && api_errors=(--report-api-errors no)
   for tool in memcheck racecheck synccheck; do
     $sanitizers || continue
     stage "$n compute-sanitizer $tool" "sanitizer-$tool-$n.log" \
-      timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/$here/$test"
+      timeout 300 compute-sanitizer --tool "$tool" "${api_errors[@]}" --error-exitcode 1 "$build/$here/$test"
   done
   stage "$n plot" "$n-plot.log" python3 profiling/plot.py "$out/bench.json" \
     --ceilings "$results/ceilings.json" --out "$out/bench.png" "${peers[@]}"
