@@ -138,30 +138,35 @@ __host__ __device__ inline float rsqrt_minimax(float x) {
 enum class Root { polynomial, newton, minimax };
 
 // Step 05's kernel body for the block's stretch (bx, by) of the slice, kPoints x kRows points a
-// thread; the first kSoftware of them (row by row) take their roots from the FMA pipe, the others
-// from the multi-function unit. With kAdd the sums are added to the output (atomically: other
-// blocks add other atoms' sums to the same points).
-template <int kPoints, int kRows, int kSoftware, Root kRoot, bool kAdd = false>
+// thread, the block kBlock x kBlockRows threads (a tile of as many atoms); the first kSoftware of
+// a thread's points (row by row) take their roots from the FMA pipe, the others from the
+// multi-function unit. With kAdd the sums are added to the output (atomically: other blocks add
+// other atoms' sums to the same points).
+template <int kPoints, int kRows, int kSoftware, Root kRoot, bool kAdd = false, int kBlockRows = kBlock>
 __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out,
                               const Slice& s, int bx, int by) {
+  constexpr int kTileAtoms = kBlock * kBlockRows;
+  // Unrolled by 4 as in step 05, but not when every root is on the FMA pipe: one atom's work is
+  // then already some 360 instructions, and 4 copies would crowd the instruction cache.
+  constexpr int kUnroll = kSoftware == kPoints * kRows ? 1 : 4;
   const int i0 = bx * kBlock * kPoints + threadIdx.x;
-  const int j0 = by * kBlock * kRows + threadIdx.y;
+  const int j0 = by * kBlockRows * kRows + threadIdx.y;
   const int t = threadIdx.y * kBlock + threadIdx.x;
   const float x0 = i0 * s.spacing, y0 = j0 * s.spacing;
   float potential[kRows][kPoints] = {};
-  for (int base = 0; base < count; base += kTile) {
+  for (int base = 0; base < count; base += kTileAtoms) {
     __syncthreads();  // the previous tile is no longer read
     if (base + t < count) tile[t] = atoms[base + t];
     __syncthreads();
-    const int n = min(kTile, count - base);
-#pragma unroll 4
+    const int n = min(kTileAtoms, count - base);
+#pragma unroll kUnroll
     for (int k = 0; k < n; ++k) {
       const SliceAtom a = tile[k];
       float dyz2[kRows], dx[kPoints];
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         // (Row 0 and column 0 need no FMA: fmaf(0, h, v) is not folded to v, since h could be inf.)
-        const float dy = r == 0 ? y0 - a.y : fmaf(static_cast<float>(r * kBlock), s.spacing, y0 - a.y);
+        const float dy = r == 0 ? y0 - a.y : fmaf(static_cast<float>(r * kBlockRows), s.spacing, y0 - a.y);
         dyz2[r] = fmaf(dy, dy, a.dz2);
       }
 #pragma unroll
@@ -185,7 +190,7 @@ __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ ato
   }
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    const int j = j0 + r * kBlock;
+    const int j = j0 + r * kBlockRows;
     if (j >= s.ny) continue;
     float* row = out + static_cast<long long>(j) * s.nx;
 #pragma unroll
@@ -258,6 +263,57 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
                  {dim3(kResident * multiprocessors()), dim3(kBlock, kBlock)}, atoms, count, out, slice, across, stretches);
 }
 
+// Warp specialisation, by block: a block of 16 x 8 threads (4 warps, one a scheduler) computes
+// all its roots one way, on the FMA pipe with the minimax root or on the XU, so that the schedulers
+// interleave the two kinds of warps instead of ptxas interleaving the two kinds of roots in one
+// warp's code. kBlocksPerSm blocks fit a multiprocessor and the grid is exactly that many, the
+// first kFmaBlocks of them per multiprocessor on the FMA pipe: blocks are handed out across the
+// multiprocessors first, so block b runs on the (b / multiprocessors)-th place of one. A block on
+// the FMA pipe is about 3 times slower per evaluation, so the work is given out as it is asked
+// for: units of one stretch (128 x 32 points) and one chunk of kUnitAtoms atoms, numbered chunk by
+// chunk, the next taken from a counter that the host zeroes before each launch; a unit's sums
+// are added to the output (zeroed before the launch too).
+constexpr int kSpecialisedRows = 8;  // thread rows of a specialised block
+constexpr int kUnitAtoms = 512;      // 4 tiles: a unit takes 0.2-1 ms, a small share of the run
+__device__ unsigned long long next_unit;
+
+template <int kFmaBlocks, int kBlocksPerSm>
+__global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
+    specialised_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
+                       int stretches) {
+  __shared__ SliceAtom tile[kBlock * kSpecialisedRows];
+  __shared__ unsigned long long unit;
+  const bool on_fma_pipe = blockIdx.x < kFmaBlocks * (gridDim.x / kBlocksPerSm);
+  const unsigned long long units = static_cast<unsigned long long>((count + kUnitAtoms - 1) / kUnitAtoms) * stretches;
+  for (;;) {
+    __syncthreads();  // every thread has read the previous unit
+    if (threadIdx.x == 0 && threadIdx.y == 0) unit = atomicAdd(&next_unit, 1ull);
+    __syncthreads();
+    const unsigned long long taken = unit;
+    if (taken >= units) return;
+    const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
+    const int n = min(kUnitAtoms, count - first);
+    if (on_fma_pipe)
+      split_stretch<8, 4, 32, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
+                                                                    stretch / across);
+    else
+      split_stretch<8, 4, 0, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
+                                                                   stretch / across);
+  }
+}
+
+template <int kFmaBlocks, int kBlocksPerSm>
+void launch_specialised(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  const int across = static_cast<int>(course::blocks_for(slice.nx, kBlock * 8));
+  const int stretches = across * static_cast<int>(course::blocks_for(slice.ny, kSpecialisedRows * 4));
+  GPU_CHECK(gpuMemsetAsync(out, 0, sizeof(float) * slice.nx * slice.ny));
+  constexpr unsigned long long kFirstUnit = 0;
+  GPU_CHECK(gpuMemcpyToSymbol(next_unit, &kFirstUnit, sizeof kFirstUnit));
+  course::launch(specialised_kernel<kFmaBlocks, kBlocksPerSm>,
+                 {dim3(kBlocksPerSm * multiprocessors()), dim3(kBlock, kSpecialisedRows)}, atoms, count, out, slice,
+                 across, stretches);
+}
+
 }  // namespace
 
 float rsqrt_on_fma_pipe(float x) { return rsqrt_fma_pipe(x); }
@@ -308,6 +364,24 @@ void potential_split_chosen_of_32_balanced(const SliceAtom* atoms, int count, fl
 }
 void potential_split_0_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split_balanced<8, 4, 0, Root::minimax>(atoms, count, out, slice);
+}
+
+// Warp specialisation: k of the blocks on a multiprocessor (so k of each scheduler's warps) on
+// the FMA pipe, 8 blocks a multiprocessor (64 registers) or 6 (80).
+void potential_split_specialised_0_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<0, 8>(atoms, count, out, slice);
+}
+void potential_split_specialised_1_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<1, 8>(atoms, count, out, slice);
+}
+void potential_split_specialised_2_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<2, 8>(atoms, count, out, slice);
+}
+void potential_split_specialised_3_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<3, 8>(atoms, count, out, slice);
+}
+void potential_split_specialised_2_of_6(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<2, 6>(atoms, count, out, slice);
 }
 
 }  // namespace ch04
