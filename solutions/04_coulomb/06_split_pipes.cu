@@ -39,6 +39,19 @@
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
 // the most, about 1.23x the rsqrt ceiling at 6 of 32 (still XU-bound there); at 512 x 512, 1 of
 // 8 a little faster than step 05's 8 x 1, the 8 x 4 ones too few blocks.
+// Warp specialisation (split_specialised_k_of_n): in the splits above ptxas gathers each warp's
+// MUFU into bursts (runs of 30-45 instructions without one), the XU idles between them and the
+// issue slots stay 67% used. Here a warp computes all its roots one way, k of the n warps of a
+// scheduler with the minimax root, the others on the XU, and the scheduler interleaves them;
+// the work is handed out as it is asked for, so the share of roots on each pipe is whatever the
+// two kinds of warps reach. Cost model per 8 cycles of a scheduler: the XU warps keep the XU a
+// fraction b busy (0.97 in step 05's 8 x 4) with i = 3.58 instructions an evaluation, the FMA
+// warps take the rest of the 8 u issue slots at i + c - 1 = 3.58 + 8.05 = 11.63: the rate is
+// b + (8 u - 3.58 b) / 11.63 times the XU's on paper, x 1.019 against the measured ceiling.
+// Predicted (before measuring): 0 of 8, the XU alone on this grid, 0.99 like 0 of 32 on the
+// balanced grid; with FMA warps, 1.15 if u stays at the splits' 0.67, 1.25 at u = 0.80, 1.39 at
+// u = 1; 1.2 needs u >= 0.74. Best expected at 2 of 8 (1 of 8: one FMA warp may not issue fast
+// enough to fill the slots; 3 of 8: the XU warps get fewer slots), 2 of 6 close to it.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
 //     06_split_1_of_8                 512x512, 10000 atoms     0.7490 ms, 2 GB/s (0.001 of copy), 17500 GFLOP/s (0.298 of FMA), 3500 Grsqrt/s (0.850 of rsqrt)
