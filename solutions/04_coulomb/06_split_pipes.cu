@@ -52,6 +52,11 @@
 // balanced grid; with FMA warps, 1.15 if u stays at the splits' 0.67, 1.25 at u = 0.80, 1.39 at
 // u = 1; 1.2 needs u >= 0.74. Best expected at 2 of 8 (1 of 8: one FMA warp may not issue fast
 // enough to fill the slots; 3 of 8: the XU warps get fewer slots), 2 of 6 close to it.
+// Measured first with roles by position in the grid (results/h200/warp-specialised-2026-11-24.txt,
+// call 1): 1 of 8 1.085, 2 of 8 1.061, 3 of 8 0.880, 2 of 6 0.873, 0 of 8 0.986; but 24 of the 132
+// multiprocessors had the wrong mix. Predicted with roles by arrival on each multiprocessor
+// (before measuring): 1 of 8 1.11 and 2 of 8 1.08 (call 1's times less its misplaced
+// multiprocessors), 1 of 6 about 1.10, the others as in call 1.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
 //     06_split_1_of_8                 512x512, 10000 atoms     0.7490 ms, 2 GB/s (0.001 of copy), 17500 GFLOP/s (0.298 of FMA), 3500 Grsqrt/s (0.850 of rsqrt)
@@ -279,16 +284,36 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 // Warp specialisation, by block: a block of 16 x 8 threads (4 warps, one a scheduler) computes
 // all its roots one way, on the FMA pipe with the minimax root or on the XU, so that the schedulers
 // interleave the two kinds of warps instead of ptxas interleaving the two kinds of roots in one
-// warp's code. kBlocksPerSm blocks fit a multiprocessor and the grid is exactly that many, the
-// first kFmaBlocks of them per multiprocessor on the FMA pipe: blocks are handed out across the
-// multiprocessors first, so block b runs on the (b / multiprocessors)-th place of one. A block on
-// the FMA pipe is about 3 times slower per evaluation, so the work is given out as it is asked
-// for: units of one stretch (128 x 32 points) and one chunk of kUnitAtoms atoms, numbered chunk by
-// chunk, the next taken from a counter that the host zeroes before each launch; a unit's sums
-// are added to the output (zeroed before the launch too).
+// warp's code. kBlocksPerSm blocks fit a multiprocessor and the grid is exactly that many; the
+// first kFmaBlocks to arrive on each multiprocessor take the FMA pipe (by position in the grid
+// the mix would be only roughly even: the hardware puts 3 of the first 132 blocks on some H200
+// multiprocessors and none on others). A block on the FMA pipe is about 3 times slower per
+// evaluation, so the work is given out as it is asked for: units of one stretch (128 x 32
+// points) and one chunk of kUnitAtoms atoms, numbered chunk by chunk, the next taken from a
+// counter; a unit's sums are added to the output. The host zeroes the counters and the output
+// before each launch.
 constexpr int kSpecialisedRows = 8;  // thread rows of a specialised block
 constexpr int kUnitAtoms = 512;      // 4 tiles: a unit takes 0.2-1 ms, a small share of the run
-__device__ unsigned long long next_unit;
+constexpr int kArrivalSlots = 1024;  // per-multiprocessor counters (ids beyond share one)
+struct Schedule {
+  unsigned long long next_unit;
+  unsigned arrived[kArrivalSlots];  // blocks that have started on each multiprocessor
+};
+__device__ Schedule schedule;
+
+// The multiprocessor the calling block runs on: NVIDIA's %smid, AMD's compute unit; the CPU
+// backend places nothing, so there the block's place in a wave of `per_wave` blocks.
+__device__ inline unsigned multiprocessor_id([[maybe_unused]] unsigned per_wave) {
+#if defined(COURSE_BACKEND_CUDA)
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+#elif defined(COURSE_BACKEND_HIP)
+  return __smid();
+#else
+  return blockIdx.x % per_wave;
+#endif
+}
 
 template <int kFmaBlocks, int kBlocksPerSm>
 __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
@@ -296,17 +321,21 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
                        int stretches) {
   __shared__ SliceAtom tile[kBlock * kSpecialisedRows];
   __shared__ unsigned long long unit;
-  const bool on_fma_pipe = blockIdx.x < kFmaBlocks * (gridDim.x / kBlocksPerSm);
+  __shared__ bool on_fma_pipe;
+  if (kFmaBlocks > 0 && threadIdx.x == 0 && threadIdx.y == 0) {  // (0 of n: no FMA-pipe code at all)
+    const unsigned place = multiprocessor_id(gridDim.x / kBlocksPerSm) % kArrivalSlots;
+    on_fma_pipe = static_cast<int>(atomicAdd(&schedule.arrived[place], 1u) % kBlocksPerSm) < kFmaBlocks;
+  }
   const unsigned long long units = static_cast<unsigned long long>((count + kUnitAtoms - 1) / kUnitAtoms) * stretches;
   for (;;) {
     __syncthreads();  // every thread has read the previous unit
-    if (threadIdx.x == 0 && threadIdx.y == 0) unit = atomicAdd(&next_unit, 1ull);
+    if (threadIdx.x == 0 && threadIdx.y == 0) unit = atomicAdd(&schedule.next_unit, 1ull);
     __syncthreads();
     const unsigned long long taken = unit;
     if (taken >= units) return;
     const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
     const int n = min(kUnitAtoms, count - first);
-    if (on_fma_pipe)
+    if (kFmaBlocks > 0 && on_fma_pipe)
       split_stretch<8, 4, 32, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
                                                                     stretch / across);
     else
@@ -320,8 +349,8 @@ void launch_specialised(const SliceAtom* atoms, int count, float* out, const Sli
   const int across = static_cast<int>(course::blocks_for(slice.nx, kBlock * 8));
   const int stretches = across * static_cast<int>(course::blocks_for(slice.ny, kSpecialisedRows * 4));
   GPU_CHECK(gpuMemsetAsync(out, 0, sizeof(float) * slice.nx * slice.ny));
-  constexpr unsigned long long kFirstUnit = 0;
-  GPU_CHECK(gpuMemcpyToSymbol(next_unit, &kFirstUnit, sizeof kFirstUnit));
+  static const Schedule kStart{};
+  GPU_CHECK(gpuMemcpyToSymbol(schedule, &kStart, sizeof kStart));
   course::launch(specialised_kernel<kFmaBlocks, kBlocksPerSm>,
                  {dim3(kBlocksPerSm * multiprocessors()), dim3(kBlock, kSpecialisedRows)}, atoms, count, out, slice,
                  across, stretches);
@@ -392,6 +421,9 @@ void potential_split_specialised_2_of_8(const SliceAtom* atoms, int count, float
 }
 void potential_split_specialised_3_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_specialised<3, 8>(atoms, count, out, slice);
+}
+void potential_split_specialised_1_of_6(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<1, 6>(atoms, count, out, slice);
 }
 void potential_split_specialised_2_of_6(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_specialised<2, 6>(atoms, count, out, slice);
