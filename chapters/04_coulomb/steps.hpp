@@ -37,6 +37,8 @@
   STEP(06_split_pipes, split_specialised_1_of_8)   \
   STEP(06_split_pipes, split_specialised_2_of_8)   \
   STEP(06_split_pipes, split_specialised_3_of_8)   \
+  STEP(06_split_pipes, split_specialised_1_of_8_in_halves) \
+  STEP(06_split_pipes, split_specialised_2_of_8_in_halves) \
   STEP(06_split_pipes, split_specialised_1_of_6)   \
   STEP(06_split_pipes, split_specialised_2_of_6)   \
   STEP(07_constant_coarsening, constant_1_point)                \

@@ -56,7 +56,9 @@
 // call 1): 1 of 8 1.085, 2 of 8 1.061, 3 of 8 0.880, 2 of 6 0.873, 0 of 8 0.986; but 24 of the 132
 // multiprocessors had the wrong mix. Predicted with roles by arrival on each multiprocessor
 // (before measuring): 1 of 8 1.11 and 2 of 8 1.08 (call 1's times less its misplaced
-// multiprocessors), 1 of 6 about 1.10, the others as in call 1.
+// multiprocessors), 1 of 6 about 1.10, the others as in call 1; with the FMA-pipe blocks in two
+// passes of 2 rows (_in_halves: 16 sums held instead of 32, so more roots in flight against the
+// 'wait' stalls, for 2% more instructions), 1-2% above the same split in one pass.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
 //     06_split_1_of_8                 512x512, 10000 atoms     0.7490 ms, 2 GB/s (0.001 of copy), 17500 GFLOP/s (0.298 of FMA), 3500 Grsqrt/s (0.850 of rsqrt)
@@ -315,7 +317,9 @@ __device__ inline unsigned multiprocessor_id([[maybe_unused]] unsigned per_wave)
 #endif
 }
 
-template <int kFmaBlocks, int kBlocksPerSm>
+// kFmaPasses: the FMA-pipe blocks cover a stretch's 4 rows of points in 1 pass, or in 2 of 2
+// rows each, with half the sums held and so more registers for roots in flight.
+template <int kFmaBlocks, int kBlocksPerSm, int kFmaPasses = 1>
 __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     specialised_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
                        int stretches) {
@@ -335,23 +339,25 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     if (taken >= units) return;
     const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
     const int n = min(kUnitAtoms, count - first);
-    if (kFmaBlocks > 0 && on_fma_pipe)
-      split_stretch<8, 4, 32, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
-                                                                    stretch / across);
-    else
+    if (kFmaBlocks > 0 && on_fma_pipe) {
+      constexpr int kRowsPerPass = 4 / kFmaPasses;
+      for (int pass = 0; pass < kFmaPasses; ++pass)
+        split_stretch<8, kRowsPerPass, 8 * kRowsPerPass, Root::minimax, true, kSpecialisedRows>(
+            tile, atoms + first, n, out, s, stretch % across, stretch / across * kFmaPasses + pass);
+    } else
       split_stretch<8, 4, 0, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
                                                                    stretch / across);
   }
 }
 
-template <int kFmaBlocks, int kBlocksPerSm>
+template <int kFmaBlocks, int kBlocksPerSm, int kFmaPasses = 1>
 void launch_specialised(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   const int across = static_cast<int>(course::blocks_for(slice.nx, kBlock * 8));
   const int stretches = across * static_cast<int>(course::blocks_for(slice.ny, kSpecialisedRows * 4));
   GPU_CHECK(gpuMemsetAsync(out, 0, sizeof(float) * slice.nx * slice.ny));
   static const Schedule kStart{};
   GPU_CHECK(gpuMemcpyToSymbol(schedule, &kStart, sizeof kStart));
-  course::launch(specialised_kernel<kFmaBlocks, kBlocksPerSm>,
+  course::launch(specialised_kernel<kFmaBlocks, kBlocksPerSm, kFmaPasses>,
                  {dim3(kBlocksPerSm * multiprocessors()), dim3(kBlock, kSpecialisedRows)}, atoms, count, out, slice,
                  across, stretches);
 }
@@ -421,6 +427,12 @@ void potential_split_specialised_2_of_8(const SliceAtom* atoms, int count, float
 }
 void potential_split_specialised_3_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_specialised<3, 8>(atoms, count, out, slice);
+}
+void potential_split_specialised_1_of_8_in_halves(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<1, 8, 2>(atoms, count, out, slice);
+}
+void potential_split_specialised_2_of_8_in_halves(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<2, 8, 2>(atoms, count, out, slice);
 }
 void potential_split_specialised_1_of_6(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_specialised<1, 6>(atoms, count, out, slice);
