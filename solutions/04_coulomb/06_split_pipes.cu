@@ -39,26 +39,28 @@
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
 // the most, about 1.23x the rsqrt ceiling at 6 of 32 (still XU-bound there); at 512 x 512, 1 of
 // 8 a little faster than step 05's 8 x 1, the 8 x 4 ones too few blocks.
-// Warp specialisation (split_specialised_k_of_n): in the splits above ptxas gathers each warp's
+// Warp specialisation (split_specialised_k_of_8): in the splits above ptxas gathers each warp's
 // MUFU into bursts (runs of 30-45 instructions without one), the XU idles between them and the
-// issue slots stay 67% used. Here a warp computes all its roots one way, k of the n warps of a
+// issue slots stay 67% used. Here a warp computes all its roots one way, k of the 8 warps of a
 // scheduler with the minimax root, the others on the XU, and the scheduler interleaves them;
 // the work is handed out as it is asked for, so the share of roots on each pipe is whatever the
 // two kinds of warps reach. Cost model per 8 cycles of a scheduler: the XU warps keep the XU a
 // fraction b busy (0.97 in step 05's 8 x 4) with i = 3.58 instructions an evaluation, the FMA
 // warps take the rest of the 8 u issue slots at i + c - 1 = 3.58 + 8.05 = 11.63: the rate is
 // b + (8 u - 3.58 b) / 11.63 times the XU's on paper, x 1.019 against the measured ceiling.
-// Predicted (before measuring): 0 of 8, the XU alone on this grid, 0.99 like 0 of 32 on the
-// balanced grid; with FMA warps, 1.15 if u stays at the splits' 0.67, 1.25 at u = 0.80, 1.39 at
-// u = 1; 1.2 needs u >= 0.74. Best expected at 2 of 8 (1 of 8: one FMA warp may not issue fast
-// enough to fill the slots; 3 of 8: the XU warps get fewer slots), 2 of 6 close to it.
-// Measured first with roles by position in the grid (results/h200/warp-specialised-2026-11-24.txt,
-// call 1): 1 of 8 1.085, 2 of 8 1.061, 3 of 8 0.880, 2 of 6 0.873, 0 of 8 0.986; but 24 of the 132
-// multiprocessors had the wrong mix. Predicted with roles by arrival on each multiprocessor
-// (before measuring): 1 of 8 1.11 and 2 of 8 1.08 (call 1's times less its misplaced
-// multiprocessors), 1 of 6 about 1.10, the others as in call 1; with the FMA-pipe blocks in two
-// passes of 2 rows (_in_halves: 16 sums held instead of 32, so more roots in flight against the
-// 'wait' stalls, for 2% more instructions), 1-2% above the same split in one pass.
+// Predicted (before measuring): 0 of 8, the XU alone on this grid, 0.99; with FMA warps, 1.15 if
+// u stays at the splits' 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs u >= 0.74), best at 2
+// of 8. Measured at 2048 x 2048, 100,000 atoms (results/h200/warp-specialised-2026-11-24.txt,
+// call 2): 0 of 8 0.983; 1 of 8 1.082; **2 of 8 1.090**, the chapter's best; 3 of 8 0.984. The
+// profile says why it stops there: u does rise, to 0.63, 0.73 and 0.78 with 1, 2 and 3 FMA warps,
+// but b falls with it, 0.97, 0.92, 0.85, 0.72: the scheduler gives the FMA warps slots that the
+// XU warps were waiting for (their MUFU every 18 instructions at most, as in step 05), so the
+// model's fixed b does not hold: 1.2 needs u >= 0.74 at b = 0.97, or u >= 0.79 at b = 0.92.
+// Also measured and dropped (call 2): 6 blocks a multiprocessor (80 registers), 1 of 6 1.021 and
+// 2 of 6 0.952; the FMA blocks in two passes of 2 rows (more registers for roots in flight,
+// predicted +1-2%), 1 of 8 1.085 and 2 of 8 1.083, no gain. And with roles by position in the
+// grid (call 1), which left 24 of 132 multiprocessors with the wrong mix: 1 of 8 1.085 (predicted
+// 1.11 once fixed: 1.082 measured), 2 of 8 1.061 (predicted 1.08: 1.090).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
 //     06_split_1_of_8                 512x512, 10000 atoms     0.7490 ms, 2 GB/s (0.001 of copy), 17500 GFLOP/s (0.298 of FMA), 3500 Grsqrt/s (0.850 of rsqrt)
@@ -317,9 +319,7 @@ __device__ inline unsigned multiprocessor_id([[maybe_unused]] unsigned per_wave)
 #endif
 }
 
-// kFmaPasses: the FMA-pipe blocks cover a stretch's 4 rows of points in 1 pass, or in 2 of 2
-// rows each, with half the sums held and so more registers for roots in flight.
-template <int kFmaBlocks, int kBlocksPerSm, int kFmaPasses = 1>
+template <int kFmaBlocks, int kBlocksPerSm>
 __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     specialised_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
                        int stretches) {
@@ -339,25 +339,23 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     if (taken >= units) return;
     const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
     const int n = min(kUnitAtoms, count - first);
-    if (kFmaBlocks > 0 && on_fma_pipe) {
-      constexpr int kRowsPerPass = 4 / kFmaPasses;
-      for (int pass = 0; pass < kFmaPasses; ++pass)
-        split_stretch<8, kRowsPerPass, 8 * kRowsPerPass, Root::minimax, true, kSpecialisedRows>(
-            tile, atoms + first, n, out, s, stretch % across, stretch / across * kFmaPasses + pass);
-    } else
+    if (kFmaBlocks > 0 && on_fma_pipe)
+      split_stretch<8, 4, 32, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
+                                                                    stretch / across);
+    else
       split_stretch<8, 4, 0, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
                                                                    stretch / across);
   }
 }
 
-template <int kFmaBlocks, int kBlocksPerSm, int kFmaPasses = 1>
+template <int kFmaBlocks, int kBlocksPerSm>
 void launch_specialised(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   const int across = static_cast<int>(course::blocks_for(slice.nx, kBlock * 8));
   const int stretches = across * static_cast<int>(course::blocks_for(slice.ny, kSpecialisedRows * 4));
   GPU_CHECK(gpuMemsetAsync(out, 0, sizeof(float) * slice.nx * slice.ny));
   static const Schedule kStart{};
   GPU_CHECK(gpuMemcpyToSymbol(schedule, &kStart, sizeof kStart));
-  course::launch(specialised_kernel<kFmaBlocks, kBlocksPerSm, kFmaPasses>,
+  course::launch(specialised_kernel<kFmaBlocks, kBlocksPerSm>,
                  {dim3(kBlocksPerSm * multiprocessors()), dim3(kBlock, kSpecialisedRows)}, atoms, count, out, slice,
                  across, stretches);
 }
@@ -414,8 +412,8 @@ void potential_split_0_of_32_balanced(const SliceAtom* atoms, int count, float* 
   launch_split_balanced<8, 4, 0, Root::minimax>(atoms, count, out, slice);
 }
 
-// Warp specialisation: k of the blocks on a multiprocessor (so k of each scheduler's warps) on
-// the FMA pipe, 8 blocks a multiprocessor (64 registers) or 6 (80).
+// Warp specialisation: k of the 8 blocks on a multiprocessor (so k of each scheduler's 8 warps)
+// on the FMA pipe.
 void potential_split_specialised_0_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_specialised<0, 8>(atoms, count, out, slice);
 }
@@ -427,18 +425,6 @@ void potential_split_specialised_2_of_8(const SliceAtom* atoms, int count, float
 }
 void potential_split_specialised_3_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_specialised<3, 8>(atoms, count, out, slice);
-}
-void potential_split_specialised_1_of_8_in_halves(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_specialised<1, 8, 2>(atoms, count, out, slice);
-}
-void potential_split_specialised_2_of_8_in_halves(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_specialised<2, 8, 2>(atoms, count, out, slice);
-}
-void potential_split_specialised_1_of_6(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_specialised<1, 6>(atoms, count, out, slice);
-}
-void potential_split_specialised_2_of_6(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
-  launch_specialised<2, 6>(atoms, count, out, slice);
 }
 
 }  // namespace ch04
