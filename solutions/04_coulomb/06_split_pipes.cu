@@ -39,18 +39,18 @@
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
 // the most, about 1.23x the rsqrt ceiling at 6 of 32 (still XU-bound there); at 512 x 512, 1 of
 // 8 a little faster than step 05's 8 x 1, the 8 x 4 ones too few blocks.
-// Warp specialisation (split_specialised_k_of_8): in the splits above ptxas gathers each warp's
-// MUFU into bursts (runs of 30-45 instructions without one), the XU idles between them and the
-// issue slots stay 67% used. Here a warp computes all its roots one way, k of the 8 warps of a
-// scheduler with the minimax root, the others on the XU, and the scheduler interleaves them;
-// the work is handed out as it is asked for, so the share of roots on each pipe is whatever the
-// two kinds of warps reach. Cost model per 8 cycles of a scheduler: the XU warps keep the XU a
+// Warp specialisation (split_specialised_k_of_8): in the splits above, ptxas may gather a warp's
+// MUFU into bursts, so that the XU idles between them while the issue slots are not full. Here a
+// warp computes all its roots one way, k of the 8 warps of a scheduler with the minimax root, the
+// others on the XU, and the scheduler interleaves them; the work is handed out as it is asked
+// for, so the share of roots on each pipe is whatever the two kinds of warps reach. Cost model per 8 cycles of a scheduler: the XU warps keep the XU a
 // fraction b busy (0.97 in step 05's 8 x 4) with i = 3.58 instructions an evaluation, the FMA
 // warps take the rest of the 8 u issue slots at i + c - 1 = 3.58 + 8.05 = 11.63: the rate is
 // b + (8 u - 3.58 b) / 11.63 times the XU's on paper, x 1.019 against the measured ceiling.
-// Predicted (before measuring): 0 of 8, the XU alone on this grid, 0.99; with FMA warps, 1.15 if
-// u stays at the splits' 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs u >= 0.74), best at 2
-// of 8. Measured at 2048 x 2048, 100,000 atoms (results/h200/warp-specialised-2026-11-24.txt,
+// Predicted (before measuring): 0 of 8, the XU alone on this grid, 0.99; with FMA warps, 1.15 at
+// u = 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs u >= 0.74), best at 2 of 8.
+// BEGIN FINDINGS
+// Measured at 2048 x 2048, 100,000 atoms (results/h200/warp-specialised-2026-11-24.txt,
 // call 2): 0 of 8 0.983; 1 of 8 1.082; **2 of 8 1.090**, the chapter's best; 3 of 8 0.984. The
 // profile says why it stops there: u does rise, to 0.63, 0.73 and 0.78 with 1, 2 and 3 FMA warps,
 // but b falls with it, 0.97, 0.92, 0.85, 0.72: the scheduler gives the FMA warps slots that the
@@ -61,6 +61,7 @@
 // predicted +1-2%), 1 of 8 1.085 and 2 of 8 1.083, no gain. And with roles by position in the
 // grid (call 1), which left 24 of 132 multiprocessors with the wrong mix: 1 of 8 1.085 (predicted
 // 1.11 once fixed: 1.082 measured), 2 of 8 1.061 (predicted 1.08: 1.090).
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
 //     06_split_1_of_8                 512x512, 10000 atoms     0.7490 ms, 2 GB/s (0.001 of copy), 17500 GFLOP/s (0.298 of FMA), 3500 Grsqrt/s (0.850 of rsqrt)
@@ -297,7 +298,7 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 // counter; a unit's sums are added to the output. The host zeroes the counters and the output
 // before each launch.
 constexpr int kSpecialisedRows = 8;  // thread rows of a specialised block
-constexpr int kUnitAtoms = 512;      // 4 tiles: a unit takes 0.2-1 ms, a small share of the run
+constexpr int kUnitAtoms = 512;      // 4 tiles, 2 million evaluations: the last units end close together
 constexpr int kArrivalSlots = 1024;  // per-multiprocessor counters (ids beyond share one)
 struct Schedule {
   unsigned long long next_unit;
