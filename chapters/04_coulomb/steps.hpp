@@ -33,6 +33,10 @@
   STEP(06_split_pipes, split_6_of_32_minimax)                   \
   STEP(06_split_pipes, split_chosen_of_32_balanced)             \
   STEP(06_split_pipes, split_0_of_32_balanced)                  \
+  STEP(06_split_pipes, split_specialised_0_of_8)                \
+  STEP(06_split_pipes, split_specialised_1_of_8)                \
+  STEP(06_split_pipes, split_specialised_2_of_8)                \
+  STEP(06_split_pipes, split_specialised_3_of_8)                \
   STEP(07_constant_coarsening, constant_1_point)                \
   STEP(07_constant_coarsening, constant_1_point_chunks_of_128)  \
   STEP(07_constant_coarsening, constant_1_point_barrier_every_32) \

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 0c64d0ef0cc2): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint ba1df3e45493): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -40,6 +40,16 @@
 // Predicted: at 2048 x 2048, every split faster than its kernel without (step 05), the 8 x 4 ones
 // the most, about 1.23x the rsqrt ceiling at 6 of 32 (still XU-bound there); at 512 x 512, 1 of
 // 8 a little faster than step 05's 8 x 1, the 8 x 4 ones too few blocks.
+// Warp specialisation (split_specialised_k_of_8): in the splits above, ptxas may gather a warp's
+// MUFU into bursts, so that the XU idles between them while the issue slots are not full. Here a
+// warp computes all its roots one way, k of the 8 warps of a scheduler with the minimax root, the
+// others on the XU, and the scheduler interleaves them; the work is handed out as it is asked
+// for, so the share of roots on each pipe is whatever the two kinds of warps reach. Cost model per 8 cycles of a scheduler: the XU warps keep the XU a
+// fraction b busy (0.97 in step 05's 8 x 4) with i = 3.58 instructions an evaluation, the FMA
+// warps take the rest of the 8 u issue slots at i + c - 1 = 3.58 + 8.05 = 11.63: the rate is
+// b + (8 u - 3.58 b) / 11.63 times the XU's on paper, x 1.019 against the measured ceiling.
+// Predicted (before measuring): 0 of 8, the XU alone on this grid, 0.99; with FMA warps, 1.15 at
+// u = 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs u >= 0.74), best at 2 of 8.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>
@@ -84,30 +94,35 @@ __host__ __device__ inline float rsqrt_minimax(float x) {
 enum class Root { polynomial, newton, minimax };
 
 // Step 05's kernel body for the block's stretch (bx, by) of the slice, kPoints x kRows points a
-// thread; the first kSoftware of them (row by row) take their roots from the FMA pipe, the others
-// from the multi-function unit. With kAdd the sums are added to the output (atomically: other
-// blocks add other atoms' sums to the same points).
-template <int kPoints, int kRows, int kSoftware, Root kRoot, bool kAdd = false>
+// thread, the block kBlock x kBlockRows threads (a tile of as many atoms); the first kSoftware of
+// a thread's points (row by row) take their roots from the FMA pipe, the others from the
+// multi-function unit. With kAdd the sums are added to the output (atomically: other blocks add
+// other atoms' sums to the same points).
+template <int kPoints, int kRows, int kSoftware, Root kRoot, bool kAdd = false, int kBlockRows = kBlock>
 __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out,
                               const Slice& s, int bx, int by) {
+  constexpr int kTileAtoms = kBlock * kBlockRows;
+  // Unrolled by 4 as in step 05, but not when every root is on the FMA pipe: one atom's work is
+  // then already some 360 instructions, and 4 copies would crowd the instruction cache.
+  constexpr int kUnroll = kSoftware == kPoints * kRows ? 1 : 4;
   const int i0 = bx * kBlock * kPoints + threadIdx.x;
-  const int j0 = by * kBlock * kRows + threadIdx.y;
+  const int j0 = by * kBlockRows * kRows + threadIdx.y;
   const int t = threadIdx.y * kBlock + threadIdx.x;
   const float x0 = i0 * s.spacing, y0 = j0 * s.spacing;
   float potential[kRows][kPoints] = {};
-  for (int base = 0; base < count; base += kTile) {
+  for (int base = 0; base < count; base += kTileAtoms) {
     __syncthreads();  // the previous tile is no longer read
     if (base + t < count) tile[t] = atoms[base + t];
     __syncthreads();
-    const int n = min(kTile, count - base);
-#pragma unroll 4
+    const int n = min(kTileAtoms, count - base);
+#pragma unroll kUnroll
     for (int k = 0; k < n; ++k) {
       const SliceAtom a = tile[k];
       float dyz2[kRows], dx[kPoints];
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         // (Row 0 and column 0 need no FMA: fmaf(0, h, v) is not folded to v, since h could be inf.)
-        const float dy = r == 0 ? y0 - a.y : fmaf(static_cast<float>(r * kBlock), s.spacing, y0 - a.y);
+        const float dy = r == 0 ? y0 - a.y : fmaf(static_cast<float>(r * kBlockRows), s.spacing, y0 - a.y);
         dyz2[r] = fmaf(dy, dy, a.dz2);
       }
 #pragma unroll
@@ -126,7 +141,7 @@ __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ ato
   }
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    const int j = j0 + r * kBlock;
+    const int j = j0 + r * kBlockRows;
     if (j >= s.ny) continue;
     float* row = out + static_cast<long long>(j) * s.nx;
 #pragma unroll
@@ -199,6 +214,81 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
                  {dim3(kResident * multiprocessors()), dim3(kBlock, kBlock)}, atoms, count, out, slice, across, stretches);
 }
 
+// Warp specialisation, by block: a block of 16 x 8 threads (4 warps, one a scheduler) computes
+// all its roots one way, on the FMA pipe with the minimax root or on the XU, so that the schedulers
+// interleave the two kinds of warps instead of ptxas interleaving the two kinds of roots in one
+// warp's code. kBlocksPerSm blocks fit a multiprocessor and the grid is exactly that many; the
+// first kFmaBlocks to arrive on each multiprocessor take the FMA pipe (by position in the grid
+// the mix would be only roughly even: the hardware puts 3 of the first 132 blocks on some H200
+// multiprocessors and none on others). A block on the FMA pipe is about 3 times slower per
+// evaluation, so the work is given out as it is asked for: units of one stretch (128 x 32
+// points) and one chunk of kUnitAtoms atoms, numbered chunk by chunk, the next taken from a
+// counter; a unit's sums are added to the output. The host zeroes the counters and the output
+// before each launch.
+constexpr int kSpecialisedRows = 8;  // thread rows of a specialised block
+constexpr int kUnitAtoms = 512;      // 4 tiles, 2 million evaluations: the last units end close together
+constexpr int kArrivalSlots = 1024;  // per-multiprocessor counters (ids beyond share one)
+struct Schedule {
+  unsigned long long next_unit;
+  unsigned arrived[kArrivalSlots];  // blocks that have started on each multiprocessor
+};
+__device__ Schedule schedule;
+
+// The multiprocessor the calling block runs on: NVIDIA's %smid, AMD's compute unit; the CPU
+// backend places nothing, so there the block's place in a wave of `per_wave` blocks.
+__device__ inline unsigned multiprocessor_id([[maybe_unused]] unsigned per_wave) {
+#if defined(COURSE_BACKEND_CUDA)
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+#elif defined(COURSE_BACKEND_HIP)
+  return __smid();
+#else
+  return blockIdx.x % per_wave;
+#endif
+}
+
+template <int kFmaBlocks, int kBlocksPerSm>
+__global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
+    specialised_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
+                       int stretches) {
+  __shared__ SliceAtom tile[kBlock * kSpecialisedRows];
+  __shared__ unsigned long long unit;
+  __shared__ bool on_fma_pipe;
+  if (kFmaBlocks > 0 && threadIdx.x == 0 && threadIdx.y == 0) {  // (0 of n: no FMA-pipe code at all)
+    const unsigned place = multiprocessor_id(gridDim.x / kBlocksPerSm) % kArrivalSlots;
+    on_fma_pipe = static_cast<int>(atomicAdd(&schedule.arrived[place], 1u) % kBlocksPerSm) < kFmaBlocks;
+  }
+  const unsigned long long units = static_cast<unsigned long long>((count + kUnitAtoms - 1) / kUnitAtoms) * stretches;
+  for (;;) {
+    __syncthreads();  // every thread has read the previous unit
+    if (threadIdx.x == 0 && threadIdx.y == 0) unit = atomicAdd(&schedule.next_unit, 1ull);
+    __syncthreads();
+    const unsigned long long taken = unit;
+    if (taken >= units) return;
+    const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
+    const int n = min(kUnitAtoms, count - first);
+    if (kFmaBlocks > 0 && on_fma_pipe)
+      split_stretch<8, 4, 32, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
+                                                                    stretch / across);
+    else
+      split_stretch<8, 4, 0, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
+                                                                   stretch / across);
+  }
+}
+
+template <int kFmaBlocks, int kBlocksPerSm>
+void launch_specialised(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  const int across = static_cast<int>(course::blocks_for(slice.nx, kBlock * 8));
+  const int stretches = across * static_cast<int>(course::blocks_for(slice.ny, kSpecialisedRows * 4));
+  GPU_CHECK(gpuMemsetAsync(out, 0, sizeof(float) * slice.nx * slice.ny));
+  static const Schedule kStart{};
+  GPU_CHECK(gpuMemcpyToSymbol(schedule, &kStart, sizeof kStart));
+  course::launch(specialised_kernel<kFmaBlocks, kBlocksPerSm>,
+                 {dim3(kBlocksPerSm * multiprocessors()), dim3(kBlock, kSpecialisedRows)}, atoms, count, out, slice,
+                 across, stretches);
+}
+
 }  // namespace
 
 float rsqrt_on_fma_pipe(float x) { return rsqrt_fma_pipe(x); }
@@ -245,6 +335,21 @@ void potential_split_chosen_of_32_balanced(const SliceAtom* atoms, int count, fl
 }
 void potential_split_0_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split_balanced<8, 4, 0, Root::minimax>(atoms, count, out, slice);
+}
+
+// Warp specialisation: k of the 8 blocks on a multiprocessor (so k of each scheduler's 8 warps)
+// on the FMA pipe.
+void potential_split_specialised_0_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<0, 8>(atoms, count, out, slice);
+}
+void potential_split_specialised_1_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<1, 8>(atoms, count, out, slice);
+}
+void potential_split_specialised_2_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<2, 8>(atoms, count, out, slice);
+}
+void potential_split_specialised_3_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<3, 8>(atoms, count, out, slice);
 }
 
 }  // namespace ch04
