@@ -47,49 +47,6 @@ using course::DeviceBuffer;
 
 constexpr int kBlock = 128;  // cells of a row
 
-// The 16-bit formats: rounding to the nearest and back to float. Both keep the sign in bit 15,
-// and a positive value's neighbours are the bit patterns one below and one above.
-struct Fp16 {
-  __host__ __device__ static std::uint16_t nearest(float value) { return fp16_nearest(value); }
-  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
-};
-struct Bf16 {
-  __host__ __device__ static std::uint16_t nearest(float value) { return bf16_nearest(value); }
-  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
-};
-
-// The random numbers of one cell in one time step: murmur3's 32-bit finaliser of the two.
-__host__ __device__ inline std::uint32_t cell_hash(std::uint32_t cell, std::uint32_t time) {
-  std::uint32_t h = cell * 0x9e3779b1u ^ (time + 1u) * 0x85ebca77u;
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  return h ^ (h >> 16);
-}
-// The next number of the cell's sequence (a linear congruential step) as a uniform draw in
-// [0, 1): its top 24 bits, whose period is the generator's.
-__host__ __device__ inline float next_uniform(std::uint32_t& state) {
-  state = state * 1664525u + 1013904223u;
-  return static_cast<float>(state >> 8) * 0x1p-24f;
-}
-
-// `value` rounded to one of its two neighbouring 16-bit numbers, the upper with probability
-// (|value| - lo) / (hi - lo) for `uniform` in [0, 1); `kept` gets the stored number as a float.
-template <class Format>
-__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
-  // BEGIN SOLUTION: on |value|: the bits at or below it (the nearest, less one if above), lo and hi as floats, up when |value| - lo > uniform (hi - lo) (both exact); then the sign bit
-  const float magnitude = fabsf(value);
-  std::uint16_t below = Format::nearest(magnitude);
-  if (Format::decode(below) > magnitude) --below;
-  const float lo = Format::decode(below), hi = Format::decode(static_cast<std::uint16_t>(below + 1));
-  const bool up = magnitude - lo > uniform * (hi - lo);  // hi - lo is a power of two: both sides exact
-  kept = copysignf(up ? hi : lo, value);
-  return static_cast<std::uint16_t>((below + (up ? 1 : 0)) | (value < 0 ? 0x8000u : 0u));
-  // STUB: (void)value; (void)uniform; kept = 0.0f; return 0;
-  // END SOLUTION
-}
-
 // Step 08's neighbourhood and pull (the state shifted by the weights: s = f - w).
 struct Neighbourhood {
   unsigned here, west, east;  // offsets in a plane of this cell and of its row's neighbours
@@ -144,11 +101,17 @@ __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::ui
   for (int k = 1; k < kDirections; ++k) {
     const float eu = velocity_x(k) * ux + velocity_y(k) * uy;
     const float collided = fmaf(g.relax[k], fmaf(fmaf(cc, eu, b), eu, a), fmaf(g.keep, s[k], g.force[k]));
+    // BEGIN SOLUTION: collided rounded stochastically (half_bits.hpp) with the cell's next draw into its slot k; the stored values summed
     dst[k * plane + n.here] = round_stochastically<Format>(collided, next_uniform(random), kept);
     kept_sum += kept;
+    // STUB: (void)collided; (void)random; (void)kept;
+    // END SOLUTION
   }
   // The rest direction: the mass the eight stored values leave.
+  // BEGIN SOLUTION: sum - kept_sum, rounded stochastically with the next draw, into slot 0
   dst[n.here] = round_stochastically<Format>(sum - kept_sum, next_uniform(random), kept);
+  // STUB: (void)kept_sum;
+  // END SOLUTION
   if (write_moments) {
     moments.rho[n.here] = rho;
     moments.ux[n.here] = ux;
@@ -216,7 +179,7 @@ class StochasticLattice final : public Lattice {
 
 }  // namespace
 
-std::unique_ptr<Lattice> make_stochastic_fp16(const Channel& channel) { return std::make_unique<StochasticLattice<Fp16>>(channel); }
-std::unique_ptr<Lattice> make_stochastic_bf16(const Channel& channel) { return std::make_unique<StochasticLattice<Bf16>>(channel); }
+std::unique_ptr<Lattice> make_stochastic_fp16(const Channel& channel) { return std::make_unique<StochasticLattice<Fp16Bits>>(channel); }
+std::unique_ptr<Lattice> make_stochastic_bf16(const Channel& channel) { return std::make_unique<StochasticLattice<Bf16Bits>>(channel); }
 
 }  // namespace ch05
