@@ -10,6 +10,9 @@
 // With --flow=FILE.csv it times nothing: every step runs the tests' Poiseuille channel from rest
 // (lbm.hpp, kPoiseuille) and FILE gets the velocity profile ux(y) every 100 time steps, beside
 // the analytic parabola (step,time,y,ux,analytic), for the chapter's figures (figures.py).
+// With --vortex=FILE.csv it times nothing: the float64 reference runs a Taylor-Green vortex
+// (lbm.hpp) on the host and FILE gets its velocity field at times 50, 150 and 300 beside the
+// analytic one, for figures.py's flow.png.
 // With --accuracy=FILE.csv it times nothing either: every step runs from rest to the steady
 // Poiseuille flow on channels --widths cells across (default 24,48,96,192) at the same Mach
 // number (at --tau, default 0.8), beside the float64 reference (--only: those named), and FILE
@@ -22,6 +25,7 @@
 //   bench_lbm [--sizes=NXxNY[,...]] [--steps=N] [--cpu-size=NXxNY] [--ceilings=FILE] [--warm-l2]
 //             [--quiet] [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json ...]
 //   bench_lbm --flow=FILE.csv
+//   bench_lbm --vortex=FILE.csv
 //   bench_lbm --accuracy=FILE.csv [--widths=NY[,...]] [--tau=T] [--only=STEP[,...]]
 //   bench_lbm --capacity=NXxNY[,...] [--steps=N] [--benchmark_filter=REGEX ...]
 #include <algorithm>
@@ -169,6 +173,35 @@ void write_flow(const std::string& path) {
         csv += step.source.id() + "," + std::to_string(time) + "," + std::to_string(y) + "," +
                std::to_string(profile[std::size_t(y) * c.nx]) + "," + std::to_string(ch05::steady_velocity(c, y)) + "\n";
     }
+  }
+  out.write(csv);
+  out.commit();
+  std::printf("wrote %s\n", path.c_str());
+}
+
+// The decay of a Taylor-Green vortex under the float64 reference (on the host), for the
+// chapter's figure: the velocity field at a few times beside the analytic one
+// (time,x,y,ux,uy,analytic_ux,analytic_uy).
+void write_vortex(const std::string& path) {
+  course::OutputFile out(path);
+  const Channel box = ch05::taylor_green_box(32, 0.8f);
+  const ch05::State start = ch05::taylor_green_state(box);
+  std::vector<double> f(start.begin(), start.end());
+  ch05::ReferenceFields fields;
+  std::string csv = "# bench_lbm --vortex: the float64 reference's Taylor-Green vortex, 32 x 32 cells, tau 0.8, U 0.05\n"
+                    "time,x,y,ux,uy,analytic_ux,analytic_uy\n";
+  int time = 0;
+  for (const int sample : {50, 150, 300}) {
+    ch05::reference_advance(box, f, sample - time, &fields);
+    time = sample;
+    for (int y = 0; y < box.ny; ++y)
+      for (int x = 0; x < box.nx; ++x) {
+        const std::size_t at = std::size_t(y) * box.nx + x;
+        const ch05::Velocity exact = ch05::taylor_green_velocity(box, x, y, time);
+        char row[160];
+        std::snprintf(row, sizeof row, "%d,%d,%d,%.6e,%.6e,%.6e,%.6e\n", time, x, y, fields.ux[at], fields.uy[at], exact.ux, exact.uy);
+        csv += row;
+      }
   }
   out.write(csv);
   out.commit();
@@ -358,7 +391,8 @@ int main(int argc, char** argv) try {
                                   {"widths", "24,48,96,192"},
                                   {"tau", "0.8"},
                                   {"only", ""},
-                                  {"capacity", ""}});
+                                  {"capacity", ""},
+                                  {"vortex", ""}});
   // Every option is read, and refused if wrong, before anything runs.
   const std::vector<Channel> sizes = parse_sizes(session.text("sizes"));
   const int steps = int(session.integer("steps", 1000));
@@ -369,6 +403,10 @@ int main(int argc, char** argv) try {
   const std::vector<Channel> capacity = session.text("capacity").empty() ? std::vector<Channel>{} : parse_sizes(session.text("capacity"));
   if (!session.text("accuracy").empty()) {
     write_accuracy(session.text("accuracy"), widths, tau, only);
+    return 0;
+  }
+  if (!session.text("vortex").empty()) {
+    write_vortex(session.text("vortex"));
     return 0;
   }
   if (!session.text("flow").empty()) {
