@@ -333,7 +333,8 @@ struct CapacityRun {
     const std::pair<const char*, const DeviceBuffer<float>*> got[] = {{"rho", &rho}, {"ux", &ux}, {"uy", &uy}};
     const std::vector<double>* want[] = {&expected.rho, &expected.ux, &expected.uy};
     // Read back a band of rows at a time into one host buffer (a field can be 17 GB).
-    const std::size_t nx = std::size_t(channel.nx), band = std::max<std::size_t>(1, (std::size_t(1) << 26) / nx);
+    const std::size_t nx = std::size_t(channel.nx),
+                      band = std::min(std::size_t(channel.ny), std::max<std::size_t>(1, (std::size_t(1) << 26) / nx));
     std::vector<float> rows(band * nx);
     for (int field = 0; field < 3; ++field)
       for (std::size_t first = 0; first < std::size_t(channel.ny); first += band) {
@@ -366,7 +367,7 @@ void add_capacity_cases(course::bench::Session& session, const std::vector<Chann
       const double bytes_per_cell = step.lattice_bytes_per_cell() + 12 + (step.buffers == 1 ? 0 : 4 * ch05::kDirections);
       session.add_problem({.name = name_of(c) + " " + step.source.id(),
                            .device_bytes = double(c.cells()) * bytes_per_cell,
-                           .host_bytes = 4 << 26,  // a band of rows read back
+                           .host_bytes = 4 * std::min(double(c.cells()), double(1 << 26)),  // a band of rows read back
                            .build = [run, &step, c, steps](const course::Seed&) { run->emplace(step, c, steps); },
                            .release = [run] { run->reset(); }});
       session.add({.group = "capacity " + name_of(c), .name = step.source.id(),
