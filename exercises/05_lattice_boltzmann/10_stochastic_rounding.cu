@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint 5464cfc5c075): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint ece366deaa1e): edit the TODOs.
 // Step 10 — 16-bit storage that keeps the physics at every width: stochastic rounding.
 //
 // Steps 06-09 round every stored value to the nearest 16-bit number. What they store is
@@ -43,41 +43,6 @@ namespace {
 using course::DeviceBuffer;
 
 constexpr int kBlock = 128;  // cells of a row
-
-// The 16-bit formats: rounding to the nearest and back to float. Both keep the sign in bit 15,
-// and a positive value's neighbours are the bit patterns one below and one above.
-struct Fp16 {
-  __host__ __device__ static std::uint16_t nearest(float value) { return fp16_nearest(value); }
-  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
-};
-struct Bf16 {
-  __host__ __device__ static std::uint16_t nearest(float value) { return bf16_nearest(value); }
-  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
-};
-
-// The random numbers of one cell in one time step: murmur3's 32-bit finaliser of the two.
-__host__ __device__ inline std::uint32_t cell_hash(std::uint32_t cell, std::uint32_t time) {
-  std::uint32_t h = cell * 0x9e3779b1u ^ (time + 1u) * 0x85ebca77u;
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  return h ^ (h >> 16);
-}
-// The next number of the cell's sequence (a linear congruential step) as a uniform draw in
-// [0, 1): its top 24 bits, whose period is the generator's.
-__host__ __device__ inline float next_uniform(std::uint32_t& state) {
-  state = state * 1664525u + 1013904223u;
-  return static_cast<float>(state >> 8) * 0x1p-24f;
-}
-
-// `value` rounded to one of its two neighbouring 16-bit numbers, the upper with probability
-// (|value| - lo) / (hi - lo) for `uniform` in [0, 1); `kept` gets the stored number as a float.
-template <class Format>
-__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
-  // TODO: on |value|: the bits at or below it (the nearest, less one if above), lo and hi as floats, up when |value| - lo > uniform (hi - lo) (both exact); then the sign bit
-  (void)value; (void)uniform; kept = 0.0f; return 0;
-}
 
 // Step 08's neighbourhood and pull (the state shifted by the weights: s = f - w).
 struct Neighbourhood {
@@ -133,11 +98,12 @@ __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::ui
   for (int k = 1; k < kDirections; ++k) {
     const float eu = velocity_x(k) * ux + velocity_y(k) * uy;
     const float collided = fmaf(g.relax[k], fmaf(fmaf(cc, eu, b), eu, a), fmaf(g.keep, s[k], g.force[k]));
-    dst[k * plane + n.here] = round_stochastically<Format>(collided, next_uniform(random), kept);
-    kept_sum += kept;
+    // TODO: collided rounded stochastically (half_bits.hpp) with the cell's next draw into its slot k; the stored values summed
+    (void)collided; (void)random; (void)kept;
   }
   // The rest direction: the mass the eight stored values leave.
-  dst[n.here] = round_stochastically<Format>(sum - kept_sum, next_uniform(random), kept);
+  // TODO: sum - kept_sum, rounded stochastically with the next draw, into slot 0
+  (void)kept_sum;
   if (write_moments) {
     moments.rho[n.here] = rho;
     moments.ux[n.here] = ux;
@@ -205,7 +171,7 @@ class StochasticLattice final : public Lattice {
 
 }  // namespace
 
-std::unique_ptr<Lattice> make_stochastic_fp16(const Channel& channel) { return std::make_unique<StochasticLattice<Fp16>>(channel); }
-std::unique_ptr<Lattice> make_stochastic_bf16(const Channel& channel) { return std::make_unique<StochasticLattice<Bf16>>(channel); }
+std::unique_ptr<Lattice> make_stochastic_fp16(const Channel& channel) { return std::make_unique<StochasticLattice<Fp16Bits>>(channel); }
+std::unique_ptr<Lattice> make_stochastic_bf16(const Channel& channel) { return std::make_unique<StochasticLattice<Bf16Bits>>(channel); }
 
 }  // namespace ch05

@@ -19,6 +19,13 @@
 // the writes of the pulling step (about 9 instructions a cell over step 10's ~345). So predicted
 // ~60,000 MLUPS at 8192^2 (0.97x step 10), and the same rate at a size only its one buffer fits.
 // Measured: see the README (on the H200 in a run of its own, not yet in the recording).
+// BEGIN FINDINGS
+// Measured (H200, results/h200/in-place-2026-11-24.txt): 60,346 MLUPS at 8192^2, 0.96x step 10
+// (62,681) in the same run, near the prediction; 60,547 at 65536 x 65535, a grid whose 16-bit
+// state fits only in one buffer. Its flow is step 10's to the bit: the same draws for the same
+// values (profile error 0.25%, 0.21%, 0.18%, 0.33% at 24-192 cells across, equal to step 10's).
+// The profile (4096^2): issue-bound, 87% (pulling) and 78% (local) of the issue slots.
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     not measured yet
