@@ -1,11 +1,12 @@
-// Generated from solutions/05_lattice_boltzmann/12_in_place_stochastic.cu by exercises/generate.py (fingerprint e6c1ba544f22): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/12_in_place_stochastic.cu by exercises/generate.py (fingerprint da6923b46c9e): edit the TODOs.
 // Step 12 — the in-place (AA) pattern storing fp16 with stochastic rounding: one buffer of 18
 // bytes a cell, FluidX3D's headline combination.
 //
 // Step 11's two kinds of time step (in_place.hpp: its neighbourhood, plane starts and layout
-// conversions) with step 10's storage: each value is stored as s = f - w in fp16, rounded to
-// either neighbouring fp16 number by a draw from the cell's hash and the time step
-// (half_bits.hpp), and the rest direction takes the mass the eight stored values leave. The
+// conversions) with step 10's storage and collision: each value is stored as s = f - w in fp16,
+// collided as step 08 does (shifted_collision.hpp), rounded to either neighbouring fp16 number by
+// a draw from the cell's hash and the time step (half_bits.hpp), and the rest direction takes the
+// mass the eight stored values leave. The
 // pulling step reads direction k from the upwind neighbour's slot opposite(k) and writes its
 // collided value, rounded, into the downwind neighbour's slot k; the local step reads and writes
 // the cell's own slots. Every value is rounded by the step that stores it, as in step 10, so the
@@ -19,7 +20,8 @@
 // at 62,261 MLUPS there (0.60 of that copy), and this step adds the AA pattern's wall selects on
 // the writes of the pulling step (about 9 instructions a cell over step 10's ~345). So predicted
 // ~60,000 MLUPS at 8192^2 (0.97x step 10), and the same rate at a size only its one buffer fits.
-// Measured: see the README (on the H200 in a run of its own, not yet in the recording).
+// Measured: see the README (on the H200 in a run of its own at f410b50d6026, before the collision
+// moved into shifted_collision.hpp: the same PTX instruction counts and registers since, not re-run).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstddef>
@@ -28,6 +30,7 @@
 #include "course/device_buffer.hpp"
 #include "half_bits.hpp"
 #include "in_place.hpp"
+#include "shifted_collision.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -55,13 +58,6 @@ __device__ inline void pull_facing(const std::uint16_t* a, std::size_t plane, co
   }
 }
 
-// What the collision needs from the whole grid, worked out once on the host.
-struct GridCollision {
-  float keep;                // 1 - omega
-  float relax[kDirections];  // omega w_k
-  float force[kDirections];  // 3 w_k e_kx g
-};
-
 // Where each kind of step puts direction k's collided value (its bits): Push, the pulling step,
 // into the downwind neighbour's slot k, or at a wall into this cell's own slot opposite(k);
 // StoreLocal, the local step, into this cell's own slot opposite(k).
@@ -79,82 +75,57 @@ struct StoreLocal {
   }
 };
 
-// Collides the shifted values `s`, rounds each result stochastically (the rest direction last,
-// taking the mass the others' stored values leave) and hands direction k's bits to `put<k>`;
-// writes the moments when asked.
+// Direction k's collided value and on, rounded stochastically, put by `Put` (Push or StoreLocal);
+// `kept_sum` gets the stored values.
 template <template <int> class Put, int k = 1>
 __device__ inline void put_collided(std::uint16_t* a, std::size_t plane, const AaNeighbourhood& n, const float (&s)[kDirections],
-                                    float ux, float uy, float a0, float b, float cc, const GridCollision& g,
-                                    std::uint32_t& random, float& kept_sum) {
+                                    const ShiftedCell& cell, const GridCollision& g, std::uint32_t& random, float& kept_sum) {
   if constexpr (k < kDirections) {
-    const float eu = velocity_x(k) * ux + velocity_y(k) * uy;
-    const float collided = fmaf(g.relax[k], fmaf(fmaf(cc, eu, b), eu, a0), fmaf(g.keep, s[k], g.force[k]));
     float kept;
-    Put<k>::put(a, plane, n, round_stochastically<Fp16Bits>(collided, next_uniform(random), kept));
+    Put<k>::put(a, plane, n, round_stochastically<Fp16Bits>(collide_shifted(k, s[k], cell, g), next_uniform(random), kept));
     kept_sum += kept;
-    put_collided<Put, k + 1>(a, plane, n, s, ux, uy, a0, b, cc, g, random, kept_sum);
+    put_collided<Put, k + 1>(a, plane, n, s, cell, g, random, kept_sum);
   }
 }
 
-// One time step of one cell, after its nine shifted values are read: step 10's collision and
-// rounding, the values put by `Put` (Push or StoreLocal).
-template <template <int> class Put>
-__device__ inline void collide_and_put(std::uint16_t* a, std::size_t plane, const AaNeighbourhood& n, const float (&s)[kDirections],
-                                       Fields moments, bool with_moments, const GridCollision& g, std::uint32_t time) {
-  const float sum = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-  const float rho = 1.0f + sum, inverse = 1.0f / rho;
-  const float ux = (s[1] - s[3] + s[5] - s[6] - s[7] + s[8]) * inverse;
-  const float uy = (s[2] - s[4] + s[5] + s[6] - s[7] - s[8]) * inverse;
-  const float a0 = rho * (1.0f - 1.5f * (ux * ux + uy * uy)) - 1.0f, b = 3.0f * rho, cc = 4.5f * rho;
+// One time step of the pulling kind (`pulling`) or the local kind. Not __restrict__: `a` is read
+// and written, each slot by one thread.
+template <bool pulling>
+__global__ void in_place_stochastic_kernel(std::uint16_t* a, Fields moments, bool with_moments, Channel c, GridCollision g,
+                                           std::uint32_t time) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
+  if (x >= c.nx) return;
+  const AaNeighbourhood n = aa_neighbourhood(x, y, c);
+  const std::size_t plane = static_cast<std::size_t>(c.cells());
+  float s[kDirections];
+  if constexpr (pulling) {
+    pull_facing(a, plane, n, s);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kDirections; ++k) s[k] = fp16_value(a[k * plane + n.here]);
+  }
+  // Step 10's collision and rounding; the rest direction (its own slot in either kind of step)
+  // last, taking the mass the eight stored values leave.
+  const ShiftedCell cell = shifted_cell(s);
   std::uint32_t random = cell_hash(n.here, time);
   float kept_sum = 0.0f, kept;
-  put_collided<Put>(a, plane, n, s, ux, uy, a0, b, cc, g, random, kept_sum);
-  // The rest direction (its own slot in either kind of step): the mass the eight stored values leave.
-  plane_start<0>(a, plane)[n.here] = round_stochastically<Fp16Bits>(sum - kept_sum, next_uniform(random), kept);
+  if constexpr (pulling)
+    put_collided<Push>(a, plane, n, s, cell, g, random, kept_sum);
+  else
+    put_collided<StoreLocal>(a, plane, n, s, cell, g, random, kept_sum);
+  plane_start<0>(a, plane)[n.here] = round_stochastically<Fp16Bits>(cell.sum - kept_sum, next_uniform(random), kept);
   if (with_moments) {
-    moments.rho[n.here] = rho;
-    moments.ux[n.here] = ux;
-    moments.uy[n.here] = uy;
+    moments.rho[n.here] = cell.rho;
+    moments.ux[n.here] = cell.ux;
+    moments.uy[n.here] = cell.uy;
   }
-}
-
-// The pulling step. Not __restrict__: `a` is read and written, each slot by one thread.
-__global__ void stochastic_pulling_kernel(std::uint16_t* a, Fields moments, bool with_moments, Channel c, GridCollision g,
-                                          std::uint32_t time) {
-  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
-  if (x >= c.nx) return;
-  const AaNeighbourhood n = aa_neighbourhood(x, y, c);
-  const std::size_t plane = static_cast<std::size_t>(c.cells());
-  float s[kDirections];
-  pull_facing(a, plane, n, s);
-  collide_and_put<Push>(a, plane, n, s, moments, with_moments, g, time);
-}
-
-// The local step: the cell's own slots, each read and its collided value written into the
-// opposite slot.
-__global__ void stochastic_local_kernel(std::uint16_t* a, Fields moments, bool with_moments, Channel c, GridCollision g,
-                                        std::uint32_t time) {
-  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
-  if (x >= c.nx) return;
-  const AaNeighbourhood n = aa_neighbourhood(x, y, c);
-  const std::size_t plane = static_cast<std::size_t>(c.cells());
-  float s[kDirections];
-#pragma unroll
-  for (int k = 0; k < kDirections; ++k) s[k] = fp16_value(a[k * plane + n.here]);
-  collide_and_put<StoreLocal>(a, plane, n, s, moments, with_moments, g, time);
 }
 
 class InPlaceStochasticLattice final : public Lattice {
  public:
   explicit InPlaceStochasticLattice(const Channel& channel)
-      : c_(channel), grid_(course::blocks_for(channel.nx, kBlock), channel.ny), a_(channel.cells() * kDirections) {
-    const float omega = 1.0f / channel.tau;
-    g_.keep = 1.0f - omega;
-    for (int k = 0; k < kDirections; ++k) {
-      g_.relax[k] = omega * weight(k);
-      g_.force[k] = 3.0f * weight(k) * velocity_x(k) * channel.force;
-    }
-  }
+      : c_(channel), grid_(course::blocks_for(channel.nx, kBlock), channel.ny), a_(channel.cells() * kDirections),
+        g_(grid_collision(channel)) {}
 
   // The time steps are counted from the load: the same state loaded draws the same numbers.
   void load(const float* f) override {
@@ -175,8 +146,8 @@ class InPlaceStochasticLattice final : public Lattice {
     for (int step = 0; step < steps; ++step) {
       const bool with_moments = fields && step == steps - 1;
       const Fields moments = with_moments ? *fields : Fields{};
-      course::launch(next_is_pulling_ ? stochastic_pulling_kernel : stochastic_local_kernel, {grid_, kBlock}, a_.data(), moments,
-                     with_moments, c_, g_, time_++);
+      course::launch(next_is_pulling_ ? in_place_stochastic_kernel<true> : in_place_stochastic_kernel<false>, {grid_, kBlock},
+                     a_.data(), moments, with_moments, c_, g_, time_++);
       next_is_pulling_ = !next_is_pulling_;
     }
   }
