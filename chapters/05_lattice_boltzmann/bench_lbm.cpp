@@ -10,17 +10,27 @@
 // With --flow=FILE.csv it times nothing: every step runs the tests' Poiseuille channel from rest
 // (lbm.hpp, kPoiseuille) and FILE gets the velocity profile ux(y) every 100 time steps, beside
 // the analytic parabola (step,time,y,ux,analytic), for the chapter's figures (figures.py).
+// With --vortex=FILE.csv it times nothing: the float64 reference runs a Taylor-Green vortex
+// (lbm.hpp) on the host and FILE gets its velocity field at times 50, 150 and 300 beside the
+// analytic one, for figures.py's flow.png.
 // With --accuracy=FILE.csv it times nothing either: every step runs from rest to the steady
 // Poiseuille flow on channels --widths cells across (default 24,48,96,192) at the same Mach
 // number (at --tau, default 0.8), beside the float64 reference (--only: those named), and FILE
 // gets each one's distance from the parabola and its change of mass.
+// With --capacity=NXxNY[,...] it times each step alone on those grids, from rest, with nothing
+// beside its lattice but the moments: the in-place steps' one buffer runs where two do not fit
+// (a step that does not fit is skipped in one line), and its state is checked against the
+// reference's flow from rest.
 //
 //   bench_lbm [--sizes=NXxNY[,...]] [--steps=N] [--cpu-size=NXxNY] [--ceilings=FILE] [--warm-l2]
 //             [--quiet] [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json ...]
 //   bench_lbm --flow=FILE.csv
+//   bench_lbm --vortex=FILE.csv
 //   bench_lbm --accuracy=FILE.csv [--widths=NY[,...]] [--tau=T] [--only=STEP[,...]]
+//   bench_lbm --capacity=NXxNY[,...] [--steps=N] [--benchmark_filter=REGEX ...]
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
@@ -30,6 +40,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "course/benchmark.hpp"
@@ -168,6 +179,35 @@ void write_flow(const std::string& path) {
   std::printf("wrote %s\n", path.c_str());
 }
 
+// The decay of a Taylor-Green vortex under the float64 reference (on the host), for the
+// chapter's figure: the velocity field at a few times beside the analytic one
+// (time,x,y,ux,uy,analytic_ux,analytic_uy).
+void write_vortex(const std::string& path) {
+  course::OutputFile out(path);
+  const Channel box = ch05::taylor_green_box(32, 0.8f);
+  const ch05::State start = ch05::taylor_green_state(box);
+  std::vector<double> f(start.begin(), start.end());
+  ch05::ReferenceFields fields;
+  std::string csv = "# bench_lbm --vortex: the float64 reference's Taylor-Green vortex, 32 x 32 cells, tau 0.8, U 0.05\n"
+                    "time,x,y,ux,uy,analytic_ux,analytic_uy\n";
+  int time = 0;
+  for (const int sample : {50, 150, 300}) {
+    ch05::reference_advance(box, f, sample - time, &fields);
+    time = sample;
+    for (int y = 0; y < box.ny; ++y)
+      for (int x = 0; x < box.nx; ++x) {
+        const std::size_t at = std::size_t(y) * box.nx + x;
+        const ch05::Velocity exact = ch05::taylor_green_velocity(box, x, y, time);
+        char row[160];
+        std::snprintf(row, sizeof row, "%d,%d,%d,%.6e,%.6e,%.6e,%.6e\n", time, x, y, fields.ux[at], fields.uy[at], exact.ux, exact.uy);
+        csv += row;
+      }
+  }
+  out.write(csv);
+  out.commit();
+  std::printf("wrote %s\n", path.c_str());
+}
+
 // A relaxation time for --accuracy: a number from 0.51 to 10 (above 1/2, where the viscosity is
 // positive; below the range where the channel's start-up takes millions of steps).
 float parse_tau(const std::string& text) {
@@ -266,6 +306,79 @@ void write_accuracy(const std::string& path, const std::vector<int>& widths, flo
   std::printf("wrote %s\n", path.c_str());
 }
 
+// --capacity: one step's lattice alone on a large grid, from rest (Lattice::load_at_rest), so
+// that a grid which only one buffer fits can run. Its check after the timed steps: one more
+// step with the moments, every cell's against the float64 reference's on a channel 4 cells
+// long (the flow from rest is the same in every column).
+struct CapacityRun {
+  Channel channel;
+  int steps;
+  std::unique_ptr<ch05::Lattice> lattice;
+  DeviceBuffer<float> rho, ux, uy;
+  ch05::ReferenceFields expected;  // of one column's cells, ny of each
+
+  CapacityRun(const ch05::Step& step, const Channel& c, int steps_)
+      : channel(c), steps(steps_), lattice(ch05::make_lattice(step, c)), rho(c.cells()), ux(c.cells()), uy(c.cells()) {
+    const Channel column{4, c.ny, c.tau, c.force};
+    const ch05::State rest = ch05::state_at_rest(column);
+    std::vector<double> f(rest.begin(), rest.end());
+    ch05::reference_advance(column, f, steps + 1, &expected);
+  }
+
+  std::string check(ch05::Storage storage) {
+    rho.poison(), ux.poison(), uy.poison();
+    const ch05::Fields fields{rho.data(), ux.data(), uy.data()};
+    lattice->advance(1, &fields);
+    const course::Tolerance tol = ch05::tolerance(storage);
+    const std::pair<const char*, const DeviceBuffer<float>*> got[] = {{"rho", &rho}, {"ux", &ux}, {"uy", &uy}};
+    const std::vector<double>* want[] = {&expected.rho, &expected.ux, &expected.uy};
+    // Read back a band of rows at a time into one host buffer (a field can be 17 GB).
+    const std::size_t nx = std::size_t(channel.nx),
+                      band = std::min(std::size_t(channel.ny), std::max<std::size_t>(1, (std::size_t(1) << 26) / nx));
+    std::vector<float> rows(band * nx);
+    for (int field = 0; field < 3; ++field)
+      for (std::size_t first = 0; first < std::size_t(channel.ny); first += band) {
+        const std::size_t count = std::min(band, std::size_t(channel.ny) - first);
+        GPU_CHECK(gpuMemcpy(rows.data(), got[field].second->data() + first * nx, count * nx * sizeof(float), gpuMemcpyDeviceToHost));
+        for (std::size_t y = first; y < first + count; ++y) {
+          const double expected_value = (*want[field])[y * 4], bound = tol.atol + tol.rtol * std::abs(expected_value);
+          const float* row = rows.data() + (y - first) * nx;
+          const auto wrong = [&](float v) { return !(std::abs(v - expected_value) <= bound); };  // NaN is wrong too
+          bool row_ok = true;
+          for (std::size_t x = 0; x < nx; ++x) row_ok &= !wrong(row[x]);
+          if (row_ok) continue;
+          const std::size_t x = std::size_t(std::find_if(row, row + nx, wrong) - row);
+          char what[200];
+          std::snprintf(what, sizeof what, "%s at x = %zu, y = %zu after %d steps from rest: %.9g, the reference's %.9g",
+                        got[field].first, x, y, steps + 1, row[x], expected_value);
+          return what;
+        }
+      }
+    return "";
+  }
+};
+
+void add_capacity_cases(course::bench::Session& session, const std::vector<Channel>& sizes, int steps) {
+  for (const Channel& c : sizes)
+    for (const ch05::Step& step : ch05::steps()) {
+      auto run = std::make_shared<std::optional<CapacityRun>>();
+      // The lattice and the three moments; a two-buffer step's load_at_rest also holds a canonical
+      // state while it loads.
+      const double bytes_per_cell = step.lattice_bytes_per_cell() + 12 + (step.buffers == 1 ? 0 : 4 * ch05::kDirections);
+      session.add_problem({.name = name_of(c) + " " + step.source.id(),
+                           .device_bytes = double(c.cells()) * bytes_per_cell,
+                           .host_bytes = 4 * std::min(double(c.cells()), double(1 << 26)),  // a band of rows read back
+                           .build = [run, &step, c, steps](const course::Seed&) { run->emplace(step, c, steps); },
+                           .release = [run] { run->reset(); }});
+      session.add({.group = "capacity " + name_of(c), .name = step.source.id(),
+                   .prepare = [run] { (*run)->lattice->load_at_rest((*run)->channel); },
+                   .run = [run] { (*run)->lattice->advance((*run)->steps, nullptr); },
+                   .bytes = step.fewest_bytes_per_update() * double(c.cells()) * steps,
+                   .rates = {{"MLUP", double(c.cells()) * steps / 1e6}},
+                   .validate = [run, &step] { return (*run)->check(step.storage); }});
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -278,7 +391,9 @@ int main(int argc, char** argv) try {
                                   {"accuracy", ""},
                                   {"widths", "24,48,96,192"},
                                   {"tau", "0.8"},
-                                  {"only", ""}});
+                                  {"only", ""},
+                                  {"capacity", ""},
+                                  {"vortex", ""}});
   // Every option is read, and refused if wrong, before anything runs.
   const std::vector<Channel> sizes = parse_sizes(session.text("sizes"));
   const int steps = int(session.integer("steps", 1000));
@@ -286,8 +401,13 @@ int main(int argc, char** argv) try {
   const std::vector<int> widths = parse_widths(session.text("widths"));
   const float tau = parse_tau(session.text("tau"));
   const std::vector<std::string> only = parse_only(session.text("only"));
+  const std::vector<Channel> capacity = session.text("capacity").empty() ? std::vector<Channel>{} : parse_sizes(session.text("capacity"));
   if (!session.text("accuracy").empty()) {
     write_accuracy(session.text("accuracy"), widths, tau, only);
+    return 0;
+  }
+  if (!session.text("vortex").empty()) {
+    write_vortex(session.text("vortex"));
     return 0;
   }
   if (!session.text("flow").empty()) {
@@ -297,14 +417,15 @@ int main(int argc, char** argv) try {
   const course::Seed seed = session.seed();
   std::printf("inputs from %s; tau %.2f, body force %g, %d time steps a run\n", seed.describe().c_str(), kTau, kForce, steps);
 
+  if (!capacity.empty()) {
+    add_capacity_cases(session, capacity, steps);
+    return session.run();
+  }
   // Per channel, on the device: the starting and the stored state, the copies' two, and one
-  // step's lattice, the largest (its two buffers of nine values a cell, or one; steps 00-03 also
-  // hold the moments, 12 bytes a cell, and step 01 two tables of pointers, 16). On the host: the
-  // state, a copy, and the reference's two in float64.
+  // step's lattice, the largest. On the host: the state, a copy, and the reference's two in
+  // float64.
   double lattice_bytes_per_cell = 0;
-  for (const ch05::Step& step : ch05::steps())
-    lattice_bytes_per_cell = std::max(lattice_bytes_per_cell, step.fewest_bytes_per_update() + (step.source.file < "04" ? 12 : 0) +
-                                                                  (step.source.file == "01_subscript" ? 16 : 0));
+  for (const ch05::Step& step : ch05::steps()) lattice_bytes_per_cell = std::max(lattice_bytes_per_cell, step.lattice_bytes_per_cell());
   for (const Channel& c : sizes) {
     auto buffers = std::make_shared<std::optional<Buffers>>();
     session.add_problem({.name = name_of(c),

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Draws chapter 5's pictures into figures/, from the committed results/h200/ only:
+"""Draws chapter 5's pictures into figures/, from the committed results/h200/ (and the CPU's vortex):
   profile.png   results/flow.csv: the steady velocity profile ux(y) of step 07 in float32, fp16
                 and bf16 against the analytic parabola, each with its relative L2 error; and
                 step 07 float32's start-up from rest towards the parabola;
   flow.png      results/flow.csv: step 07 float32's ux over time and y (the channel's cross-section
-                developing from rest), and the steady channel seen from above;
+                developing from rest); results/cpu/vortex.csv: a two-dimensional flow, the
+                float64 reference's Taylor-Green vortex, its field and its decay against the
+                analytic one;
   layouts.png   the access patterns: the paper's layout (steps 00-02) and the 32 values one warp
                 touches, the structure of arrays (steps 03 on) and one warp's loads in each plane,
                 and the AA pattern's two kinds of time step (step 05) along x;
@@ -30,6 +32,7 @@ PROFILE_STEPS = {"07_lean_f32": ("o", "tab:blue"), "07_lean_fp16": ("s", "tab:or
 STARTUP_STEP = "07_lean_f32"
 STARTUP_TIMES = (100, 300, 1000, 2000, 4000)
 FLOW_COLUMNS = ("step", "time", "y", "ux", "analytic")
+VORTEX_COLUMNS = ("time", "x", "y", "ux", "uy", "analytic_ux", "analytic_uy")
 # The D2Q9 velocities and opposites of lbm.hpp, for the layout picture.
 VELOCITY_X = (0, 1, 0, -1, 0, 1, -1, -1, 1)
 VELOCITY_Y = (0, 0, 1, 0, -1, 1, 1, -1, -1)
@@ -73,6 +76,33 @@ def read_flow(path: pathlib.Path) -> dict:
     if len(rows_across) != 1:
         raise cli.ToolError(f"the profiles of {STARTUP_STEP} do not all have the same rows y", path)
     return flow
+
+
+def read_vortex(path: pathlib.Path) -> dict:
+    """{time: {(x, y): (ux, uy, analytic_ux, analytic_uy)}} from vortex.csv (bench_lbm --vortex),
+    every time a whole square box."""
+    text = cli.read_text(path, "the vortex CSV (bench_lbm --vortex)")
+    rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
+    missing = [column for column in VORTEX_COLUMNS if column not in (rows.fieldnames or [])]
+    if missing:
+        raise cli.ToolError(f"lacks the column(s) {', '.join(missing)}: expected {','.join(VORTEX_COLUMNS)}", path)
+    vortex = {}
+    for line, row in enumerate(rows, start=3):
+        try:
+            time, x, y = int(row["time"]), int(row["x"]), int(row["y"])
+            values = tuple(float(row[c]) for c in VORTEX_COLUMNS[3:])
+        except (TypeError, ValueError):
+            raise cli.ToolError(f"line {line}: time, x and y need whole numbers, the velocities numbers", path) from None
+        if not all(math.isfinite(v) for v in values):
+            raise cli.ToolError(f"line {line}: the velocities need finite numbers", path)
+        vortex.setdefault(time, {})[(x, y)] = values
+    if not vortex:
+        raise cli.ToolError("has no rows", path)
+    for time, field in vortex.items():
+        n = math.isqrt(len(field))
+        if n < 2 or set(field) != {(x, y) for x in range(n) for y in range(n)}:
+            raise cli.ToolError(f"time {time} is not a whole square box of cells", path)
+    return vortex
 
 
 def relative_l2(profile: list) -> float:
@@ -150,43 +180,69 @@ def draw_profile(flow: dict, out: pathlib.Path, plt) -> None:
     save(figure, out, plt)
 
 
-def draw_flow(flow: dict, out: pathlib.Path, plt) -> None:
+def rms_speed(field: dict, column: int) -> float:
+    """The root-mean-square speed of a field (column 0: the simulated one, 2: the analytic one)."""
+    return math.sqrt(sum(v[column] ** 2 + v[column + 1] ** 2 for v in field.values()) / len(field))
+
+
+def draw_flow(flow: dict, vortex: dict, out: pathlib.Path, plt) -> None:
     times = sorted(flow[STARTUP_STEP])
     last = times[-1]
     profile = flow[STARTUP_STEP][last]
     ny = len(profile)
     ys = [y for y, _, _ in profile]
     field = [[flow[STARTUP_STEP][t][row][1] for t in times] for row in range(ny)]  # rows y, columns time
-    figure, (history, above) = plt.subplots(2, 1, figsize=(12, 10), gridspec_kw={"height_ratios": [3, 2]},
-                                         layout="constrained")
+    figure = plt.figure(figsize=(12, 10.5), layout="constrained")
+    panels = figure.subplot_mosaic([["history", "history"], ["above", "decay"]], height_ratios=[2, 2.6])
+    history, above, decay = panels["history"], panels["above"], panels["decay"]
     mesh = history.pcolormesh(times, ys, field, shading="nearest", cmap="viridis")
     contours = history.contour(times, ys, field, levels=[0.01, 0.02, 0.03, 0.04, 0.045], colors="white", linewidths=0.7)
     history.clabel(contours, fmt="%.3f", fontsize=7)
-    figure.colorbar(mesh, ax=[history, above], label="ux (cells per time step)", shrink=0.7)
+    figure.colorbar(mesh, ax=history, label="ux (cells per time step)")
     draw_walls(history, ny)
     history.set_ylim(-1.5, ny + 0.5)
     history.set_xlabel(f"time step (sampled every {times[1] - times[0]})")
     history.set_ylabel("y, row across the channel (cells)")
     history.set_title(f"{STARTUP_STEP}: the channel's cross-section ux(y) over time, from rest to the steady parabola\n"
                       "(white: lines of equal ux; shaded: the walls)", fontsize=9.5, loc="left")
-    # Seen from above: the field is uniform along x, so the steady column is repeated; an arrow's
-    # length is ux, stretched so that the fastest spans 80% of the gap to the next arrow.
-    length, spacing = 3 * ny, 4
-    top = max(ux for _, ux, _ in profile)
-    stretch = 0.8 * spacing / top
-    xs = list(range(0, length, spacing))
-    speeds = [ux for _ in xs for _, ux, _ in profile]
-    above.quiver([x for x in xs for _ in profile], [y for _ in xs for y, _, _ in profile], speeds, [0.0] * len(speeds),
-                 speeds, cmap="viridis", norm=mesh.norm,
-                 angles="xy", scale_units="xy", scale=1 / stretch, width=0.0025)
-    draw_walls(above, ny)
-    above.set_xlim(-1, length + 1)
-    above.set_ylim(-1.5, ny + 0.5)
+    # A flow that varies both ways: the vortex at its middle sample, its vorticity as colour
+    # (central differences, periodic both ways) and its streamlines.
+    samples = sorted(vortex)
+    shown = samples[len(samples) // 2]
+    cells = vortex[shown]
+    n = math.isqrt(len(cells))
+    ux = [[cells[(x, y)][0] for x in range(n)] for y in range(n)]
+    uy = [[cells[(x, y)][1] for x in range(n)] for y in range(n)]
+    vorticity = [[(uy[y][(x + 1) % n] - uy[y][x - 1]) / 2 - (ux[(y + 1) % n][x] - ux[y - 1][x]) / 2 for x in range(n)]
+                 for y in range(n)]
+    top = max(abs(w) for row in vorticity for w in row)
+    spin = above.pcolormesh(range(n), range(n), vorticity, shading="nearest", cmap="RdBu_r", vmin=-top, vmax=top)
+    figure.colorbar(spin, ax=above, label="vorticity (per time step)", shrink=0.8)
+    import numpy  # matplotlib's own dependency: streamplot takes arrays
+    above.streamplot(numpy.arange(n), numpy.arange(n), numpy.array(ux), numpy.array(uy), color="black", linewidth=0.8,
+                     density=1.1, arrowsize=0.9)
+    above.set_xlim(-0.5, n - 0.5)
+    above.set_ylim(-0.5, n - 0.5)
     above.set_aspect("equal")
-    above.set_xlabel(f"x along the channel (cells); an arrow every {spacing} cells and every row, its length ux x {stretch:.0f}")
-    above.set_ylabel("y (cells)")
-    above.set_title(f"The steady flow (t = {last}) seen from above, over 3 channel widths.\nThe simulated channel is periodic "
-                    "along x and its field does not vary along x: this picture repeats the simulated columns", fontsize=9.5, loc="left")
+    above.set_xlabel("x (cells; periodic)")
+    above.set_ylabel("y (cells; periodic)")
+    above.set_title(f"A Taylor-Green vortex, {n} x {n} cells, at t = {shown} (float64 reference):\n"
+                    "streamlines over the vorticity; the tests' flow that needs the\nequilibrium's quadratic terms",
+                    fontsize=9.5, loc="left")
+    simulated = [rms_speed(vortex[t], 0) for t in samples]
+    exact = [rms_speed(vortex[t], 2) for t in samples]
+    # The analytic field decays as exp(-2 nu k^2 t) exactly: the line through its samples.
+    rate = math.log(exact[0] / exact[-1]) / (samples[-1] - samples[0])
+    span = list(range(0, samples[-1] + 1, 5))
+    decay.plot(span, [exact[0] * math.exp(-rate * (t - samples[0])) for t in span], "-", color="black", linewidth=1,
+               label=f"analytic: exp(-2 nu k^2 t), 2 nu k^2 = {rate:.5f} per step")
+    worst = max(abs(s_ / e - 1) for s_, e in zip(simulated, exact))
+    decay.plot(samples, simulated, "o", color="tab:blue", label=f"the reference (within {100 * worst:.2f}% of it)")
+    decay.set_yscale("log")
+    decay.set_xlabel("time step")
+    decay.set_ylabel("root-mean-square speed (cells per time step)")
+    decay.legend(loc="upper right", fontsize=8, frameon=False)
+    decay.set_title("The vortex's decay", fontsize=9.5, loc="left")
     save(figure, out, plt)
 
 
@@ -386,17 +442,20 @@ def main() -> int:
     parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", type=pathlib.Path, default=HERE / "results" / "h200",
                         help="the folder holding flow.csv, bench.json, ceilings.json and torch.json (default: %(default)s)")
+    parser.add_argument("--vortex", type=pathlib.Path, default=HERE / "results" / "cpu" / "vortex.csv",
+                        help="the Taylor-Green vortex's fields, from bench_lbm --vortex (default: %(default)s)")
     parser.add_argument("--out-dir", type=pathlib.Path, default=HERE / "figures",
                         help="where the PNGs go (default: %(default)s)")
     args = parser.parse_args()
     if not args.results.is_dir():
         raise cli.ToolError("no such folder of results" if not args.results.exists() else "is not a folder", args.results)
     flow = read_flow(args.results / "flow.csv")
+    vortex = read_vortex(args.vortex)
     context, steps, ceilings, peers = read_rates(args.results)
     plt = plot.pyplot()
     out = cli.output_folder(args.out_dir)
     draw_profile(flow, out / "profile.png", plt)
-    draw_flow(flow, out / "flow.png", plt)
+    draw_flow(flow, vortex, out / "flow.png", plt)
     draw_layouts(out / "layouts.png", plt)
     draw_rates(context, steps, ceilings, peers, out / "rates.png", plt)
     return 0

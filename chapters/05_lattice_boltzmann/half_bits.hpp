@@ -1,7 +1,9 @@
-// The 16-bit storage formats of steps 06-10 as bit patterns, converted from float by rounding to
+// The 16-bit storage formats of steps 06-12 as bit patterns, converted from float by rounding to
 // the nearest (ties to even) and back, the same on every backend. fp16 uses the GPU's conversion
 // instructions (the host compiler's _Float16 on the CPU backend); bf16 is the top half of a
 // float32, rounded by adding just under half of the dropped part, or by CUDA's instruction.
+// Then stochastic rounding (steps 10 and 12): the random numbers of a cell and time step, and a
+// value rounded to either of its two neighbouring 16-bit numbers.
 #pragma once
 
 #include <bit>
@@ -50,5 +52,46 @@ __host__ __device__ inline std::uint16_t bf16_nearest(float value) {
 }
 
 __host__ __device__ inline float bf16_value(std::uint16_t bits) { return course::float_from_bits(std::uint32_t{bits} << 16); }
+
+// The two formats as step 10's stochastic rounding takes them. Both keep the sign in bit 15, and
+// a positive value's neighbours are the bit patterns one below and one above.
+struct Fp16Bits {
+  __host__ __device__ static std::uint16_t nearest(float value) { return fp16_nearest(value); }
+  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
+};
+struct Bf16Bits {
+  __host__ __device__ static std::uint16_t nearest(float value) { return bf16_nearest(value); }
+  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
+};
+
+// The random numbers of one cell in one time step: murmur3's 32-bit finaliser of the two.
+__host__ __device__ inline std::uint32_t cell_hash(std::uint32_t cell, std::uint32_t time) {
+  std::uint32_t h = cell * 0x9e3779b1u ^ (time + 1u) * 0x85ebca77u;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  return h ^ (h >> 16);
+}
+// The next number of the cell's sequence (a linear congruential step) as a uniform draw in
+// [0, 1): its top 24 bits, whose period is the generator's.
+__host__ __device__ inline float next_uniform(std::uint32_t& state) {
+  state = state * 1664525u + 1013904223u;
+  return static_cast<float>(state >> 8) * 0x1p-24f;
+}
+
+// `value` rounded to one of its two neighbouring 16-bit numbers, the upper with probability
+// (|value| - lo) / (hi - lo) for `uniform` in [0, 1); `kept` gets the stored number as a float.
+// On |value|: the bits at or below it (the nearest, less one if above), then the sign bit.
+template <class Format>
+__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
+  const float magnitude = fabsf(value);
+  std::uint16_t below = Format::nearest(magnitude);
+  if (Format::decode(below) > magnitude) --below;
+  const float lo = Format::decode(below), hi = Format::decode(static_cast<std::uint16_t>(below + 1));
+  const bool up = magnitude - lo > uniform * (hi - lo);  // hi - lo is a power of two: both sides exact
+  kept = copysignf(up ? hi : lo, value);
+  return static_cast<std::uint16_t>((below + (up ? 1 : 0)) | (value < 0 ? 0x8000u : 0u));
+}
 
 }  // namespace ch05

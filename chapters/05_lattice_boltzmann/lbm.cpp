@@ -1,9 +1,12 @@
 #include "lbm.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
 #include <string>
+
+#include "course/device_buffer.hpp"
 
 namespace ch05 {
 namespace {
@@ -21,6 +24,9 @@ void check_channel(const Channel& channel) {
     throw std::invalid_argument("tau must be a finite number above 1/2 (the viscosity is (tau - 1/2)/3), not " +
                                 std::to_string(channel.tau));
   if (!std::isfinite(channel.force)) throw std::invalid_argument("the body force must be finite");
+  if (channel.nx > 65536)
+    throw std::invalid_argument("at most 65536 cells along the channel (a plane of cells is offset in 32 bits), not " +
+                                std::to_string(channel.nx));
   if (channel.ny > 65535)
     throw std::invalid_argument("at most 65535 cells across the channel (the steps launch a row of blocks per row of cells), not " +
                                 std::to_string(channel.ny));
@@ -30,6 +36,19 @@ State state_at_rest(const Channel& channel) {
   State f(static_cast<std::size_t>(channel.cells()) * kDirections);
   for (std::size_t i = 0; i < f.size(); ++i) f[i] = weight(static_cast<int>(i % kDirections));
   return f;
+}
+
+void Lattice::load_at_rest(const Channel& channel) {
+  // The nine weights, then the filled part copied after itself until the buffer is full: a few
+  // dozen copies on the device instead of the whole state from the host.
+  const State weights = state_at_rest({1, 1, channel.tau, channel.force});
+  course::DeviceBuffer<float> rest(static_cast<std::size_t>(channel.cells()) * kDirections);
+  GPU_CHECK(gpuMemcpy(rest.data(), weights.data(), sizeof(float) * kDirections, gpuMemcpyHostToDevice));
+  for (std::size_t filled = kDirections; filled < rest.size(); filled *= 2)
+    GPU_CHECK(gpuMemcpy(rest.data() + filled, rest.data(), sizeof(float) * std::min(filled, rest.size() - filled),
+                        gpuMemcpyDeviceToDevice));
+  load(rest.data());
+  GPU_CHECK(gpuDeviceSynchronize());  // before `rest` is freed
 }
 
 State random_state(const Channel& channel, const course::Seed& seed) {

@@ -42,7 +42,8 @@ __host__ __device__ inline int upwind_row(const Channel& c, int y, int ey) {
 
 // Throws std::invalid_argument, naming what is wrong, for an empty grid or tau <= 1/2 (where
 // the viscosity is zero or negative and the scheme blows up), a force that is not finite, or
-// more than 65535 cells across (a grid has at most that many blocks along y).
+// more than 65535 cells across (a grid has at most that many blocks along y) or 65536 along (so
+// a plane of cells, fewer than 2^32, is offset in 32 bits).
 void check_channel(const Channel& channel);
 
 // The D2Q9 velocity set: rest, the four axis directions, the four diagonals.
@@ -105,6 +106,11 @@ class Lattice {
   virtual void load(const float* f) = 0;
   // Writes the state into `f` (canonical layout).
   virtual void store(float* f) = 0;
+  // Replaces the state by the fluid at rest (f_k = w_k) on `channel`, the lattice's own. By
+  // default through load(), from a canonical state on the device (36 bytes a cell while it runs);
+  // the in-place steps write their one buffer directly, so a grid that only their buffer fits
+  // can start.
+  virtual void load_at_rest(const Channel& channel);
   // Advances `steps` time steps (launches only). With `fields`, the density and velocity
   // computed in the last of them are written there.
   virtual void advance(int steps, const Fields* fields) = 0;

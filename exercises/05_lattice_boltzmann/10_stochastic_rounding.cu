@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint 5464cfc5c075): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint d38538d3a389): edit the TODOs.
 // Step 10 — 16-bit storage that keeps the physics at every width: stochastic rounding.
 //
 // Steps 06-09 round every stored value to the nearest 16-bit number. What they store is
@@ -18,7 +18,8 @@
 // reference as for the other steps. Mass: the rest direction takes what the other eight *stored*
 // values leave (step 08 took what the unrounded ones left), so only its own rounding changes
 // the cell's mass, and that rounding is unbiased: the mass wanders as a random walk.
-// Collision as in step 08 (its fused multiply-adds). Bytes per cell and time step: 36, as step 08.
+// Collision as in step 08 (its fused multiply-adds; shifted_collision.hpp, shared with step 12;
+// the stochastic rounding is half_bits.hpp's). Bytes per cell and time step: 36, as step 08.
 // Predicted instructions: step 08's fp16 kernel measured 211 a cell; each of the nine stored
 // values adds a conversion to nearest, two conversions back, a compare and a select for the
 // number below, the draw (a multiply-add, a shift, a conversion, a multiply) and the choice (a
@@ -26,7 +27,9 @@
 // so ~135 more, ~345 a cell. Step 08's fp16 is issue-bound (its instructions, not its bytes,
 // set its speed), so this step is predicted slower than step 08 by up to 211/345 (0.61x),
 // i.e. about the float32 steps' speed at 8192^2: the price of the physics.
-// Measured: see the README (on the H200 in a run of its own, not yet in the recording).
+// Measured: see the README (on the H200 in runs of their own, the last at f410b50d6026, before the
+// collision and the rounding moved into headers: the same PTX instruction counts and registers
+// since, not re-run).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstdint>
@@ -35,6 +38,7 @@
 
 #include "course/device_buffer.hpp"
 #include "half_bits.hpp"
+#include "shifted_collision.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -43,41 +47,6 @@ namespace {
 using course::DeviceBuffer;
 
 constexpr int kBlock = 128;  // cells of a row
-
-// The 16-bit formats: rounding to the nearest and back to float. Both keep the sign in bit 15,
-// and a positive value's neighbours are the bit patterns one below and one above.
-struct Fp16 {
-  __host__ __device__ static std::uint16_t nearest(float value) { return fp16_nearest(value); }
-  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
-};
-struct Bf16 {
-  __host__ __device__ static std::uint16_t nearest(float value) { return bf16_nearest(value); }
-  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
-};
-
-// The random numbers of one cell in one time step: murmur3's 32-bit finaliser of the two.
-__host__ __device__ inline std::uint32_t cell_hash(std::uint32_t cell, std::uint32_t time) {
-  std::uint32_t h = cell * 0x9e3779b1u ^ (time + 1u) * 0x85ebca77u;
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  return h ^ (h >> 16);
-}
-// The next number of the cell's sequence (a linear congruential step) as a uniform draw in
-// [0, 1): its top 24 bits, whose period is the generator's.
-__host__ __device__ inline float next_uniform(std::uint32_t& state) {
-  state = state * 1664525u + 1013904223u;
-  return static_cast<float>(state >> 8) * 0x1p-24f;
-}
-
-// `value` rounded to one of its two neighbouring 16-bit numbers, the upper with probability
-// (|value| - lo) / (hi - lo) for `uniform` in [0, 1); `kept` gets the stored number as a float.
-template <class Format>
-__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
-  // TODO: on |value|: the bits at or below it (the nearest, less one if above), lo and hi as floats, up when |value| - lo > uniform (hi - lo) (both exact); then the sign bit
-  (void)value; (void)uniform; kept = 0.0f; return 0;
-}
 
 // Step 08's neighbourhood and pull (the state shifted by the weights: s = f - w).
 struct Neighbourhood {
@@ -100,13 +69,6 @@ __device__ inline void pull(const std::uint16_t* __restrict__ src, unsigned plan
   }
 }
 
-// What the collision needs from the whole grid, worked out once on the host (step 08's).
-struct GridCollision {
-  float keep;                // 1 - omega
-  float relax[kDirections];  // omega w_k
-  float force[kDirections];  // 3 w_k e_kx g
-};
-
 template <class Format>
 __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, Fields moments,
                                   bool write_moments, Channel c, GridCollision g, std::uint32_t time) {
@@ -121,27 +83,23 @@ __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::ui
   float s[kDirections];
   pull<Format>(src, plane, n, s);
 
-  // Step 08's collision of the shifted values.
-  const float sum = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
-  const float rho = 1.0f + sum, inverse = 1.0f / rho;
-  const float ux = (s[1] - s[3] + s[5] - s[6] - s[7] + s[8]) * inverse;
-  const float uy = (s[2] - s[4] + s[5] + s[6] - s[7] - s[8]) * inverse;
-  const float a = rho * (1.0f - 1.5f * (ux * ux + uy * uy)) - 1.0f, b = 3.0f * rho, cc = 4.5f * rho;
+  // Step 08's collision of the shifted values (shifted_collision.hpp).
+  const ShiftedCell cell = shifted_cell(s);
   std::uint32_t random = cell_hash(n.here, time);
   float kept_sum = 0.0f, kept;
 #pragma unroll
   for (int k = 1; k < kDirections; ++k) {
-    const float eu = velocity_x(k) * ux + velocity_y(k) * uy;
-    const float collided = fmaf(g.relax[k], fmaf(fmaf(cc, eu, b), eu, a), fmaf(g.keep, s[k], g.force[k]));
-    dst[k * plane + n.here] = round_stochastically<Format>(collided, next_uniform(random), kept);
-    kept_sum += kept;
+    const float collided = collide_shifted(k, s[k], cell, g);
+    // TODO: collided rounded stochastically (half_bits.hpp) with the cell's next draw into its slot k; the stored values summed
+    (void)collided; (void)random; (void)kept;
   }
   // The rest direction: the mass the eight stored values leave.
-  dst[n.here] = round_stochastically<Format>(sum - kept_sum, next_uniform(random), kept);
+  // TODO: cell.sum - kept_sum, rounded stochastically with the next draw, into slot 0
+  (void)kept_sum;
   if (write_moments) {
-    moments.rho[n.here] = rho;
-    moments.ux[n.here] = ux;
-    moments.uy[n.here] = uy;
+    moments.rho[n.here] = cell.rho;
+    moments.ux[n.here] = cell.ux;
+    moments.uy[n.here] = cell.uy;
   }
 }
 
@@ -168,13 +126,7 @@ class StochasticLattice final : public Lattice {
  public:
   explicit StochasticLattice(const Channel& channel)
       : c_(channel), grid_(course::blocks_for(channel.nx, kBlock), channel.ny),
-        src_(channel.cells() * kDirections), dst_(channel.cells() * kDirections) {
-    const float omega = 1.0f / channel.tau;
-    g_.keep = 1.0f - omega;
-    for (int k = 0; k < kDirections; ++k) {
-      g_.relax[k] = omega * weight(k);
-      g_.force[k] = 3.0f * weight(k) * velocity_x(k) * channel.force;
-    }
+        src_(channel.cells() * kDirections), dst_(channel.cells() * kDirections), g_(grid_collision(channel)) {
     if (channel.cells() * kDirections > (1LL << 32) - 1)
       throw std::invalid_argument("step 10 offsets the state's values in 32 bits: at most 477,218,588 cells");
   }
@@ -205,7 +157,7 @@ class StochasticLattice final : public Lattice {
 
 }  // namespace
 
-std::unique_ptr<Lattice> make_stochastic_fp16(const Channel& channel) { return std::make_unique<StochasticLattice<Fp16>>(channel); }
-std::unique_ptr<Lattice> make_stochastic_bf16(const Channel& channel) { return std::make_unique<StochasticLattice<Bf16>>(channel); }
+std::unique_ptr<Lattice> make_stochastic_fp16(const Channel& channel) { return std::make_unique<StochasticLattice<Fp16Bits>>(channel); }
+std::unique_ptr<Lattice> make_stochastic_bf16(const Channel& channel) { return std::make_unique<StochasticLattice<Bf16Bits>>(channel); }
 
 }  // namespace ch05

@@ -5,7 +5,8 @@
 // twice a direction in the pulling step (once to read, once to write). Its kernels were never
 // given step 07's cure. This step is step 05's two kinds of time step with step 07's
 // neighbourhood: the west and east columns by a compare, the rows above and below as offsets,
-// everything a 32-bit offset within a plane. In the pulling step direction k is read from the
+// a 32-bit offset within a plane added to the plane's 64-bit start (in_place.hpp, shared with
+// step 12: the one buffer of a grid that fills the device holds more than 2^32 values). In the pulling step direction k is read from the
 // upwind neighbour's slot opposite(k) and written to the downwind neighbour's slot k; the
 // downwind neighbour along e_k is the upwind one of opposite(k), so both come from the same
 // neighbourhood. Float32 (the physics of lbm.hpp's collide()).
@@ -13,16 +14,24 @@
 // Predicted: step 07's float32 speed (0.954 of copy at 8192^2) for both kinds of step, since both
 // move 72 bytes a cell with step 07's few instructions: about 1.08x step 05, at half the memory
 // of step 07.
-// Measured: see the README (on the H200 in a run of its own, not yet in the recording).
+// Measured: see the README (on the H200 in runs of their own, not yet in the recording).
+// BEGIN FINDINGS
+// Measured (H200, results/h200/in-place-2026-11-24.txt): 51,784 MLUPS at 8192^2, 0.93x step 07
+// of the same run; 51,424 (0.877 of copy) at 49152^2, where its one buffer (87 GB) fits and two
+// would not. The profile (4096^2): the local step moves its 2 states' bytes at 3,944 GB/s; the
+// pulling step at 3,397, with 1.14 states written through L2 (its writes shifted a cell along x
+// straddle a 32-byte sector more often) and 75% more instructions a cell, 290 against 166.
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     not measured yet
 //   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
 //     not measured yet
 // END MEASURED
-#include <stdexcept>
+#include <cstddef>
 
 #include "course/device_buffer.hpp"
+#include "in_place.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -32,39 +41,22 @@ using course::DeviceBuffer;
 
 constexpr int kBlock = 128;  // cells of a row
 
-// Step 07's neighbourhood of a cell.
-struct Neighbourhood {
-  unsigned here, west, east;  // offsets in a plane of this cell and of its row's neighbours
-  int below, above;           // added to step a row down (y - 1) or up: -nx and nx, or across the grid where rows wrap
-  bool south_wall, north_wall;
+// The float32 state as it is (in_place.hpp's conversions).
+struct Float32 {
+  using Bits = float;
+  __host__ __device__ static float from_distribution(float f, int) { return f; }
+  __host__ __device__ static float distribution(float f, int) { return f; }
 };
-
-__device__ inline Neighbourhood neighbourhood_of(int x, int y, const Channel& c) {
-  const unsigned row_start = static_cast<unsigned>(y) * c.nx;
-  const int wrap = (c.ny - 1) * c.nx;  // from the first row to the last
-  return {row_start + x, row_start + (x == 0 ? c.nx - 1 : x - 1), row_start + (x == c.nx - 1 ? 0 : x + 1),
-          y == 0 && !c.walls ? wrap : -c.nx, y == c.ny - 1 && !c.walls ? -wrap : c.nx, c.walls && y == 0, c.walls && y == c.ny - 1};
-}
-
-// The offset of cell x - e_k, the upwind neighbour of direction k; `wall` says that it is behind
-// a wall.
-template <int k>
-__device__ inline unsigned upwind(const Neighbourhood& n, bool& wall) {
-  constexpr int ex = velocity_x(k), ey = velocity_y(k);
-  const unsigned column = ex == 0 ? n.here : ex > 0 ? n.west : n.east;
-  wall = ey > 0 ? n.south_wall : ey < 0 ? n.north_wall : false;
-  return ey > 0 ? column + n.below : ey < 0 ? column + n.above : column;
-}
 
 // The pulling step's read of direction k and on: f_k from the upwind neighbour's slot
 // opposite(k), or at a wall from this cell's own slot k.
 template <int k = 0>
-__device__ inline void pull_facing(const float* a, unsigned plane, const Neighbourhood& n, float (&f)[kDirections]) {
+__device__ inline void pull_facing(const float* a, std::size_t plane, const AaNeighbourhood& n, float (&f)[kDirections]) {
   if constexpr (k < kDirections) {
-    // BEGIN SOLUTION: the upwind neighbour by upwind<k>; f[k] from its slot opposite(k), or at a wall from this cell's slot k
+    // BEGIN SOLUTION: the upwind neighbour by aa_upwind<k>; f[k] from its slot in plane opposite(k), or at a wall from this cell's slot in plane k (plane_start)
     bool wall;
-    const unsigned from = upwind<k>(n, wall);
-    f[k] = wall ? a[k * plane + n.here] : a[opposite(k) * plane + from];
+    const unsigned from = aa_upwind<k>(n, wall);
+    f[k] = wall ? plane_start<k>(a, plane)[n.here] : plane_start<opposite(k)>(a, plane)[from];
     // STUB: (void)a; (void)plane; (void)n; f[k] = 0.0f;
     // END SOLUTION
     pull_facing<k + 1>(a, plane, n, f);
@@ -75,12 +67,12 @@ __device__ inline void pull_facing(const float* a, unsigned plane, const Neighbo
 // (the downwind neighbour along e_k is the upwind one of opposite(k)), or at a wall into this
 // cell's own slot opposite(k).
 template <int k = 0>
-__device__ inline void push_facing(float* a, unsigned plane, const Neighbourhood& n, const float (&collided)[kDirections]) {
+__device__ inline void push_facing(float* a, std::size_t plane, const AaNeighbourhood& n, const float (&collided)[kDirections]) {
   if constexpr (k < kDirections) {
-    // BEGIN SOLUTION: the downwind neighbour by upwind<opposite(k)>; collided[k] into its slot k, or at a wall into this cell's slot opposite(k)
+    // BEGIN SOLUTION: the downwind neighbour by aa_upwind<opposite(k)>; collided[k] into its slot in plane k, or at a wall into this cell's slot in plane opposite(k)
     bool wall;
-    const unsigned to = upwind<opposite(k)>(n, wall);
-    a[wall ? opposite(k) * plane + n.here : k * plane + to] = collided[k];
+    const unsigned to = aa_upwind<opposite(k)>(n, wall);
+    (wall ? plane_start<opposite(k)>(a, plane)[n.here] : plane_start<k>(a, plane)[to]) = collided[k];
     // STUB: (void)a; (void)plane; (void)n; (void)collided;
     // END SOLUTION
     push_facing<k + 1>(a, plane, n, collided);
@@ -97,8 +89,8 @@ __device__ inline void write_moments(const Fields& moments, unsigned at, const M
 __global__ void lean_pulling_kernel(float* a, Fields moments, bool with_moments, Channel c, float omega) {
   const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
   if (x >= c.nx) return;
-  const Neighbourhood n = neighbourhood_of(x, y, c);
-  const unsigned plane = static_cast<unsigned>(c.cells());
+  const AaNeighbourhood n = aa_neighbourhood(x, y, c);
+  const std::size_t plane = static_cast<std::size_t>(c.cells());
   float f[kDirections], collided[kDirections];
   pull_facing(a, plane, n, f);
   const Moments m = moments_of(f);
@@ -112,7 +104,8 @@ __global__ void lean_pulling_kernel(float* a, Fields moments, bool with_moments,
 __global__ void lean_local_kernel(float* a, Fields moments, bool with_moments, Channel c, float omega) {
   const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
   if (x >= c.nx) return;
-  const unsigned here = static_cast<unsigned>(y) * c.nx + x, plane = static_cast<unsigned>(c.cells());
+  const unsigned here = static_cast<unsigned>(y) * c.nx + x;
+  const std::size_t plane = static_cast<std::size_t>(c.cells());
   float f[kDirections];
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) f[k] = a[k * plane + here];
@@ -122,46 +115,23 @@ __global__ void lean_local_kernel(float* a, Fields moments, bool with_moments, C
   if (with_moments) write_moments(moments, here, m);
 }
 
-// A loaded state waits for a pulling step: each value in its own cell's reversed slot.
-__global__ void to_lean_aa_layout(const float* __restrict__ canonical, float* __restrict__ a, Channel c) {
-  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
-  if (x >= c.nx) return;
-  const unsigned here = static_cast<unsigned>(y) * c.nx + x, plane = static_cast<unsigned>(c.cells());
-#pragma unroll
-  for (int k = 0; k < kDirections; ++k) a[opposite(k) * plane + here] = canonical[static_cast<long long>(here) * kDirections + k];
-}
-// `after_pulling`: the last step was a pulling step, so f*_k(x) is in its downwind neighbour's slot k.
-template <int k = 0>
-__device__ inline void gather_canonical(const float* a, unsigned plane, const Neighbourhood& n, bool after_pulling,
-                                        float* canonical) {
-  if constexpr (k < kDirections) {
-    bool wall;
-    const unsigned to = upwind<opposite(k)>(n, wall);
-    canonical[k] = after_pulling && !wall ? a[k * plane + to] : a[opposite(k) * plane + n.here];
-    gather_canonical<k + 1>(a, plane, n, after_pulling, canonical);
-  }
-}
-__global__ void from_lean_aa_layout(const float* __restrict__ a, float* __restrict__ canonical, bool after_pulling, Channel c) {
-  const int x = blockIdx.x * kBlock + threadIdx.x, y = blockIdx.y;
-  if (x >= c.nx) return;
-  const Neighbourhood n = neighbourhood_of(x, y, c);
-  gather_canonical(a, static_cast<unsigned>(c.cells()), n, after_pulling, canonical + static_cast<long long>(n.here) * kDirections);
-}
-
 class LeanInPlaceLattice final : public Lattice {
  public:
   explicit LeanInPlaceLattice(const Channel& channel)
       : c_(channel), grid_(course::blocks_for(channel.nx, kBlock), channel.ny), a_(channel.cells() * kDirections),
-        omega_(1.0f / channel.tau) {
-    if (channel.cells() * kDirections > (1LL << 32) - 1)
-      throw std::invalid_argument("step 11 offsets the state's values in 32 bits: at most 477,218,588 cells");
-  }
+        omega_(1.0f / channel.tau) {}
 
   void load(const float* f) override {
-    course::launch(to_lean_aa_layout, {grid_, kBlock}, f, a_.data(), c_);
+    course::launch(to_aa_layout<Float32, kBlock>, {grid_, kBlock}, f, a_.data(), c_);
     next_is_pulling_ = true;
   }
-  void store(float* f) override { course::launch(from_lean_aa_layout, {grid_, kBlock}, a_.data(), f, !next_is_pulling_, c_); }
+  void load_at_rest(const Channel&) override {
+    course::launch(aa_at_rest<Float32, kBlock>, {grid_, kBlock}, a_.data(), c_);
+    next_is_pulling_ = true;
+  }
+  void store(float* f) override {
+    course::launch(from_aa_layout<Float32, kBlock>, {grid_, kBlock}, a_.data(), f, !next_is_pulling_, c_);
+  }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {

@@ -395,6 +395,8 @@ ROWS = [
     Row(BENCH5, ["--accuracy=a.csv", "--widths=24,1"], r"--widths takes cells across the channel, 2 to 65535, comma-separated, not '24,1'", status=1),
     Row(BENCH5, ["--accuracy=a.csv", "--tau=0.5"], r"--tau takes a relaxation time from 0.51 to 10, not '0.5'", status=1),
     Row(BENCH5, ["--accuracy=a.csv", "--only=08_fma"], r"--only takes step ids .* there is no '08_fma'", status=1),
+    Row(BENCH5, ["--capacity=64x"], r"a size is NXxNY with NX from 1 to 65536 and NY from 1 to 65535, not '64x'", status=1),
+    Row(BENCH5, ["--vortex=missing/vortex.csv"], r"cannot write missing/vortex.csv", status=1),
     Row(COURSE_CEILINGS, ["--megabytes=2x"], r"--megabytes needs a whole number from 1 to 1048576, not '2x'", status=2),
     Row(COURSE_CEILINGS, ["--megabytes=0"], r"--megabytes needs a whole number", status=2),
     Row(COURSE_CEILINGS, ["--out=missing/ceilings.json"], r"cannot write missing/ceilings.json", status=1),
