@@ -11,12 +11,12 @@
 // eighth of the rate of the FMA pipe's adds and multiplies) set the pace, and the loads and the address
 // arithmetic beside them take issue slots: well under the rsqrt ceiling, perhaps half of it.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
-//     00_naive  512x512, 10000 atoms     1.3885 ms, 1 GB/s (0.000 of copy), 9440 GFLOP/s (0.161 of FMA), 1888 Grsqrt/s (0.459 of rsqrt)
-//     00_naive  2048x2048, 100000 atoms  215.2053 ms, 0 GB/s (0.000 of copy), 9745 GFLOP/s (0.166 of FMA), 1949 Grsqrt/s (0.474 of rsqrt)
-//   NVIDIA H200 (commit 2077e20860f2, 2026-11-24):
-//     00_naive  512x512, 10000 atoms     1.3906 ms, 1 GB/s (0.000 of copy), 9426 GFLOP/s (0.162 of FMA), 1885 Grsqrt/s (0.459 of rsqrt)
-//     00_naive  2048x2048, 100000 atoms  215.2417 ms, 0 GB/s (0.000 of copy), 9743 GFLOP/s (0.168 of FMA), 1949 Grsqrt/s (0.475 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
+//     00_naive  512x512, 10000 atoms     1.3886 ms, 1 GB/s (0.000 of copy), 9439 GFLOP/s (0.161 of FMA), 1888 Grsqrt/s (0.457 of rsqrt)
+//     00_naive  2048x2048, 100000 atoms  215.1930 ms, 0 GB/s (0.000 of copy), 9745 GFLOP/s (0.166 of FMA), 1949 Grsqrt/s (0.472 of rsqrt)
+//   NVIDIA H200 (commit 4ea6e191d6ab, 2026-11-24):
+//     00_naive  512x512, 10000 atoms     1.3909 ms, 1 GB/s (0.000 of copy), 9423 GFLOP/s (0.161 of FMA), 1885 Grsqrt/s (0.458 of rsqrt)
+//     00_naive  2048x2048, 100000 atoms  215.2356 ms, 0 GB/s (0.000 of copy), 9744 GFLOP/s (0.166 of FMA), 1949 Grsqrt/s (0.473 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

@@ -9,12 +9,12 @@
 // reciprocal square root and the FMA that adds the term remain: near the rsqrt ceiling. The
 // writes are another matter (step 03): a warp's 32 threads write 8 floats each, 32 bytes apart.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
-//     02_coarsening  512x512, 10000 atoms     1.0562 ms, 1 GB/s (0.000 of copy), 12409 GFLOP/s (0.212 of FMA), 2482 Grsqrt/s (0.603 of rsqrt)
-//     02_coarsening  2048x2048, 100000 atoms  192.1247 ms, 0 GB/s (0.000 of copy), 10916 GFLOP/s (0.186 of FMA), 2183 Grsqrt/s (0.530 of rsqrt)
-//   NVIDIA H200 (commit 2077e20860f2, 2026-11-24):
-//     02_coarsening  512x512, 10000 atoms     1.0562 ms, 1 GB/s (0.000 of copy), 12409 GFLOP/s (0.213 of FMA), 2482 Grsqrt/s (0.605 of rsqrt)
-//     02_coarsening  2048x2048, 100000 atoms  191.6305 ms, 0 GB/s (0.000 of copy), 10944 GFLOP/s (0.188 of FMA), 2189 Grsqrt/s (0.534 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
+//     02_coarsening  512x512, 10000 atoms     1.0509 ms, 1 GB/s (0.000 of copy), 12472 GFLOP/s (0.212 of FMA), 2494 Grsqrt/s (0.604 of rsqrt)
+//     02_coarsening  2048x2048, 100000 atoms  190.3465 ms, 0 GB/s (0.000 of copy), 11018 GFLOP/s (0.188 of FMA), 2204 Grsqrt/s (0.534 of rsqrt)
+//   NVIDIA H200 (commit 4ea6e191d6ab, 2026-11-24):
+//     02_coarsening  512x512, 10000 atoms     1.0525 ms, 1 GB/s (0.000 of copy), 12453 GFLOP/s (0.213 of FMA), 2491 Grsqrt/s (0.605 of rsqrt)
+//     02_coarsening  2048x2048, 100000 atoms  192.0547 ms, 0 GB/s (0.000 of copy), 10920 GFLOP/s (0.187 of FMA), 2184 Grsqrt/s (0.530 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

@@ -11,12 +11,12 @@
 // coarsening (the document coalesces for older GPUs, whose uncoalesced stores cost more), and
 // step 04 builds on it.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
-//     03_coalesced_coarsening  512x512, 10000 atoms     1.0009 ms, 1 GB/s (0.000 of copy), 13095 GFLOP/s (0.223 of FMA), 2619 Grsqrt/s (0.636 of rsqrt)
-//     03_coalesced_coarsening  2048x2048, 100000 atoms  186.6617 ms, 0 GB/s (0.000 of copy), 11235 GFLOP/s (0.192 of FMA), 2247 Grsqrt/s (0.546 of rsqrt)
-//   NVIDIA H200 (commit 2077e20860f2, 2026-11-24):
-//     03_coalesced_coarsening  512x512, 10000 atoms     0.9971 ms, 1 GB/s (0.000 of copy), 13145 GFLOP/s (0.226 of FMA), 2629 Grsqrt/s (0.641 of rsqrt)
-//     03_coalesced_coarsening  2048x2048, 100000 atoms  186.3262 ms, 0 GB/s (0.000 of copy), 11255 GFLOP/s (0.193 of FMA), 2251 Grsqrt/s (0.549 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
+//     03_coalesced_coarsening  512x512, 10000 atoms     0.9960 ms, 1 GB/s (0.000 of copy), 13160 GFLOP/s (0.224 of FMA), 2632 Grsqrt/s (0.638 of rsqrt)
+//     03_coalesced_coarsening  2048x2048, 100000 atoms  185.8438 ms, 0 GB/s (0.000 of copy), 11284 GFLOP/s (0.192 of FMA), 2257 Grsqrt/s (0.547 of rsqrt)
+//   NVIDIA H200 (commit 4ea6e191d6ab, 2026-11-24):
+//     03_coalesced_coarsening  512x512, 10000 atoms     0.9984 ms, 1 GB/s (0.000 of copy), 13128 GFLOP/s (0.224 of FMA), 2626 Grsqrt/s (0.638 of rsqrt)
+//     03_coalesced_coarsening  2048x2048, 100000 atoms  186.3860 ms, 0 GB/s (0.000 of copy), 11252 GFLOP/s (0.192 of FMA), 2250 Grsqrt/s (0.546 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

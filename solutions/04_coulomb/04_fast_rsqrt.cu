@@ -16,12 +16,12 @@
 // rsqrt ceiling where the grid fills the machine (2048 x 2048), less at 512 x 512, where 128
 // blocks of 8 warps leave 2 warps per sub-partition to hide the latencies.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
-//     04_fast_rsqrt  512x512, 10000 atoms     0.8743 ms, 1 GB/s (0.000 of copy), 14992 GFLOP/s (0.256 of FMA), 2998 Grsqrt/s (0.729 of rsqrt)
-//     04_fast_rsqrt  2048x2048, 100000 atoms  216.7582 ms, 0 GB/s (0.000 of copy), 9675 GFLOP/s (0.165 of FMA), 1935 Grsqrt/s (0.470 of rsqrt)
-//   NVIDIA H200 (commit 2077e20860f2, 2026-11-24):
-//     04_fast_rsqrt  512x512, 10000 atoms     0.8732 ms, 1 GB/s (0.000 of copy), 15011 GFLOP/s (0.258 of FMA), 3002 Grsqrt/s (0.732 of rsqrt)
-//     04_fast_rsqrt  2048x2048, 100000 atoms  216.4421 ms, 0 GB/s (0.000 of copy), 9689 GFLOP/s (0.167 of FMA), 1938 Grsqrt/s (0.472 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
+//     04_fast_rsqrt  512x512, 10000 atoms     0.8790 ms, 1 GB/s (0.000 of copy), 14912 GFLOP/s (0.254 of FMA), 2982 Grsqrt/s (0.723 of rsqrt)
+//     04_fast_rsqrt  2048x2048, 100000 atoms  217.7987 ms, 0 GB/s (0.000 of copy), 9629 GFLOP/s (0.164 of FMA), 1926 Grsqrt/s (0.467 of rsqrt)
+//   NVIDIA H200 (commit 4ea6e191d6ab, 2026-11-24):
+//     04_fast_rsqrt  512x512, 10000 atoms     0.8751 ms, 1 GB/s (0.000 of copy), 14979 GFLOP/s (0.256 of FMA), 2996 Grsqrt/s (0.727 of rsqrt)
+//     04_fast_rsqrt  2048x2048, 100000 atoms  216.5383 ms, 0 GB/s (0.000 of copy), 9685 GFLOP/s (0.165 of FMA), 1937 Grsqrt/s (0.470 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

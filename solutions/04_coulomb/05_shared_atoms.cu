@@ -20,24 +20,24 @@
 // miss); the wider shapes too few blocks there, and at 2048 x 2048, where every shape fills the
 // machine, all near the rsqrt ceiling, since the XU, not the issue slots, is then the limit.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 295102ab9a46, 2026-11-24):
-//     05_shared_atoms_8_points    512x512, 10000 atoms     0.7873 ms, 2 GB/s (0.001 of copy), 16648 GFLOP/s (0.284 of FMA), 3330 Grsqrt/s (0.809 of rsqrt)
-//     05_shared_atoms_16_points   512x512, 10000 atoms     1.4353 ms, 1 GB/s (0.000 of copy), 9132 GFLOP/s (0.156 of FMA), 1826 Grsqrt/s (0.444 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
+//     05_shared_atoms_8_points    512x512, 10000 atoms     0.7869 ms, 2 GB/s (0.001 of copy), 16656 GFLOP/s (0.283 of FMA), 3331 Grsqrt/s (0.807 of rsqrt)
+//     05_shared_atoms_16_points   512x512, 10000 atoms     1.4342 ms, 1 GB/s (0.000 of copy), 9139 GFLOP/s (0.156 of FMA), 1828 Grsqrt/s (0.443 of rsqrt)
+//     05_shared_atoms_8x2_points  512x512, 10000 atoms     1.4184 ms, 1 GB/s (0.000 of copy), 9241 GFLOP/s (0.157 of FMA), 1848 Grsqrt/s (0.448 of rsqrt)
+//     05_shared_atoms_8x4_points  512x512, 10000 atoms     2.7033 ms, 0 GB/s (0.000 of copy), 4849 GFLOP/s (0.083 of FMA), 970 Grsqrt/s (0.235 of rsqrt)
+//     05_shared_atoms_8_points    2048x2048, 100000 atoms  109.6300 ms, 0 GB/s (0.000 of copy), 19129 GFLOP/s (0.326 of FMA), 3826 Grsqrt/s (0.927 of rsqrt)
+//     05_shared_atoms_16_points   2048x2048, 100000 atoms  109.9527 ms, 0 GB/s (0.000 of copy), 19073 GFLOP/s (0.325 of FMA), 3815 Grsqrt/s (0.924 of rsqrt)
+//     05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.0758 ms, 0 GB/s (0.000 of copy), 19227 GFLOP/s (0.327 of FMA), 3845 Grsqrt/s (0.932 of rsqrt)
+//     05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5635 ms, 0 GB/s (0.000 of copy), 19680 GFLOP/s (0.335 of FMA), 3936 Grsqrt/s (0.954 of rsqrt)
+//   NVIDIA H200 (commit 4ea6e191d6ab, 2026-11-24):
+//     05_shared_atoms_8_points    512x512, 10000 atoms     0.7865 ms, 2 GB/s (0.000 of copy), 16666 GFLOP/s (0.285 of FMA), 3333 Grsqrt/s (0.809 of rsqrt)
+//     05_shared_atoms_16_points   512x512, 10000 atoms     1.4351 ms, 1 GB/s (0.000 of copy), 9133 GFLOP/s (0.156 of FMA), 1827 Grsqrt/s (0.444 of rsqrt)
 //     05_shared_atoms_8x2_points  512x512, 10000 atoms     1.4184 ms, 1 GB/s (0.000 of copy), 9241 GFLOP/s (0.158 of FMA), 1848 Grsqrt/s (0.449 of rsqrt)
-//     05_shared_atoms_8x4_points  512x512, 10000 atoms     2.7033 ms, 0 GB/s (0.000 of copy), 4849 GFLOP/s (0.083 of FMA), 970 Grsqrt/s (0.236 of rsqrt)
-//     05_shared_atoms_8_points    2048x2048, 100000 atoms  109.6267 ms, 0 GB/s (0.000 of copy), 19130 GFLOP/s (0.326 of FMA), 3826 Grsqrt/s (0.930 of rsqrt)
-//     05_shared_atoms_16_points   2048x2048, 100000 atoms  109.9696 ms, 0 GB/s (0.000 of copy), 19070 GFLOP/s (0.325 of FMA), 3814 Grsqrt/s (0.927 of rsqrt)
-//     05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.0738 ms, 0 GB/s (0.000 of copy), 19227 GFLOP/s (0.328 of FMA), 3845 Grsqrt/s (0.934 of rsqrt)
-//     05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5518 ms, 0 GB/s (0.000 of copy), 19682 GFLOP/s (0.336 of FMA), 3936 Grsqrt/s (0.957 of rsqrt)
-//   NVIDIA H200 (commit 2077e20860f2, 2026-11-24):
-//     05_shared_atoms_8_points    512x512, 10000 atoms     0.7866 ms, 2 GB/s (0.000 of copy), 16662 GFLOP/s (0.286 of FMA), 3332 Grsqrt/s (0.812 of rsqrt)
-//     05_shared_atoms_16_points   512x512, 10000 atoms     1.4359 ms, 1 GB/s (0.000 of copy), 9128 GFLOP/s (0.157 of FMA), 1826 Grsqrt/s (0.445 of rsqrt)
-//     05_shared_atoms_8x2_points  512x512, 10000 atoms     1.4189 ms, 1 GB/s (0.000 of copy), 9238 GFLOP/s (0.159 of FMA), 1848 Grsqrt/s (0.450 of rsqrt)
-//     05_shared_atoms_8x4_points  512x512, 10000 atoms     2.7040 ms, 0 GB/s (0.000 of copy), 4847 GFLOP/s (0.083 of FMA), 969 Grsqrt/s (0.236 of rsqrt)
-//     05_shared_atoms_8_points    2048x2048, 100000 atoms  109.6249 ms, 0 GB/s (0.000 of copy), 19130 GFLOP/s (0.329 of FMA), 3826 Grsqrt/s (0.933 of rsqrt)
-//     05_shared_atoms_16_points   2048x2048, 100000 atoms  110.0109 ms, 0 GB/s (0.000 of copy), 19063 GFLOP/s (0.328 of FMA), 3813 Grsqrt/s (0.929 of rsqrt)
-//     05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.1350 ms, 0 GB/s (0.000 of copy), 19216 GFLOP/s (0.330 of FMA), 3843 Grsqrt/s (0.937 of rsqrt)
-//     05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5388 ms, 0 GB/s (0.000 of copy), 19684 GFLOP/s (0.338 of FMA), 3937 Grsqrt/s (0.960 of rsqrt)
+//     05_shared_atoms_8x4_points  512x512, 10000 atoms     2.7035 ms, 0 GB/s (0.000 of copy), 4848 GFLOP/s (0.083 of FMA), 970 Grsqrt/s (0.235 of rsqrt)
+//     05_shared_atoms_8_points    2048x2048, 100000 atoms  109.6297 ms, 0 GB/s (0.000 of copy), 19129 GFLOP/s (0.327 of FMA), 3826 Grsqrt/s (0.929 of rsqrt)
+//     05_shared_atoms_16_points   2048x2048, 100000 atoms  109.9550 ms, 0 GB/s (0.000 of copy), 19073 GFLOP/s (0.326 of FMA), 3815 Grsqrt/s (0.926 of rsqrt)
+//     05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.0704 ms, 0 GB/s (0.000 of copy), 19228 GFLOP/s (0.328 of FMA), 3846 Grsqrt/s (0.934 of rsqrt)
+//     05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5755 ms, 0 GB/s (0.000 of copy), 19678 GFLOP/s (0.336 of FMA), 3936 Grsqrt/s (0.956 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 
