@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint ba1df3e45493): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint d7a4e9fc3251): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -47,9 +47,10 @@
 // for, so the share of roots on each pipe is whatever the two kinds of warps reach. Cost model per 8 cycles of a scheduler: the XU warps keep the XU a
 // fraction b busy (0.97 in step 05's 8 x 4) with i = 3.58 instructions an evaluation, the FMA
 // warps take the rest of the 8 u issue slots at i + c - 1 = 3.58 + 8.05 = 11.63: the rate is
-// b + (8 u - 3.58 b) / 11.63 times the XU's on paper, x 1.019 against the measured ceiling.
-// Predicted (before measuring): 0 of 8, the XU alone on this grid, 0.99; with FMA warps, 1.15 at
-// u = 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs u >= 0.74), best at 2 of 8.
+// b + (8 u - 3.58 b) / 11.63 times the XU's on paper, x 1.015 against the measured ceiling (the
+// recording's; 1.019 then). Predicted (before measuring, with 1.019): 0 of 8, the XU alone on this
+// grid, 0.99; with FMA warps, 1.15 at u = 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs
+// u >= 0.74), best at 2 of 8.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>

@@ -46,21 +46,24 @@
 // for, so the share of roots on each pipe is whatever the two kinds of warps reach. Cost model per 8 cycles of a scheduler: the XU warps keep the XU a
 // fraction b busy (0.97 in step 05's 8 x 4) with i = 3.58 instructions an evaluation, the FMA
 // warps take the rest of the 8 u issue slots at i + c - 1 = 3.58 + 8.05 = 11.63: the rate is
-// b + (8 u - 3.58 b) / 11.63 times the XU's on paper, x 1.019 against the measured ceiling.
-// Predicted (before measuring): 0 of 8, the XU alone on this grid, 0.99; with FMA warps, 1.15 at
-// u = 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs u >= 0.74), best at 2 of 8.
+// b + (8 u - 3.58 b) / 11.63 times the XU's on paper, x 1.015 against the measured ceiling (the
+// recording's; 1.019 then). Predicted (before measuring, with 1.019): 0 of 8, the XU alone on this
+// grid, 0.99; with FMA warps, 1.15 at u = 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs
+// u >= 0.74), best at 2 of 8.
 // BEGIN FINDINGS
-// Measured at 2048 x 2048, 100,000 atoms (results/h200/warp-specialised-2026-11-24.txt,
-// call 2): 0 of 8 0.983; 1 of 8 1.082; **2 of 8 1.090**, the chapter's best; 3 of 8 0.984. The
-// profile says why it stops there: u does rise, to 0.63, 0.73 and 0.78 with 1, 2 and 3 FMA warps,
-// but b falls with it, 0.97, 0.92, 0.85, 0.72: the scheduler gives the FMA warps slots that the
-// XU warps were waiting for (their MUFU every 18 instructions at most, as in step 05), so the
-// model's fixed b does not hold: 1.2 needs u >= 0.74 at b = 0.97, or u >= 0.79 at b = 0.92.
+// Measured at 2048 x 2048, 100,000 atoms (the recording, H200 / H100): 0 of 8 0.986 / 0.984;
+// 1 of 8 1.086 / 1.084; **2 of 8 1.091 / 1.106**, the chapter's best; 3 of 8 0.982 / 0.958 (the
+// GPUs part at 2 and 3 of 8 beyond the runs' spread, unexplained: the README). The profile
+// (results/h200/warp-specialised-2026-11-24.txt, call 2, 16,384 atoms) says why it stops there:
+// u does rise, to 0.63, 0.73 and 0.78 with 1, 2 and 3 FMA warps, but b falls with it, 0.97, 0.92,
+// 0.85, 0.72: the scheduler gives the FMA warps slots that the XU warps were waiting for (their
+// MUFU every 18 instructions at most, as in step 05), so the model's fixed b does not hold: 1.2
+// needs u >= 0.74 at b = 0.97, or u >= 0.79 at b = 0.92, and no k reached either pair.
 // Also measured and dropped (call 2): 6 blocks a multiprocessor (80 registers), 1 of 6 1.021 and
 // 2 of 6 0.952; the FMA blocks in two passes of 2 rows (more registers for roots in flight,
 // predicted +1-2%), 1 of 8 1.085 and 2 of 8 1.083, no gain. And with roles by position in the
 // grid (call 1), which left 24 of 132 multiprocessors with the wrong mix: 1 of 8 1.085 (predicted
-// 1.11 once fixed: 1.082 measured), 2 of 8 1.061 (predicted 1.08: 1.090).
+// 1.11 once fixed: 1.082 in call 2), 2 of 8 1.061 (predicted 1.08: 1.090 in call 2).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
