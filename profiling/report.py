@@ -190,9 +190,10 @@ def case_lines(res: results.ChapterResults, number: str, indent: str) -> list:
         return [f"//{indent}not measured yet"]
     name_width = max(len(c.name) for c in cases)
     group_width = max(len(c.group) for c in cases)
+    run = f" ({res.context['steps']} time steps)" if res.context.get("steps") else ""  # chapters 5 and 6 time runs of steps
     lines = []
     for c in cases:
-        cells = [f"{c.median_ms:.4f} ms"]
+        cells = [f"{c.median_ms:.4f} ms{run}"]
         for unit in report_tables.units_of([c]):
             cells.append(f"{c.rate(unit):.0f} {unit}/s")
             if unit in results.CEILINGS:

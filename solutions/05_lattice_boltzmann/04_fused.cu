@@ -12,17 +12,17 @@
 // 0.90-0.95 of it at sizes far beyond the 63 MB L2 (2048^2 and up: 151 MB a buffer at 2048^2).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     04_fused  256x256    0.0869 ms, 1085 GB/s (0.362 of copy), 15076 MLUP/s
-//     04_fused  1024x1024  0.5923 ms, 2549 GB/s (0.851 of copy), 35405 MLUP/s
-//     04_fused  2048x2048  2.1825 ms, 2767 GB/s (0.924 of copy), 38436 MLUP/s
-//     04_fused  4096x4096  8.5873 ms, 2813 GB/s (0.939 of copy), 39074 MLUP/s
-//     04_fused  8192x8192  33.9002 ms, 2851 GB/s (0.952 of copy), 39592 MLUP/s
+//     04_fused  256x256    0.0869 ms (20 time steps), 1085 GB/s (0.362 of copy), 15076 MLUP/s
+//     04_fused  1024x1024  0.5923 ms (20 time steps), 2549 GB/s (0.851 of copy), 35405 MLUP/s
+//     04_fused  2048x2048  2.1825 ms (20 time steps), 2767 GB/s (0.924 of copy), 38436 MLUP/s
+//     04_fused  4096x4096  8.5873 ms (20 time steps), 2813 GB/s (0.939 of copy), 39074 MLUP/s
+//     04_fused  8192x8192  33.9002 ms (20 time steps), 2851 GB/s (0.952 of copy), 39592 MLUP/s
 //   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     04_fused  256x256    0.0631 ms, 1495 GB/s (0.354 of copy), 20760 MLUP/s
-//     04_fused  1024x1024  0.4557 ms, 3314 GB/s (0.785 of copy), 46024 MLUP/s
-//     04_fused  2048x2048  1.5858 ms, 3809 GB/s (0.903 of copy), 52897 MLUP/s
-//     04_fused  4096x4096  6.0983 ms, 3962 GB/s (0.939 of copy), 55023 MLUP/s
-//     04_fused  8192x8192  24.0990 ms, 4010 GB/s (0.950 of copy), 55694 MLUP/s
+//     04_fused  256x256    0.0631 ms (20 time steps), 1495 GB/s (0.354 of copy), 20760 MLUP/s
+//     04_fused  1024x1024  0.4557 ms (20 time steps), 3314 GB/s (0.785 of copy), 46024 MLUP/s
+//     04_fused  2048x2048  1.5858 ms (20 time steps), 3809 GB/s (0.903 of copy), 52897 MLUP/s
+//     04_fused  4096x4096  6.0983 ms (20 time steps), 3962 GB/s (0.939 of copy), 55023 MLUP/s
+//     04_fused  8192x8192  24.0990 ms (20 time steps), 4010 GB/s (0.950 of copy), 55694 MLUP/s
 // END MEASURED
 #include <utility>
 

@@ -17,17 +17,17 @@
 // memory, so twice the channel fits on the GPU.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     05_in_place  256x256    0.0834 ms, 1132 GB/s (0.378 of copy), 15721 MLUP/s
-//     05_in_place  1024x1024  0.4974 ms, 3036 GB/s (1.014 of copy), 42160 MLUP/s
-//     05_in_place  2048x2048  2.2275 ms, 2711 GB/s (0.905 of copy), 37659 MLUP/s
-//     05_in_place  4096x4096  8.8775 ms, 2721 GB/s (0.909 of copy), 37797 MLUP/s
-//     05_in_place  8192x8192  34.9227 ms, 2767 GB/s (0.924 of copy), 38433 MLUP/s
+//     05_in_place  256x256    0.0834 ms (20 time steps), 1132 GB/s (0.378 of copy), 15721 MLUP/s
+//     05_in_place  1024x1024  0.4974 ms (20 time steps), 3036 GB/s (1.014 of copy), 42160 MLUP/s
+//     05_in_place  2048x2048  2.2275 ms (20 time steps), 2711 GB/s (0.905 of copy), 37659 MLUP/s
+//     05_in_place  4096x4096  8.8775 ms (20 time steps), 2721 GB/s (0.909 of copy), 37797 MLUP/s
+//     05_in_place  8192x8192  34.9227 ms (20 time steps), 2767 GB/s (0.924 of copy), 38433 MLUP/s
 //   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     05_in_place  256x256    0.0605 ms, 1560 GB/s (0.370 of copy), 21661 MLUP/s
-//     05_in_place  1024x1024  0.3549 ms, 4254 GB/s (1.008 of copy), 59087 MLUP/s
-//     05_in_place  2048x2048  1.7089 ms, 3534 GB/s (0.838 of copy), 49088 MLUP/s
-//     05_in_place  4096x4096  6.6084 ms, 3656 GB/s (0.866 of copy), 50776 MLUP/s
-//     05_in_place  8192x8192  26.0488 ms, 3710 GB/s (0.879 of copy), 51526 MLUP/s
+//     05_in_place  256x256    0.0605 ms (20 time steps), 1560 GB/s (0.370 of copy), 21661 MLUP/s
+//     05_in_place  1024x1024  0.3549 ms (20 time steps), 4254 GB/s (1.008 of copy), 59087 MLUP/s
+//     05_in_place  2048x2048  1.7089 ms (20 time steps), 3534 GB/s (0.838 of copy), 49088 MLUP/s
+//     05_in_place  4096x4096  6.6084 ms (20 time steps), 3656 GB/s (0.866 of copy), 50776 MLUP/s
+//     05_in_place  8192x8192  26.0488 ms (20 time steps), 3710 GB/s (0.879 of copy), 51526 MLUP/s
 // END MEASURED
 #include "course/device_buffer.hpp"
 #include "steps.hpp"

@@ -16,27 +16,27 @@
 // a step, bf16 ~1e-4, against velocities of ~0.05.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     06_fp16_storage  256x256    0.0892 ms, 529 GB/s (0.177 of copy), 14699 MLUP/s
-//     06_bf16_storage  256x256    0.0880 ms, 536 GB/s (0.179 of copy), 14903 MLUP/s
-//     06_fp16_storage  1024x1024  0.3777 ms, 1999 GB/s (0.667 of copy), 55518 MLUP/s
-//     06_bf16_storage  1024x1024  0.3961 ms, 1906 GB/s (0.636 of copy), 52943 MLUP/s
-//     06_fp16_storage  2048x2048  1.3226 ms, 2283 GB/s (0.762 of copy), 63423 MLUP/s
-//     06_bf16_storage  2048x2048  1.3898 ms, 2173 GB/s (0.726 of copy), 60358 MLUP/s
-//     06_fp16_storage  4096x4096  5.0638 ms, 2385 GB/s (0.797 of copy), 66264 MLUP/s
-//     06_bf16_storage  4096x4096  5.3405 ms, 2262 GB/s (0.755 of copy), 62830 MLUP/s
-//     06_fp16_storage  8192x8192  20.0782 ms, 2407 GB/s (0.804 of copy), 66848 MLUP/s
-//     06_bf16_storage  8192x8192  21.1506 ms, 2284 GB/s (0.763 of copy), 63458 MLUP/s
+//     06_fp16_storage  256x256    0.0892 ms (20 time steps), 529 GB/s (0.177 of copy), 14699 MLUP/s
+//     06_bf16_storage  256x256    0.0880 ms (20 time steps), 536 GB/s (0.179 of copy), 14903 MLUP/s
+//     06_fp16_storage  1024x1024  0.3777 ms (20 time steps), 1999 GB/s (0.667 of copy), 55518 MLUP/s
+//     06_bf16_storage  1024x1024  0.3961 ms (20 time steps), 1906 GB/s (0.636 of copy), 52943 MLUP/s
+//     06_fp16_storage  2048x2048  1.3226 ms (20 time steps), 2283 GB/s (0.762 of copy), 63423 MLUP/s
+//     06_bf16_storage  2048x2048  1.3898 ms (20 time steps), 2173 GB/s (0.726 of copy), 60358 MLUP/s
+//     06_fp16_storage  4096x4096  5.0638 ms (20 time steps), 2385 GB/s (0.797 of copy), 66264 MLUP/s
+//     06_bf16_storage  4096x4096  5.3405 ms (20 time steps), 2262 GB/s (0.755 of copy), 62830 MLUP/s
+//     06_fp16_storage  8192x8192  20.0782 ms (20 time steps), 2407 GB/s (0.804 of copy), 66848 MLUP/s
+//     06_bf16_storage  8192x8192  21.1506 ms (20 time steps), 2284 GB/s (0.763 of copy), 63458 MLUP/s
 //   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     06_fp16_storage  256x256    0.0644 ms, 732 GB/s (0.174 of copy), 20343 MLUP/s
-//     06_bf16_storage  256x256    0.0649 ms, 727 GB/s (0.172 of copy), 20202 MLUP/s
-//     06_fp16_storage  1024x1024  0.3740 ms, 2019 GB/s (0.478 of copy), 56071 MLUP/s
-//     06_bf16_storage  1024x1024  0.3931 ms, 1920 GB/s (0.455 of copy), 53344 MLUP/s
-//     06_fp16_storage  2048x2048  1.3159 ms, 2295 GB/s (0.544 of copy), 63748 MLUP/s
-//     06_bf16_storage  2048x2048  1.3867 ms, 2178 GB/s (0.516 of copy), 60493 MLUP/s
-//     06_fp16_storage  4096x4096  5.0525 ms, 2391 GB/s (0.567 of copy), 66411 MLUP/s
-//     06_bf16_storage  4096x4096  5.3401 ms, 2262 GB/s (0.536 of copy), 62834 MLUP/s
-//     06_fp16_storage  8192x8192  20.0068 ms, 2415 GB/s (0.572 of copy), 67086 MLUP/s
-//     06_bf16_storage  8192x8192  21.1543 ms, 2284 GB/s (0.541 of copy), 63447 MLUP/s
+//     06_fp16_storage  256x256    0.0644 ms (20 time steps), 732 GB/s (0.174 of copy), 20343 MLUP/s
+//     06_bf16_storage  256x256    0.0649 ms (20 time steps), 727 GB/s (0.172 of copy), 20202 MLUP/s
+//     06_fp16_storage  1024x1024  0.3740 ms (20 time steps), 2019 GB/s (0.478 of copy), 56071 MLUP/s
+//     06_bf16_storage  1024x1024  0.3931 ms (20 time steps), 1920 GB/s (0.455 of copy), 53344 MLUP/s
+//     06_fp16_storage  2048x2048  1.3159 ms (20 time steps), 2295 GB/s (0.544 of copy), 63748 MLUP/s
+//     06_bf16_storage  2048x2048  1.3867 ms (20 time steps), 2178 GB/s (0.516 of copy), 60493 MLUP/s
+//     06_fp16_storage  4096x4096  5.0525 ms (20 time steps), 2391 GB/s (0.567 of copy), 66411 MLUP/s
+//     06_bf16_storage  4096x4096  5.3401 ms (20 time steps), 2262 GB/s (0.536 of copy), 62834 MLUP/s
+//     06_fp16_storage  8192x8192  20.0068 ms (20 time steps), 2415 GB/s (0.572 of copy), 67086 MLUP/s
+//     06_bf16_storage  8192x8192  21.1543 ms (20 time steps), 2284 GB/s (0.541 of copy), 63447 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <utility>

@@ -18,37 +18,37 @@
 // their bytes allow if the instructions drop by a third.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     07_lean_f32   256x256    0.0835 ms, 1130 GB/s (0.377 of copy), 15697 MLUP/s
-//     07_lean_fp16  256x256    0.0832 ms, 568 GB/s (0.190 of copy), 15765 MLUP/s
-//     07_lean_bf16  256x256    0.0735 ms, 642 GB/s (0.215 of copy), 17845 MLUP/s
-//     07_lean_f32   1024x1024  0.5858 ms, 2578 GB/s (0.861 of copy), 35802 MLUP/s
-//     07_lean_fp16  1024x1024  0.2790 ms, 2706 GB/s (0.904 of copy), 75169 MLUP/s
-//     07_lean_bf16  1024x1024  0.2987 ms, 2528 GB/s (0.844 of copy), 70208 MLUP/s
-//     07_lean_f32   2048x2048  2.1673 ms, 2787 GB/s (0.931 of copy), 38705 MLUP/s
-//     07_lean_fp16  2048x2048  1.2059 ms, 2504 GB/s (0.836 of copy), 69564 MLUP/s
-//     07_lean_bf16  2048x2048  1.2108 ms, 2494 GB/s (0.833 of copy), 69282 MLUP/s
-//     07_lean_f32   4096x4096  8.5324 ms, 2831 GB/s (0.945 of copy), 39326 MLUP/s
-//     07_lean_fp16  4096x4096  4.5760 ms, 2640 GB/s (0.881 of copy), 73327 MLUP/s
-//     07_lean_bf16  4096x4096  4.6064 ms, 2622 GB/s (0.876 of copy), 72843 MLUP/s
-//     07_lean_f32   8192x8192  33.4940 ms, 2885 GB/s (0.963 of copy), 40072 MLUP/s
-//     07_lean_fp16  8192x8192  18.1567 ms, 2661 GB/s (0.889 of copy), 73922 MLUP/s
-//     07_lean_bf16  8192x8192  18.2578 ms, 2646 GB/s (0.884 of copy), 73512 MLUP/s
+//     07_lean_f32   256x256    0.0835 ms (20 time steps), 1130 GB/s (0.377 of copy), 15697 MLUP/s
+//     07_lean_fp16  256x256    0.0832 ms (20 time steps), 568 GB/s (0.190 of copy), 15765 MLUP/s
+//     07_lean_bf16  256x256    0.0735 ms (20 time steps), 642 GB/s (0.215 of copy), 17845 MLUP/s
+//     07_lean_f32   1024x1024  0.5858 ms (20 time steps), 2578 GB/s (0.861 of copy), 35802 MLUP/s
+//     07_lean_fp16  1024x1024  0.2790 ms (20 time steps), 2706 GB/s (0.904 of copy), 75169 MLUP/s
+//     07_lean_bf16  1024x1024  0.2987 ms (20 time steps), 2528 GB/s (0.844 of copy), 70208 MLUP/s
+//     07_lean_f32   2048x2048  2.1673 ms (20 time steps), 2787 GB/s (0.931 of copy), 38705 MLUP/s
+//     07_lean_fp16  2048x2048  1.2059 ms (20 time steps), 2504 GB/s (0.836 of copy), 69564 MLUP/s
+//     07_lean_bf16  2048x2048  1.2108 ms (20 time steps), 2494 GB/s (0.833 of copy), 69282 MLUP/s
+//     07_lean_f32   4096x4096  8.5324 ms (20 time steps), 2831 GB/s (0.945 of copy), 39326 MLUP/s
+//     07_lean_fp16  4096x4096  4.5760 ms (20 time steps), 2640 GB/s (0.881 of copy), 73327 MLUP/s
+//     07_lean_bf16  4096x4096  4.6064 ms (20 time steps), 2622 GB/s (0.876 of copy), 72843 MLUP/s
+//     07_lean_f32   8192x8192  33.4940 ms (20 time steps), 2885 GB/s (0.963 of copy), 40072 MLUP/s
+//     07_lean_fp16  8192x8192  18.1567 ms (20 time steps), 2661 GB/s (0.889 of copy), 73922 MLUP/s
+//     07_lean_bf16  8192x8192  18.2578 ms (20 time steps), 2646 GB/s (0.884 of copy), 73512 MLUP/s
 //   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     07_lean_f32   256x256    0.0584 ms, 1616 GB/s (0.383 of copy), 22438 MLUP/s
-//     07_lean_fp16  256x256    0.0570 ms, 828 GB/s (0.196 of copy), 23011 MLUP/s
-//     07_lean_bf16  256x256    0.0580 ms, 813 GB/s (0.193 of copy), 22593 MLUP/s
-//     07_lean_f32   1024x1024  0.4404 ms, 3428 GB/s (0.812 of copy), 47614 MLUP/s
-//     07_lean_fp16  1024x1024  0.2661 ms, 2837 GB/s (0.672 of copy), 78812 MLUP/s
-//     07_lean_bf16  1024x1024  0.2824 ms, 2673 GB/s (0.633 of copy), 74249 MLUP/s
-//     07_lean_f32   2048x2048  1.5720 ms, 3842 GB/s (0.911 of copy), 53361 MLUP/s
-//     07_lean_fp16  2048x2048  1.0034 ms, 3010 GB/s (0.713 of copy), 83604 MLUP/s
-//     07_lean_bf16  2048x2048  1.0683 ms, 2827 GB/s (0.670 of copy), 78525 MLUP/s
-//     07_lean_f32   4096x4096  6.0613 ms, 3986 GB/s (0.945 of copy), 55358 MLUP/s
-//     07_lean_fp16  4096x4096  3.8039 ms, 3176 GB/s (0.753 of copy), 88211 MLUP/s
-//     07_lean_bf16  4096x4096  4.0942 ms, 2950 GB/s (0.699 of copy), 81956 MLUP/s
-//     07_lean_f32   8192x8192  24.0012 ms, 4026 GB/s (0.954 of copy), 55921 MLUP/s
-//     07_lean_fp16  8192x8192  15.0874 ms, 3203 GB/s (0.759 of copy), 88960 MLUP/s
-//     07_lean_bf16  8192x8192  16.1375 ms, 2994 GB/s (0.710 of copy), 83171 MLUP/s
+//     07_lean_f32   256x256    0.0584 ms (20 time steps), 1616 GB/s (0.383 of copy), 22438 MLUP/s
+//     07_lean_fp16  256x256    0.0570 ms (20 time steps), 828 GB/s (0.196 of copy), 23011 MLUP/s
+//     07_lean_bf16  256x256    0.0580 ms (20 time steps), 813 GB/s (0.193 of copy), 22593 MLUP/s
+//     07_lean_f32   1024x1024  0.4404 ms (20 time steps), 3428 GB/s (0.812 of copy), 47614 MLUP/s
+//     07_lean_fp16  1024x1024  0.2661 ms (20 time steps), 2837 GB/s (0.672 of copy), 78812 MLUP/s
+//     07_lean_bf16  1024x1024  0.2824 ms (20 time steps), 2673 GB/s (0.633 of copy), 74249 MLUP/s
+//     07_lean_f32   2048x2048  1.5720 ms (20 time steps), 3842 GB/s (0.911 of copy), 53361 MLUP/s
+//     07_lean_fp16  2048x2048  1.0034 ms (20 time steps), 3010 GB/s (0.713 of copy), 83604 MLUP/s
+//     07_lean_bf16  2048x2048  1.0683 ms (20 time steps), 2827 GB/s (0.670 of copy), 78525 MLUP/s
+//     07_lean_f32   4096x4096  6.0613 ms (20 time steps), 3986 GB/s (0.945 of copy), 55358 MLUP/s
+//     07_lean_fp16  4096x4096  3.8039 ms (20 time steps), 3176 GB/s (0.753 of copy), 88211 MLUP/s
+//     07_lean_bf16  4096x4096  4.0942 ms (20 time steps), 2950 GB/s (0.699 of copy), 81956 MLUP/s
+//     07_lean_f32   8192x8192  24.0012 ms (20 time steps), 4026 GB/s (0.954 of copy), 55921 MLUP/s
+//     07_lean_fp16  8192x8192  15.0874 ms (20 time steps), 3203 GB/s (0.759 of copy), 88960 MLUP/s
+//     07_lean_bf16  8192x8192  16.1375 ms (20 time steps), 2994 GB/s (0.710 of copy), 83171 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>

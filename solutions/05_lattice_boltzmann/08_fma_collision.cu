@@ -26,37 +26,37 @@
 // float32 if issue was the limit.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     08_fma_f32   256x256    0.0922 ms, 1024 GB/s (0.342 of copy), 14217 MLUP/s
-//     08_fma_fp16  256x256    0.0914 ms, 516 GB/s (0.172 of copy), 14335 MLUP/s
-//     08_fma_bf16  256x256    0.0846 ms, 558 GB/s (0.186 of copy), 15489 MLUP/s
-//     08_fma_f32   1024x1024  0.5827 ms, 2591 GB/s (0.865 of copy), 35989 MLUP/s
-//     08_fma_fp16  1024x1024  0.2640 ms, 2860 GB/s (0.955 of copy), 79452 MLUP/s
-//     08_fma_bf16  1024x1024  0.2648 ms, 2851 GB/s (0.952 of copy), 79198 MLUP/s
-//     08_fma_f32   2048x2048  2.1704 ms, 2783 GB/s (0.929 of copy), 38649 MLUP/s
-//     08_fma_fp16  2048x2048  1.1758 ms, 2568 GB/s (0.858 of copy), 71342 MLUP/s
-//     08_fma_bf16  2048x2048  1.1707 ms, 2580 GB/s (0.861 of copy), 71656 MLUP/s
-//     08_fma_f32   4096x4096  8.5851 ms, 2814 GB/s (0.940 of copy), 39084 MLUP/s
-//     08_fma_fp16  4096x4096  4.4183 ms, 2734 GB/s (0.913 of copy), 75945 MLUP/s
-//     08_fma_bf16  4096x4096  4.3925 ms, 2750 GB/s (0.918 of copy), 76391 MLUP/s
-//     08_fma_f32   8192x8192  33.7107 ms, 2867 GB/s (0.957 of copy), 39815 MLUP/s
-//     08_fma_fp16  8192x8192  17.5626 ms, 2751 GB/s (0.919 of copy), 76423 MLUP/s
-//     08_fma_bf16  8192x8192  17.3481 ms, 2785 GB/s (0.930 of copy), 77367 MLUP/s
+//     08_fma_f32   256x256    0.0922 ms (20 time steps), 1024 GB/s (0.342 of copy), 14217 MLUP/s
+//     08_fma_fp16  256x256    0.0914 ms (20 time steps), 516 GB/s (0.172 of copy), 14335 MLUP/s
+//     08_fma_bf16  256x256    0.0846 ms (20 time steps), 558 GB/s (0.186 of copy), 15489 MLUP/s
+//     08_fma_f32   1024x1024  0.5827 ms (20 time steps), 2591 GB/s (0.865 of copy), 35989 MLUP/s
+//     08_fma_fp16  1024x1024  0.2640 ms (20 time steps), 2860 GB/s (0.955 of copy), 79452 MLUP/s
+//     08_fma_bf16  1024x1024  0.2648 ms (20 time steps), 2851 GB/s (0.952 of copy), 79198 MLUP/s
+//     08_fma_f32   2048x2048  2.1704 ms (20 time steps), 2783 GB/s (0.929 of copy), 38649 MLUP/s
+//     08_fma_fp16  2048x2048  1.1758 ms (20 time steps), 2568 GB/s (0.858 of copy), 71342 MLUP/s
+//     08_fma_bf16  2048x2048  1.1707 ms (20 time steps), 2580 GB/s (0.861 of copy), 71656 MLUP/s
+//     08_fma_f32   4096x4096  8.5851 ms (20 time steps), 2814 GB/s (0.940 of copy), 39084 MLUP/s
+//     08_fma_fp16  4096x4096  4.4183 ms (20 time steps), 2734 GB/s (0.913 of copy), 75945 MLUP/s
+//     08_fma_bf16  4096x4096  4.3925 ms (20 time steps), 2750 GB/s (0.918 of copy), 76391 MLUP/s
+//     08_fma_f32   8192x8192  33.7107 ms (20 time steps), 2867 GB/s (0.957 of copy), 39815 MLUP/s
+//     08_fma_fp16  8192x8192  17.5626 ms (20 time steps), 2751 GB/s (0.919 of copy), 76423 MLUP/s
+//     08_fma_bf16  8192x8192  17.3481 ms (20 time steps), 2785 GB/s (0.930 of copy), 77367 MLUP/s
 //   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     08_fma_f32   256x256    0.0575 ms, 1642 GB/s (0.389 of copy), 22800 MLUP/s
-//     08_fma_fp16  256x256    0.0572 ms, 824 GB/s (0.195 of copy), 22895 MLUP/s
-//     08_fma_bf16  256x256    0.0570 ms, 828 GB/s (0.196 of copy), 22992 MLUP/s
-//     08_fma_f32   1024x1024  0.4395 ms, 3436 GB/s (0.814 of copy), 47720 MLUP/s
-//     08_fma_fp16  1024x1024  0.2386 ms, 3164 GB/s (0.750 of copy), 87897 MLUP/s
-//     08_fma_bf16  1024x1024  0.2408 ms, 3135 GB/s (0.743 of copy), 87085 MLUP/s
-//     08_fma_f32   2048x2048  1.5781 ms, 3827 GB/s (0.907 of copy), 53155 MLUP/s
-//     08_fma_fp16  2048x2048  0.9275 ms, 3256 GB/s (0.772 of copy), 90444 MLUP/s
-//     08_fma_bf16  2048x2048  0.9304 ms, 3246 GB/s (0.769 of copy), 90163 MLUP/s
-//     08_fma_f32   4096x4096  6.1311 ms, 3940 GB/s (0.934 of copy), 54728 MLUP/s
-//     08_fma_fp16  4096x4096  3.5055 ms, 3446 GB/s (0.817 of copy), 95720 MLUP/s
-//     08_fma_bf16  4096x4096  3.5320 ms, 3420 GB/s (0.811 of copy), 95001 MLUP/s
-//     08_fma_f32   8192x8192  24.0693 ms, 4015 GB/s (0.952 of copy), 55763 MLUP/s
-//     08_fma_fp16  8192x8192  13.8746 ms, 3482 GB/s (0.825 of copy), 96736 MLUP/s
-//     08_fma_bf16  8192x8192  13.9235 ms, 3470 GB/s (0.822 of copy), 96396 MLUP/s
+//     08_fma_f32   256x256    0.0575 ms (20 time steps), 1642 GB/s (0.389 of copy), 22800 MLUP/s
+//     08_fma_fp16  256x256    0.0572 ms (20 time steps), 824 GB/s (0.195 of copy), 22895 MLUP/s
+//     08_fma_bf16  256x256    0.0570 ms (20 time steps), 828 GB/s (0.196 of copy), 22992 MLUP/s
+//     08_fma_f32   1024x1024  0.4395 ms (20 time steps), 3436 GB/s (0.814 of copy), 47720 MLUP/s
+//     08_fma_fp16  1024x1024  0.2386 ms (20 time steps), 3164 GB/s (0.750 of copy), 87897 MLUP/s
+//     08_fma_bf16  1024x1024  0.2408 ms (20 time steps), 3135 GB/s (0.743 of copy), 87085 MLUP/s
+//     08_fma_f32   2048x2048  1.5781 ms (20 time steps), 3827 GB/s (0.907 of copy), 53155 MLUP/s
+//     08_fma_fp16  2048x2048  0.9275 ms (20 time steps), 3256 GB/s (0.772 of copy), 90444 MLUP/s
+//     08_fma_bf16  2048x2048  0.9304 ms (20 time steps), 3246 GB/s (0.769 of copy), 90163 MLUP/s
+//     08_fma_f32   4096x4096  6.1311 ms (20 time steps), 3940 GB/s (0.934 of copy), 54728 MLUP/s
+//     08_fma_fp16  4096x4096  3.5055 ms (20 time steps), 3446 GB/s (0.817 of copy), 95720 MLUP/s
+//     08_fma_bf16  4096x4096  3.5320 ms (20 time steps), 3420 GB/s (0.811 of copy), 95001 MLUP/s
+//     08_fma_f32   8192x8192  24.0693 ms (20 time steps), 4015 GB/s (0.952 of copy), 55763 MLUP/s
+//     08_fma_fp16  8192x8192  13.8746 ms (20 time steps), 3482 GB/s (0.825 of copy), 96736 MLUP/s
+//     08_fma_bf16  8192x8192  13.9235 ms (20 time steps), 3470 GB/s (0.822 of copy), 96396 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>

@@ -20,27 +20,27 @@
 // shared by two cells), so 1.8-1.9x the float32 steps.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     09_pairs_fp16  256x256    0.0908 ms, 519 GB/s (0.173 of copy), 14428 MLUP/s
-//     09_pairs_bf16  256x256    0.0902 ms, 523 GB/s (0.175 of copy), 14533 MLUP/s
-//     09_pairs_fp16  1024x1024  0.3677 ms, 2053 GB/s (0.686 of copy), 57037 MLUP/s
-//     09_pairs_bf16  1024x1024  0.3707 ms, 2037 GB/s (0.680 of copy), 56575 MLUP/s
-//     09_pairs_fp16  2048x2048  1.5861 ms, 1904 GB/s (0.636 of copy), 52888 MLUP/s
-//     09_pairs_bf16  2048x2048  1.5960 ms, 1892 GB/s (0.632 of copy), 52561 MLUP/s
-//     09_pairs_fp16  4096x4096  5.7326 ms, 2107 GB/s (0.704 of copy), 58533 MLUP/s
-//     09_pairs_bf16  4096x4096  5.7538 ms, 2099 GB/s (0.701 of copy), 58317 MLUP/s
-//     09_pairs_fp16  8192x8192  22.0704 ms, 2189 GB/s (0.731 of copy), 60813 MLUP/s
-//     09_pairs_bf16  8192x8192  22.1382 ms, 2183 GB/s (0.729 of copy), 60627 MLUP/s
+//     09_pairs_fp16  256x256    0.0908 ms (20 time steps), 519 GB/s (0.173 of copy), 14428 MLUP/s
+//     09_pairs_bf16  256x256    0.0902 ms (20 time steps), 523 GB/s (0.175 of copy), 14533 MLUP/s
+//     09_pairs_fp16  1024x1024  0.3677 ms (20 time steps), 2053 GB/s (0.686 of copy), 57037 MLUP/s
+//     09_pairs_bf16  1024x1024  0.3707 ms (20 time steps), 2037 GB/s (0.680 of copy), 56575 MLUP/s
+//     09_pairs_fp16  2048x2048  1.5861 ms (20 time steps), 1904 GB/s (0.636 of copy), 52888 MLUP/s
+//     09_pairs_bf16  2048x2048  1.5960 ms (20 time steps), 1892 GB/s (0.632 of copy), 52561 MLUP/s
+//     09_pairs_fp16  4096x4096  5.7326 ms (20 time steps), 2107 GB/s (0.704 of copy), 58533 MLUP/s
+//     09_pairs_bf16  4096x4096  5.7538 ms (20 time steps), 2099 GB/s (0.701 of copy), 58317 MLUP/s
+//     09_pairs_fp16  8192x8192  22.0704 ms (20 time steps), 2189 GB/s (0.731 of copy), 60813 MLUP/s
+//     09_pairs_bf16  8192x8192  22.1382 ms (20 time steps), 2183 GB/s (0.729 of copy), 60627 MLUP/s
 //   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     09_pairs_fp16  256x256    0.0870 ms, 542 GB/s (0.128 of copy), 15059 MLUP/s
-//     09_pairs_bf16  256x256    0.0869 ms, 543 GB/s (0.129 of copy), 15075 MLUP/s
-//     09_pairs_fp16  1024x1024  0.3458 ms, 2183 GB/s (0.517 of copy), 60648 MLUP/s
-//     09_pairs_bf16  1024x1024  0.3443 ms, 2193 GB/s (0.520 of copy), 60904 MLUP/s
-//     09_pairs_fp16  2048x2048  1.4567 ms, 2073 GB/s (0.491 of copy), 57587 MLUP/s
-//     09_pairs_bf16  2048x2048  1.4679 ms, 2057 GB/s (0.488 of copy), 57147 MLUP/s
-//     09_pairs_fp16  4096x4096  5.2251 ms, 2312 GB/s (0.548 of copy), 64218 MLUP/s
-//     09_pairs_bf16  4096x4096  5.2687 ms, 2293 GB/s (0.543 of copy), 63687 MLUP/s
-//     09_pairs_fp16  8192x8192  20.3696 ms, 2372 GB/s (0.562 of copy), 65891 MLUP/s
-//     09_pairs_bf16  8192x8192  20.4963 ms, 2357 GB/s (0.559 of copy), 65484 MLUP/s
+//     09_pairs_fp16  256x256    0.0870 ms (20 time steps), 542 GB/s (0.128 of copy), 15059 MLUP/s
+//     09_pairs_bf16  256x256    0.0869 ms (20 time steps), 543 GB/s (0.129 of copy), 15075 MLUP/s
+//     09_pairs_fp16  1024x1024  0.3458 ms (20 time steps), 2183 GB/s (0.517 of copy), 60648 MLUP/s
+//     09_pairs_bf16  1024x1024  0.3443 ms (20 time steps), 2193 GB/s (0.520 of copy), 60904 MLUP/s
+//     09_pairs_fp16  2048x2048  1.4567 ms (20 time steps), 2073 GB/s (0.491 of copy), 57587 MLUP/s
+//     09_pairs_bf16  2048x2048  1.4679 ms (20 time steps), 2057 GB/s (0.488 of copy), 57147 MLUP/s
+//     09_pairs_fp16  4096x4096  5.2251 ms (20 time steps), 2312 GB/s (0.548 of copy), 64218 MLUP/s
+//     09_pairs_bf16  4096x4096  5.2687 ms (20 time steps), 2293 GB/s (0.543 of copy), 63687 MLUP/s
+//     09_pairs_fp16  8192x8192  20.3696 ms (20 time steps), 2372 GB/s (0.562 of copy), 65891 MLUP/s
+//     09_pairs_bf16  8192x8192  20.4963 ms (20 time steps), 2357 GB/s (0.559 of copy), 65484 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>

@@ -16,11 +16,11 @@
 // scaling at 1024^3 falls further as the slabs thin and the exchange stays the same size.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     01_host_staging x1  strong 1024^3       161.2899 ms, 1598 GB/s (0.534 of copy), 133 GLUP/s
-//     01_host_staging x1  weak 512^3 per GPU  24.0044 ms, 1342 GB/s (0.448 of copy), 112 GLUP/s
+//     01_host_staging x1  strong 1024^3       161.2899 ms (20 time steps), 1598 GB/s (0.534 of copy), 133 GLUP/s
+//     01_host_staging x1  weak 512^3 per GPU  24.0044 ms (20 time steps), 1342 GB/s (0.448 of copy), 112 GLUP/s
 //   NVIDIA H200 (commit 1ab8094ed146, 2026-11-24):
-//     01_host_staging x1  strong 1024^3       137.8559 ms, 1869 GB/s (0.443 of copy), 156 GLUP/s
-//     01_host_staging x1  weak 512^3 per GPU  21.2473 ms, 1516 GB/s (0.360 of copy), 126 GLUP/s
+//     01_host_staging x1  strong 1024^3       137.8559 ms (20 time steps), 1869 GB/s (0.443 of copy), 156 GLUP/s
+//     01_host_staging x1  weak 512^3 per GPU  21.2473 ms (20 time steps), 1516 GB/s (0.360 of copy), 126 GLUP/s
 // END MEASURED
 #include "course/exercise.hpp"
 #include "steps.hpp"

@@ -18,11 +18,11 @@
 // and planes 4x larger, 34 MB in, 0.08 ms: about 0.88.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     02_peer_copies x1  strong 1024^3       135.3233 ms, 1904 GB/s (0.636 of copy), 159 GLUP/s
-//     02_peer_copies x1  weak 512^3 per GPU  17.0611 ms, 1888 GB/s (0.631 of copy), 157 GLUP/s
+//     02_peer_copies x1  strong 1024^3       135.3233 ms (20 time steps), 1904 GB/s (0.636 of copy), 159 GLUP/s
+//     02_peer_copies x1  weak 512^3 per GPU  17.0611 ms (20 time steps), 1888 GB/s (0.631 of copy), 157 GLUP/s
 //   NVIDIA H200 (commit 1ab8094ed146, 2026-11-24):
-//     02_peer_copies x1  strong 1024^3       112.0810 ms, 2299 GB/s (0.545 of copy), 192 GLUP/s
-//     02_peer_copies x1  weak 512^3 per GPU  14.3723 ms, 2241 GB/s (0.532 of copy), 187 GLUP/s
+//     02_peer_copies x1  strong 1024^3       112.0810 ms (20 time steps), 2299 GB/s (0.545 of copy), 192 GLUP/s
+//     02_peer_copies x1  weak 512^3 per GPU  14.3723 ms (20 time steps), 2241 GB/s (0.532 of copy), 187 GLUP/s
 // END MEASURED
 #include "course/exercise.hpp"
 #include "steps.hpp"

@@ -15,11 +15,11 @@
 // protocol), faster where step 02's barrier cost more than NCCL's kernel launch.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     03_nccl x1  strong 1024^3       135.2627 ms, 1905 GB/s (0.636 of copy), 159 GLUP/s
-//     03_nccl x1  weak 512^3 per GPU  17.0180 ms, 1893 GB/s (0.632 of copy), 158 GLUP/s
+//     03_nccl x1  strong 1024^3       135.2627 ms (20 time steps), 1905 GB/s (0.636 of copy), 159 GLUP/s
+//     03_nccl x1  weak 512^3 per GPU  17.0180 ms (20 time steps), 1893 GB/s (0.632 of copy), 158 GLUP/s
 //   NVIDIA H200 (commit 1ab8094ed146, 2026-11-24):
-//     03_nccl x1  strong 1024^3       112.0372 ms, 2300 GB/s (0.545 of copy), 192 GLUP/s
-//     03_nccl x1  weak 512^3 per GPU  14.3572 ms, 2244 GB/s (0.532 of copy), 187 GLUP/s
+//     03_nccl x1  strong 1024^3       112.0372 ms (20 time steps), 2300 GB/s (0.545 of copy), 192 GLUP/s
+//     03_nccl x1  weak 512^3 per GPU  14.3572 ms (20 time steps), 2244 GB/s (0.532 of copy), 187 GLUP/s
 // END MEASURED
 #include "course/exercise.hpp"
 #include "steps.hpp"

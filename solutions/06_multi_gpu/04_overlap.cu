@@ -21,11 +21,11 @@
 // of the exchange hidden (compute + exchange - this step) / exchange: above 0.9.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     04_overlap x1  strong 1024^3       135.5829 ms, 1901 GB/s (0.635 of copy), 158 GLUP/s
-//     04_overlap x1  weak 512^3 per GPU  17.0507 ms, 1889 GB/s (0.631 of copy), 157 GLUP/s
+//     04_overlap x1  strong 1024^3       135.5829 ms (20 time steps), 1901 GB/s (0.635 of copy), 158 GLUP/s
+//     04_overlap x1  weak 512^3 per GPU  17.0507 ms (20 time steps), 1889 GB/s (0.631 of copy), 157 GLUP/s
 //   NVIDIA H200 (commit 1ab8094ed146, 2026-11-24):
-//     04_overlap x1  strong 1024^3       112.3012 ms, 2295 GB/s (0.544 of copy), 191 GLUP/s
-//     04_overlap x1  weak 512^3 per GPU  14.3532 ms, 2244 GB/s (0.532 of copy), 187 GLUP/s
+//     04_overlap x1  strong 1024^3       112.3012 ms (20 time steps), 2295 GB/s (0.544 of copy), 191 GLUP/s
+//     04_overlap x1  weak 512^3 per GPU  14.3532 ms (20 time steps), 2244 GB/s (0.532 of copy), 187 GLUP/s
 // END MEASURED
 #include "course/exercise.hpp"
 #include "steps.hpp"

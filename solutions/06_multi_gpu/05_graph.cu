@@ -16,11 +16,11 @@
 // e.g. 128^3 per GPU (0.01 ms of compute a step), up to 2x faster than step 04.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     05_graph x1  strong 1024^3       135.7337 ms, 1899 GB/s (0.634 of copy), 158 GLUP/s
-//     05_graph x1  weak 512^3 per GPU  16.8474 ms, 1912 GB/s (0.639 of copy), 159 GLUP/s
+//     05_graph x1  strong 1024^3       135.7337 ms (20 time steps), 1899 GB/s (0.634 of copy), 158 GLUP/s
+//     05_graph x1  weak 512^3 per GPU  16.8474 ms (20 time steps), 1912 GB/s (0.639 of copy), 159 GLUP/s
 //   NVIDIA H200 (commit 1ab8094ed146, 2026-11-24):
-//     05_graph x1  strong 1024^3       112.4103 ms, 2292 GB/s (0.544 of copy), 191 GLUP/s
-//     05_graph x1  weak 512^3 per GPU  14.3156 ms, 2250 GB/s (0.534 of copy), 188 GLUP/s
+//     05_graph x1  strong 1024^3       112.4103 ms (20 time steps), 2292 GB/s (0.544 of copy), 191 GLUP/s
+//     05_graph x1  weak 512^3 per GPU  14.3156 ms (20 time steps), 2250 GB/s (0.534 of copy), 188 GLUP/s
 // END MEASURED
 #include "course/exercise.hpp"
 #include "steps.hpp"
