@@ -180,6 +180,8 @@ def bandwidth_table(res) -> str:
         lines.append(f"| `{row['kernel']}` | {cubes} | {ms:.3f} | {effective:.0f} | {achieved:.0f} | "
                      f"{achieved / effective:.3f} | {effective / copy:.2f} |")
     return "\n".join(lines)
+
+
 STALL = re.compile(r"smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio$")
 STALL_NAMES = {"long_scoreboard": "global memory", "barrier": "barrier", "short_scoreboard": "shared memory",
                "mio_throttle": "MIO queue", "lg_throttle": "global queue", "wait": "fixed latency",
