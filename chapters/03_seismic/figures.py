@@ -264,7 +264,7 @@ def draw_in_flight(out: pathlib.Path) -> None:
             colour, label = COLOURS[plane % len(COLOURS)], f"p{plane:+d}" if plane else "p"
             schedule.add_patch(plt.Rectangle((issued, 1.1), latency, 0.7, facecolor=colour, alpha=0.8, edgecolor="black",
                                              linewidth=0.5))
-            schedule.text(issued + latency / 2, 1.45, label, ha="center", va="center", fontsize=6.5)
+            schedule.text(issued + latency / 2, 1.45, label, ha="center", va="center", fontsize=6.5, clip_on=True)
             if used > issued + latency:  # landed, held in shared memory (or registers) until its plane
                 schedule.plot([issued + latency, used], [1.45, 1.45], color=colour, linewidth=1, linestyle=":")
             # The thread: step 06 waits for its rows before the tile's barrier; 07 and 08 find the
@@ -275,7 +275,7 @@ def draw_in_flight(out: pathlib.Path) -> None:
                                                  edgecolor="#7f7f7f", linewidth=0.5))
             schedule.add_patch(plt.Rectangle((start, 0.1), used + period - start, 0.7, facecolor=HALO, edgecolor="black",
                                              linewidth=0.5))
-            schedule.text((start + used + period) / 2, 0.45, label, ha="center", va="center", fontsize=6.5)
+            schedule.text((start + used + period) / 2, 0.45, label, ha="center", va="center", fontsize=6.5, clip_on=True)
             schedule.axvline(start, ymin=0.0, ymax=0.5, color="#e15759", linewidth=1.4)
         schedule.set_ylim(0, 2)
         schedule.set_yticks([0.45, 1.45])
