@@ -11,17 +11,24 @@
                  plane adds its weight to the 9 outputs it belongs to;
   bandwidth.png  results/h200/bench.json and torch.json: the effective bandwidth of every step at
                  512^3 against the copy ceiling, with the copies through steps 07's and 08's loads
-                 and the other peers (the FDTD3d design, torch.compile in its two modes).
+                 and the other peers (the FDTD3d design, torch.compile in its two modes);
+  in_flight.png  steps 06, 07 and 08 on the H200 (results/h200/traffic.csv, 64 planes a block),
+                 to scale over a few planes: when a thread issues each plane's loads, when they
+                 land (590 ns later, the loaded latency of the README's "Bytes in flight"), where
+                 it waits and computes; below each, the KB of DRAM traffic a multiprocessor has in
+                 flight over time and on average, against the Little's-law knee (tables.py's).
 
     chapters/03_seismic/figures.py [--out-dir chapters/03_seismic/figures]
 """
 import argparse
+import math
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
 import cli  # noqa: E402
 import plot  # noqa: E402
+import report  # noqa: E402
 import results  # noqa: E402
 
 plt = None  # matplotlib's pyplot: main() takes it once the options are known to be good
@@ -202,6 +209,111 @@ def draw_bandwidth(out: pathlib.Path) -> None:
     print(f"wrote {out}")
 
 
+# Steps 06-08 as profiled (64 planes a block): the kernel, how many planes before its use a plane's
+# loads are issued (06: in the plane that uses them), and how many planes tables.IN_FLIGHT counts
+# in flight for it (the ring of step 08 has room for 2).
+TIMELINE_STEPS = (("06", "one_pass_kernel<64>", 0, 1), ("07", "prefetch_kernel<4>", 1, 1),
+                  ("08", "async_ring_kernel<3, 2, 64, 1>", 2, 2))
+TILE_POINTS = (128, 8)  # a block's tile in steps 06-08: 32 x 8 threads of a float4
+BLOCK_THREADS = 256
+PLANES_PER_BLOCK = 64
+
+
+def in_flight_timelines(chapter) -> dict:
+    """What the picture draws, from one GPU's profile: per step its plane period (a block's time
+    per plane: the profiled time over the waves of blocks and the 64 planes of each), the KB of
+    DRAM traffic a multiprocessor issues per plane, the measured fraction of the copy; and the
+    loaded latency and the knees (tables.py's Little's law)."""
+    tables = report.load_tables_module(HERE)
+    law = tables.littles_law(chapter)
+    if law is None:
+        raise cli.ToolError("no memory latency for this GPU: chapter 1's results for it are not recorded", chapter.folder)
+    idle_ns, sms, knees = law
+    rows = {row["kernel"]: row for row in results.read_csv(chapter.folder / "traffic.csv")}
+    n = tables.PROFILE_N
+    blocks = (n // TILE_POINTS[0]) * (n // TILE_POINTS[1]) * (n // PLANES_PER_BLOCK)
+    steps = []
+    for step, kernel, ahead, counted in TIMELINE_STEPS:
+        if kernel not in rows:
+            raise cli.ToolError(f"has no row for {kernel} (step {step}): not profile.sh's traffic run of this chapter",
+                                chapter.folder / "traffic.csv")
+        _, _, per_thread, dram_per_loaded = tables.IN_FLIGHT[kernel]
+        threads, kb = tables.in_flight_per_sm(rows[kernel], per_thread, dram_per_loaded)
+        waves = math.ceil(blocks / (sms * round(threads / BLOCK_THREADS)))
+        steps.append({"step": step, "kernel": kernel, "ahead": ahead, "waves": waves,
+                      "period_us": rows[kernel].number("time ms") * 1e3 / (waves * PLANES_PER_BLOCK),
+                      "kb_per_plane": kb / counted, "kb_counted": kb, "planes_counted": counted,
+                      "measured": rows[kernel].number("achieved GB/s") / chapter.ceilings["copy_GBps"]})
+    return {"latency_us": tables.LOADED_LATENCY_NS / 1e3, "knee": knees[tables.LOADED_LATENCY_NS],
+            "idle_knee": knees[idle_ns], "steps": steps}
+
+
+def draw_in_flight(out: pathlib.Path) -> None:
+    chapter = results.load_gpu(HERE / "results" / "h200")
+    data = in_flight_timelines(chapter)
+    latency, knee, idle_knee = data["latency_us"], data["knee"], data["idle_knee"]
+    window = 3 * max(timeline["period_us"] for timeline in data["steps"])  # three planes of the slowest step
+    figure, axes = plt.subplots(2 * len(data["steps"]), 1, figsize=(13, 10.5), sharex=True,
+                                gridspec_kw={"height_ratios": [1.1, 1] * len(data["steps"])})
+    for index, timeline in enumerate(data["steps"]):
+        schedule, kb_axis = axes[2 * index], axes[2 * index + 1]
+        period, ahead = timeline["period_us"], timeline["ahead"]
+        planes = range(-ahead, math.ceil(window / period) + 1)  # issued at k x period, used at (k + ahead) x period
+        for k in planes:
+            issued, used, plane = k * period, (k + ahead) * period, k + ahead
+            colour, label = COLOURS[plane % len(COLOURS)], f"p{plane:+d}" if plane else "p"
+            schedule.add_patch(plt.Rectangle((issued, 1.1), latency, 0.7, facecolor=colour, alpha=0.8, edgecolor="black",
+                                             linewidth=0.5))
+            schedule.text(issued + latency / 2, 1.45, label, ha="center", va="center", fontsize=6.5, clip_on=True)
+            if used > issued + latency:  # landed, held in shared memory (or registers) until its plane
+                schedule.plot([issued + latency, used], [1.45, 1.45], color=colour, linewidth=1, linestyle=":")
+            # The thread: step 06 waits for its rows before the tile's barrier; 07 and 08 find the
+            # plane landed, publish it behind a barrier and compute.
+            start = used + (latency if ahead == 0 else 0)
+            if ahead == 0:
+                schedule.add_patch(plt.Rectangle((used, 0.1), latency, 0.7, facecolor=OWN, hatch="///",
+                                                 edgecolor="#7f7f7f", linewidth=0.5))
+            schedule.add_patch(plt.Rectangle((start, 0.1), used + period - start, 0.7, facecolor=HALO, edgecolor="black",
+                                             linewidth=0.5))
+            schedule.text((start + used + period) / 2, 0.45, label, ha="center", va="center", fontsize=6.5, clip_on=True)
+            schedule.axvline(start, ymin=0.0, ymax=0.5, color="#e15759", linewidth=1.4)
+        schedule.set_ylim(0, 2)
+        schedule.set_yticks([0.45, 1.45])
+        schedule.set_yticklabels(["the thread", "its loads"], fontsize=7)
+        waits = ("hatched: waiting for its own rows; red: the barrier after which the tile is read; grey: computing"
+                 if ahead == 0 else f"plane p's loads issued {ahead} plane{'s' if ahead > 1 else ''} ahead, held (dotted) "
+                 "until used; red: the barrier that publishes the plane; grey: computing")
+        schedule.set_title(f"Step {timeline['step']} ({timeline['kernel']}): a plane every {period:.2f} µs (profiled "
+                           f"time / {timeline['waves']} waves / {PLANES_PER_BLOCK} planes); loads land {latency:.2f} µs "
+                           f"after issue.\n{waits}", fontsize=7.5, loc="left")
+        # KB in flight per multiprocessor (its blocks drawn in step): each plane's for `latency`.
+        kb_per_plane, kb_counted = timeline["kb_per_plane"], timeline["kb_counted"]
+        times = sorted({t for k in planes for t in (k * period, k * period + latency)} | {0.0, window})
+        level = [kb_per_plane * sum(k * period <= t < k * period + latency for k in planes) for t in times]
+        kb_axis.step(times, level, where="post", color="#4e79a7", linewidth=1.4)
+        average = kb_per_plane * latency / period
+        lines = [(knee, "-", "#e15759", f"the knee under load, {knee:.1f} KB"),
+                 (idle_knee, ":", "#7f7f7f", f"the knee idle, {idle_knee:.1f} KB"),
+                 (average, "--", "#4e79a7", f"average {average:.1f} KB: {average / knee:.2f} of the knee\n"
+                                            f"(measured: {timeline['measured']:.2f} of the copy)")]
+        if kb_counted > kb_per_plane:
+            lines.append((kb_counted, "-.", "#b07aa1", f"the ring's room, {timeline['planes_counted']} planes: "
+                                                         f"{kb_counted:.1f} KB"))
+        for value, style, colour, label in lines:
+            kb_axis.axhline(value, color=colour, linestyle=style, linewidth=1, label=label)
+        kb_axis.legend(fontsize=6.5, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+        kb_axis.set_ylim(0, max(knee, kb_counted) * 1.25)
+        kb_axis.set_ylabel("KB per SM", fontsize=7)
+    axes[-1].set_xlim(0, window)
+    axes[-1].set_xlabel("time, µs (0: the start of a plane p in the middle of a block's 64)", fontsize=8)
+    figure.suptitle(f"What an H200 multiprocessor keeps in flight, to scale (results/h200/traffic.csv, commit "
+                    f"{chapter.context['commit']}):\nthe DRAM bytes of each plane's loads while they travel, "
+                    f"{latency * 1e3:.0f} ns (the loaded latency); a multiprocessor's blocks drawn in step", fontsize=8.5, x=0.01, ha="left")
+    figure.tight_layout(rect=(0, 0, 0.8, 1))
+    figure.savefig(out, dpi=130)
+    print(f"wrote {out}")
+
+
 def main() -> int:
     parser = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out-dir", type=pathlib.Path, default=HERE / "figures")
@@ -213,6 +325,7 @@ def main() -> int:
     draw_y_tile(args.out_dir / "y_tile.png")
     draw_z_window(args.out_dir / "z_window.png")
     draw_bandwidth(args.out_dir / "bandwidth.png")
+    draw_in_flight(args.out_dir / "in_flight.png")
     return 0
 
 

@@ -1,8 +1,9 @@
 """Chapter 3's README tables (profiling/report.py): the default ones (the steps, the roofline, the
 traffic per kernel), the compiler's and the profiler's resources per kernel, the source
 document's speed-up model measured with the profiled kernel times, the bytes each one-pass
-structure keeps in flight against what Little's law asks of the GPU, and what the warps wait for
-beside what the L2 and DRAM carry (profile.sh's stalls run)."""
+structure keeps in flight against what Little's law asks of the GPU, what the warps wait for
+beside what the L2 and DRAM carry (profile.sh's stalls run), and each profiled kernel's effective
+and achieved bandwidth as the source document reports them."""
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/03_seismic")
@@ -102,17 +103,35 @@ IN_FLIGHT = {
 LOADED_LATENCY_NS = 590
 
 
+def littles_law(res):
+    """What Little's law needs on this GPU: (idle latency ns, multiprocessors, {latency ns: knee
+    in KB per multiprocessor}) at the idle latency and under load, the knee being copy x latency /
+    multiprocessors; None when chapter 1 has no recording for it."""
+    transpose = pathlib.Path(res.folder).parents[2] / "01_transpose" / "results" / res.folder.name / "bench.json"
+    if not transpose.exists():
+        return None
+    context, _ = results.load(transpose)
+    latency_ns, sms = float(context["memory_latency_ns"]), float(context["multiprocessors"])
+    knees = {ns: res.ceilings["copy_GBps"] * ns / sms / 1e3 for ns in (latency_ns, LOADED_LATENCY_NS)}  # GB/s x ns = bytes
+    return latency_ns, sms, knees
+
+
+def in_flight_per_sm(row, per_thread, dram_per_loaded) -> tuple:
+    """(threads resident per multiprocessor, from the profile's occupancy; the KB of DRAM traffic
+    they keep in flight at `per_thread` bytes loaded each)."""
+    threads = row.number("occupancy %") / 100 * 2048
+    return threads, threads * per_thread * dram_per_loaded / 1e3
+
+
 def in_flight_table(res) -> str:
     """Little's law per one-pass structure: the KB in flight per multiprocessor (threads resident,
     from the profile's occupancy, x bytes in flight a thread, from the code, in DRAM bytes) against
     the knee (copy x latency / multiprocessors), at the idle latency and under load."""
-    transpose = pathlib.Path(res.folder).parents[2] / "01_transpose" / "results" / res.folder.name / "bench.json"
-    if not transpose.exists():
+    law = littles_law(res)
+    if law is None:
         return f"No memory latency for this GPU: chapter 1's results/{res.folder.name}/bench.json is not recorded."
-    context, _ = results.load(transpose)
-    latency_ns, sms = float(context["memory_latency_ns"]), float(context["multiprocessors"])
+    latency_ns, sms, knees = law
     copy = res.ceilings["copy_GBps"]
-    knees = {ns: copy * ns / sms / 1e3 for ns in (latency_ns, LOADED_LATENCY_NS)}  # GB/s x ns = bytes
     rows = {r["kernel"]: r for r in results.read_csv(res.folder / "traffic.csv")}
     lines = [f"Copy {copy:.0f} GB/s over {sms:.0f} multiprocessors: at the idle latency ({latency_ns:.0f} ns, chapter 1's "
              f"pointer chase on this GPU) each must keep {knees[latency_ns]:.1f} KB of DRAM traffic in flight, at "
@@ -125,8 +144,7 @@ def in_flight_table(res) -> str:
     for kernel, (step, what, per_thread, dram_per_loaded) in IN_FLIGHT.items():
         if kernel not in rows:
             continue
-        threads = rows[kernel].number("occupancy %") / 100 * 2048
-        kb = threads * per_thread * dram_per_loaded / 1e3
+        threads, kb = in_flight_per_sm(rows[kernel], per_thread, dram_per_loaded)
         measured = rows[kernel].number("achieved GB/s")
         predicted = [f"{min(1.0, kb / knee):.2f}" for knee in knees.values()]
         lines.append(f"| {step} | `{kernel}` | {what} | {threads:.0f} | {kb:.1f} | {' | '.join(predicted)} | "
@@ -134,7 +152,36 @@ def in_flight_table(res) -> str:
     return "\n".join(lines)
 
 
-CUBE_BYTES = 512 ** 3 * 4  # profile.sh's size
+PROFILE_N = 512  # profile.sh's size
+CUBE_BYTES = PROFILE_N ** 3 * 4
+
+
+def cubes_to_move(kernel: str) -> int:
+    """The fewest cubes a kernel's pass must move, counted as the source document counts its
+    effective bandwidth: every array it reads once, every array it writes once. A pass that adds
+    to `out` (the y and z passes of steps 00-04) reads it back: 3; every other kernel 2."""
+    base, _, argument = kernel.partition("<")
+    if base in ("naive_kernel", "axis_kernel"):  # the template argument is the axis: 0 writes out, 1 and 2 add to it
+        return 2 if argument.rstrip(">") == "0" else 3
+    return 3 if base.startswith(("y_", "z_")) else 2
+
+
+def bandwidth_table(res) -> str:
+    """The source document's two figures of merit per profiled kernel: effective bandwidth (the
+    fewest bytes of the kernel's pass over its time) and achieved (the DRAM bytes Nsight Compute
+    counted over the same time), from profile.sh's traffic run."""
+    copy = res.ceilings["copy_GBps"]
+    lines = ["| kernel | must move (cubes) | ms | effective GB/s | achieved GB/s | achieved / effective | effective, of the copy |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for row in results.read_csv(res.folder / "traffic.csv"):
+        cubes, ms = cubes_to_move(row["kernel"]), row.number("time ms")
+        effective = cubes * CUBE_BYTES / ms / 1e6  # bytes / ms / 1e6 = GB/s
+        achieved = row.number("achieved GB/s")
+        lines.append(f"| `{row['kernel']}` | {cubes} | {ms:.3f} | {effective:.0f} | {achieved:.0f} | "
+                     f"{achieved / effective:.3f} | {effective / copy:.2f} |")
+    return "\n".join(lines)
+
+
 STALL = re.compile(r"smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio$")
 STALL_NAMES = {"long_scoreboard": "global memory", "barrier": "barrier", "short_scoreboard": "shared memory",
                "mio_throttle": "MIO queue", "lg_throttle": "global queue", "wait": "fixed latency",
@@ -195,4 +242,4 @@ def stalls_table(res) -> str:
 
 def tables(res) -> dict:
     return {**report_tables.default_tables(res), "resources": resources_table(res), "speedup": speedup_table(res),
-            "in_flight": in_flight_table(res), "stalls": stalls_table(res)}
+            "in_flight": in_flight_table(res), "stalls": stalls_table(res), "bandwidth": bandwidth_table(res)}

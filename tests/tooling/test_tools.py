@@ -18,6 +18,7 @@ import unittest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHAPTER1 = ROOT / "chapters" / "01_transpose"
 CHAPTER2 = ROOT / "chapters" / "02_stencil"
+CHAPTER3 = ROOT / "chapters" / "03_seismic"
 sys.path.insert(0, str(ROOT / "profiling"))
 import cli  # noqa: E402
 
@@ -270,6 +271,20 @@ class Report(unittest.TestCase):
             runs = results.load_chapter(chapter)
             readme = (chapter / "README.md").read_text()
             self.assertEqual(report.fill(readme, report.generated(chapter, runs)), readme, chapter.name)
+
+    def test_effective_bandwidth_counts_what_each_pass_must_move(self):
+        tables = report.load_tables_module(CHAPTER3)
+        # the passes that add to out read it back (the axis is the naive kernels' template argument)
+        self.assertEqual([tables.cubes_to_move(k) for k in ("naive_kernel<0>", "naive_kernel<2>", "axis_kernel<1>",
+                                                            "x_kernel<4>", "y_tile_kernel", "z_window_kernel")],
+                         [2, 3, 3, 2, 3, 3])
+        self.assertEqual([tables.cubes_to_move(k) for k in ("xy_kernel", "one_pass_kernel<64>", "async_ring_kernel<3, 2, 64, 1>",
+                                                            "copy_async_ring_kernel<0>", "fdtd3d_design_kernel")],
+                         [2, 2, 2, 2, 2])
+        h200 = next(res for res in results.load_chapter(CHAPTER3) if res.folder.name == "h200")
+        row = next(line for line in tables.bandwidth_table(h200).splitlines() if line.startswith("| `y_kernel<4>`"))
+        # 3 cubes of 536.9 MB over the profiled 0.40704 ms; the HBM's 1601.8 MB over the same time
+        self.assertEqual(row.split(" | ")[1:6], ["3", "0.407", "3957", "3935", "0.995"])
 
     def test_a_step_files_block_lists_its_cases(self):
         runs = results.load_chapter(CHAPTER2)
