@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint d38538d3a389): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint 86922eb6ba55): edit the TODOs.
 // Step 10 — 16-bit storage that keeps the physics at every width: stochastic rounding.
 //
 // Steps 06-09 round every stored value to the nearest 16-bit number. What they store is
@@ -24,12 +24,9 @@
 // values adds a conversion to nearest, two conversions back, a compare and a select for the
 // number below, the draw (a multiply-add, a shift, a conversion, a multiply) and the choice (a
 // subtract, a multiply, a compare, an add, the sign): about 14, with the hash about 10 a cell,
-// so ~135 more, ~345 a cell. Step 08's fp16 is issue-bound (its instructions, not its bytes,
-// set its speed), so this step is predicted slower than step 08 by up to 211/345 (0.61x),
-// i.e. about the float32 steps' speed at 8192^2: the price of the physics.
-// Measured: see the README (on the H200 in runs of their own, the last at f410b50d6026, before the
-// collision and the rounding moved into headers: the same PTX instruction counts and registers
-// since, not re-run).
+// so ~135 more, ~345 a cell. Step 08's fp16 already keeps 64% of its issue slots busy (the H200),
+// so with ~345 this step would be issue-bound: predicted slower than step 08 by up to 211/345
+// (0.61x), i.e. about the float32 steps' speed at 8192^2: the price of the physics.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstdint>

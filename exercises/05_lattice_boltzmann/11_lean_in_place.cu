@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/11_lean_in_place.cu by exercises/generate.py (fingerprint b112cfbda6d9): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/11_lean_in_place.cu by exercises/generate.py (fingerprint 4d7e541b3a26): edit the TODOs.
 // Step 11 — the in-place (AA) pattern with step 07's lean addressing.
 //
 // Step 05 showed the AA pattern's one buffer at 0.93x the two-buffer step 04 (the H200, 8192^2), but it was
@@ -15,7 +15,6 @@
 // Predicted: step 07's float32 speed (0.954 of copy at 8192^2) for both kinds of step, since both
 // move 72 bytes a cell with step 07's few instructions: about 1.08x step 05, at half the memory
 // of step 07.
-// Measured: see the README (on the H200 in runs of their own, not yet in the recording).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstddef>

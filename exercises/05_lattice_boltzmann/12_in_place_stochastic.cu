@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/12_in_place_stochastic.cu by exercises/generate.py (fingerprint da6923b46c9e): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/12_in_place_stochastic.cu by exercises/generate.py (fingerprint 55d0982f2d66): edit the TODOs.
 // Step 12 — the in-place (AA) pattern storing fp16 with stochastic rounding: one buffer of 18
 // bytes a cell, FluidX3D's headline combination.
 //
@@ -16,12 +16,11 @@
 // steps'. A grid of 65536 x 65535 cells (4.3 billion) holds 77 GB of state: on the H200 it fits
 // with its moments (12 bytes a cell: 129 GB); step 10's two buffers (155 GB) do not.
 // Predicted: bandwidth alone would give the 2-byte stream copy's rate, 104,390 MLUPS at 4096^2
-// (results/h200/steps-10-11.txt); but step 10, with the same draws and roundings, is issue-bound
-// at 62,261 MLUPS there (0.60 of that copy), and this step adds the AA pattern's wall selects on
-// the writes of the pulling step (about 9 instructions a cell over step 10's ~345). So predicted
+// (results/h200/steps-10-11.txt); but step 10, with the same draws and roundings, runs at 62,261
+// MLUPS there (0.60 of that copy; issue-bound by its predicted count, not profiled), and this
+// step adds the AA pattern's wall selects on the writes of the pulling step (about 9 instructions
+// a cell over step 10's ~345). So predicted
 // ~60,000 MLUPS at 8192^2 (0.97x step 10), and the same rate at a size only its one buffer fits.
-// Measured: see the README (on the H200 in a run of its own at f410b50d6026, before the collision
-// moved into shifted_collision.hpp: the same PTX instruction counts and registers since, not re-run).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstddef>

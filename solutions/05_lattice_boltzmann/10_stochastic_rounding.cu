@@ -23,12 +23,21 @@
 // values adds a conversion to nearest, two conversions back, a compare and a select for the
 // number below, the draw (a multiply-add, a shift, a conversion, a multiply) and the choice (a
 // subtract, a multiply, a compare, an add, the sign): about 14, with the hash about 10 a cell,
-// so ~135 more, ~345 a cell. Step 08's fp16 is issue-bound (its instructions, not its bytes,
-// set its speed), so this step is predicted slower than step 08 by up to 211/345 (0.61x),
-// i.e. about the float32 steps' speed at 8192^2: the price of the physics.
-// Measured: see the README (on the H200 in runs of their own, the last at f410b50d6026, before the
-// collision and the rounding moved into headers: the same PTX instruction counts and registers
-// since, not re-run).
+// so ~135 more, ~345 a cell. Step 08's fp16 already keeps 64% of its issue slots busy (the H200),
+// so with ~345 this step would be issue-bound: predicted slower than step 08 by up to 211/345
+// (0.61x), i.e. about the float32 steps' speed at 8192^2: the price of the physics.
+// BEGIN FINDINGS
+// Measured in runs of their own (the README): on the H200, the last at f410b50d6026, before the
+// collision and the rounding moved into headers (the same PTX instruction counts and registers
+// since); on the H100 at f1df4ce, after the move.
+// Measured (H200, results/h200/steps-10-11.txt): fp16 62,094 MLUPS at 8192^2, 0.65x step 08's
+// fp16 of the same run (predicted: up to 0.61x), 1.11x the best float32 step of that run (1.13x,
+// 62,681, in results/h200/in-place-2026-11-24.txt); bf16 61,509 at 4096^2. H100
+// (results/h100-80gb-hbm3/in-place-2026-11-24.txt): 60,619 at 8192^2, 0.79x step 08's fp16, 1.53x
+// step 07. Against the parabola (H200, results/h200/accuracy.csv): fp16 0.25%, 0.21%, 0.18%,
+// 0.33% at 24, 48, 96 and 192 cells across; bf16 0.55%, 1.7%, 1.2%, 2.2%, within 1% at 24 only.
+// Not profiled (step 12, its in-place twin, issues more than ~345 a cell: the README).
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
 //     not measured yet

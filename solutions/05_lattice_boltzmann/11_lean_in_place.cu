@@ -14,13 +14,17 @@
 // Predicted: step 07's float32 speed (0.954 of copy at 8192^2) for both kinds of step, since both
 // move 72 bytes a cell with step 07's few instructions: about 1.08x step 05, at half the memory
 // of step 07.
-// Measured: see the README (on the H200 in runs of their own, not yet in the recording).
 // BEGIN FINDINGS
+// Measured in runs of their own, not yet in the recordings (the README).
 // Measured (H200, results/h200/in-place-2026-11-24.txt): 51,784 MLUPS at 8192^2, 0.93x step 07
-// of the same run; 51,424 (0.877 of copy) at 49152^2, where its one buffer (87 GB) fits and two
-// would not. The profile (4096^2): the local step moves its 2 states' bytes at 3,944 GB/s; the
-// pulling step at 3,397, with 1.14 states written through L2 (its writes shifted a cell along x
-// straddle a 32-byte sector more often) and 75% more instructions a cell, 290 against 166.
+// of the same run (predicted ~1.00x: missed, the gap step 05 had); 51,424 (0.877 of copy) at
+// 49152^2, where its one buffer (87 GB) fits and two would not. The profile (4096^2): the local
+// step moves its 1.96 states at 3,944 GB/s; the pulling step at 3,397, with 1.14 states written
+// through L2 (its writes shifted a cell along x straddle a 32-byte sector more often) and 75% more
+// instructions a cell, 290 against 166, at 42% of issue slots: step 05's pulling kernel issued
+// 401 in the same 0.35 ms, so the lean addressing saved instructions, not time. H100
+// (results/h100-80gb-hbm3/in-place-2026-11-24.txt): 38,432 at 8192^2, 0.97x step 07; 37,899 at
+// 40960^2 (60 GB; two buffers, 121 GB, would not fit).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):

@@ -15,18 +15,23 @@
 // steps'. A grid of 65536 x 65535 cells (4.3 billion) holds 77 GB of state: on the H200 it fits
 // with its moments (12 bytes a cell: 129 GB); step 10's two buffers (155 GB) do not.
 // Predicted: bandwidth alone would give the 2-byte stream copy's rate, 104,390 MLUPS at 4096^2
-// (results/h200/steps-10-11.txt); but step 10, with the same draws and roundings, is issue-bound
-// at 62,261 MLUPS there (0.60 of that copy), and this step adds the AA pattern's wall selects on
-// the writes of the pulling step (about 9 instructions a cell over step 10's ~345). So predicted
+// (results/h200/steps-10-11.txt); but step 10, with the same draws and roundings, runs at 62,261
+// MLUPS there (0.60 of that copy; issue-bound by its predicted count, not profiled), and this
+// step adds the AA pattern's wall selects on the writes of the pulling step (about 9 instructions
+// a cell over step 10's ~345). So predicted
 // ~60,000 MLUPS at 8192^2 (0.97x step 10), and the same rate at a size only its one buffer fits.
-// Measured: see the README (on the H200 in a run of its own at f410b50d6026, before the collision
-// moved into shifted_collision.hpp: the same PTX instruction counts and registers since, not re-run).
 // BEGIN FINDINGS
+// Measured in runs of their own (the README): on the H200 at f410b50d6026, before the collision
+// moved into shifted_collision.hpp (the same PTX instruction counts and registers since); on the
+// H100 at f1df4ce, after the move.
 // Measured (H200, results/h200/in-place-2026-11-24.txt): 60,346 MLUPS at 8192^2, 0.96x step 10
 // (62,681) in the same run, near the prediction; 60,547 at 65536 x 65535, a grid whose 16-bit
 // state fits only in one buffer. Its flow is step 10's to the bit: the same draws for the same
 // values (profile error 0.25%, 0.21%, 0.18%, 0.33% at 24-192 cells across, equal to step 10's).
-// The profile (4096^2): issue-bound, 87% (pulling) and 78% (local) of the issue slots.
+// The profile (4096^2): issue-bound, 87% (pulling) and 78% (local) of the issue slots, at 525 and
+// 387 instructions a cell: more than the ~354 predicted (the draws and conversions cost more than
+// counted). H100 (results/h100-80gb-hbm3/in-place-2026-11-24.txt): 58,472 at 8192^2, 0.96x step
+// 10; 59,017 at 40960^2, a grid where two 16-bit buffers would still fit.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
