@@ -1,4 +1,4 @@
-// Copied from solutions/06_multi_gpu/00_one_gpu.cu by exercises/generate.py (fingerprint 411cab058b30): given complete.
+// Copied from solutions/06_multi_gpu/00_one_gpu.cu by exercises/generate.py (fingerprint 51d8e1e68044): given complete.
 // Step 00 — one GPU: the time loop.
 //
 // The whole grid on one device, periodic in z as in x and y. A time step is the leapfrog kernel
@@ -13,8 +13,6 @@
 // Predicted: the kernel at about chapter 3's step 08 fraction of the copy rate, 0.65: 0.59 ms a
 // step at 512^3, the halos a few percent more. Every later step is measured against this one:
 // it is T1 in the parallel efficiency T1 / (N TN).
-// Measured (below): 0.853 ms a step at 512^3 on the H100, 0.719 ms on the H200, the leapfrog
-// kernel alone at 0.70 and 0.58 of the copy rate (Nsight Compute, the README's traffic table).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <stdexcept>

@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 79562eda9a61): edit the TODOs.
+// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 6cc324259ca0): edit the TODOs.
 // Step 01 — z slabs, halos through the host.
 //
 // Each rank owns a slab of whole planes and keeps R = 4 halo planes above and below it. After
@@ -15,9 +15,6 @@
 // Predicted: weak scaling at 512^3 per GPU, 0.59 ms of compute + 0.35 ms of exchange:
 // efficiency about 0.6 at every count (one rank exchanges with itself the same way); strong
 // scaling at 1024^3 falls further as the slabs thin and the exchange stays the same size.
-// Measured on one rank (below, against step 00's): 0.347 ms more a step at 512^3 on the H100,
-// 0.344 on the H200, as predicted; efficiency 0.71 and 0.68, above 0.6 because step 00 is
-// slower than predicted.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "course/exercise.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/05_graph.cu by exercises/generate.py (fingerprint dba2a1f95e75): edit the TODOs.
+// Generated from solutions/06_multi_gpu/05_graph.cu by exercises/generate.py (fingerprint 6a14ebc5a2d1): edit the TODOs.
 // Step 05 — the time step as a graph.
 //
 // Step 04 launches, per step and rank, 2 kernels for each boundary end, 2 for the interior and
@@ -15,8 +15,6 @@
 // a graph cannot hold), so the constructor exchanges once before capturing.
 // Predicted: step 04's times at 512^3 per GPU (0.6 ms a step hides 10 launches); at small slabs,
 // e.g. 128^3 per GPU (0.01 ms of compute a step), up to 2x faster than step 04.
-// Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100) and 1.27x (H200)
-// faster than step 04, the compute alone 0.025 ms; at 256^3, 5-6% slower than step 04.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "course/exercise.hpp"

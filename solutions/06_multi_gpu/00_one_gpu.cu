@@ -12,8 +12,6 @@
 // Predicted: the kernel at about chapter 3's step 08 fraction of the copy rate, 0.65: 0.59 ms a
 // step at 512^3, the halos a few percent more. Every later step is measured against this one:
 // it is T1 in the parallel efficiency T1 / (N TN).
-// Measured (below): 0.853 ms a step at 512^3 on the H100, 0.719 ms on the H200, the leapfrog
-// kernel alone at 0.70 and 0.58 of the copy rate (Nsight Compute, the README's traffic table).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     00_one_gpu x1  strong 1024^3       135.3170 ms (20 time steps), 1904 GB/s (0.636 of copy), 159 GLUP/s
@@ -22,6 +20,10 @@
 //     00_one_gpu x1  strong 1024^3       112.0791 ms (20 time steps), 2299 GB/s (0.545 of copy), 192 GLUP/s
 //     00_one_gpu x1  weak 512^3 per GPU  14.3715 ms (20 time steps), 2241 GB/s (0.532 of copy), 187 GLUP/s
 // END MEASURED
+// BEGIN FINDINGS
+// Measured: 0.853 ms a step at 512^3 on the H100, 0.719 ms on the H200, the leapfrog
+// kernel alone at 0.70 and 0.58 of the copy rate (Nsight Compute, the README's traffic table).
+// END FINDINGS
 #include <stdexcept>
 #include <string>
 

@@ -14,9 +14,6 @@
 // Predicted: weak scaling at 512^3 per GPU, 0.59 ms of compute + 0.35 ms of exchange:
 // efficiency about 0.6 at every count (one rank exchanges with itself the same way); strong
 // scaling at 1024^3 falls further as the slabs thin and the exchange stays the same size.
-// Measured on one rank (below, against step 00's): 0.347 ms more a step at 512^3 on the H100,
-// 0.344 on the H200, as predicted; efficiency 0.71 and 0.68, above 0.6 because step 00 is
-// slower than predicted.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     01_host_staging x1  strong 1024^3       161.2899 ms (20 time steps), 1598 GB/s (0.534 of copy), 133 GLUP/s
@@ -25,6 +22,11 @@
 //     01_host_staging x1  strong 1024^3       137.8559 ms (20 time steps), 1869 GB/s (0.443 of copy), 156 GLUP/s
 //     01_host_staging x1  weak 512^3 per GPU  21.2473 ms (20 time steps), 1516 GB/s (0.360 of copy), 126 GLUP/s
 // END MEASURED
+// BEGIN FINDINGS
+// Measured on one rank (against step 00's): 0.347 ms more a step at 512^3 on the H100,
+// 0.344 on the H200, as predicted; efficiency 0.71 and 0.68, above 0.6 because step 00 is
+// slower than predicted.
+// END FINDINGS
 #include "course/exercise.hpp"
 #include "steps.hpp"
 

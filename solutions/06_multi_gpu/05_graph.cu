@@ -14,8 +14,6 @@
 // a graph cannot hold), so the constructor exchanges once before capturing.
 // Predicted: step 04's times at 512^3 per GPU (0.6 ms a step hides 10 launches); at small slabs,
 // e.g. 128^3 per GPU (0.01 ms of compute a step), up to 2x faster than step 04.
-// Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100) and 1.27x (H200)
-// faster than step 04, the compute alone 0.025 ms; at 256^3, 5-6% slower than step 04.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     05_graph x1  strong 1024^3       135.7337 ms (20 time steps), 1899 GB/s (0.634 of copy), 158 GLUP/s
@@ -24,6 +22,10 @@
 //     05_graph x1  strong 1024^3       112.4103 ms (20 time steps), 2292 GB/s (0.544 of copy), 191 GLUP/s
 //     05_graph x1  weak 512^3 per GPU  14.3156 ms (20 time steps), 2250 GB/s (0.534 of copy), 188 GLUP/s
 // END MEASURED
+// BEGIN FINDINGS
+// Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100) and 1.27x (H200)
+// faster than step 04, the compute alone 0.025 ms; at 256^3, 5-6% slower than step 04.
+// END FINDINGS
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
