@@ -1,28 +1,15 @@
 """Chapter 6's tables (chapters/06_multi_gpu/tables.py) on results of several GPU counts, which no
 machine has recorded yet: the H200's one-GPU run copied with made-up times on 2, 4 and 8 GPUs,
 chosen so that every efficiency, rate and hidden share has one known value."""
-import importlib.util
 import json
 import pathlib
 import shutil
-import sys
 import tempfile
 import unittest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from test_tools import ROOT, report, results  # the tools as test_tools.py loads them
+
 CHAPTER6 = ROOT / "chapters" / "06_multi_gpu"
-sys.path.insert(0, str(ROOT / "profiling"))
-
-
-def load(name: str, path: pathlib.Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-report = load("report", ROOT / "profiling" / "report.py")
-results = load("results", ROOT / "profiling" / "results.py")
 tables = report.load_tables_module(CHAPTER6)
 
 PEER_BOTH_WAYS_GBPS = 700.0
