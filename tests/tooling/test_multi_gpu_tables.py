@@ -1,0 +1,142 @@
+"""Chapter 6's tables (chapters/06_multi_gpu/tables.py) on results of several GPU counts, which no
+machine has recorded yet: the H200's one-GPU run copied with made-up times on 2, 4 and 8 GPUs,
+chosen so that every efficiency, rate and hidden share has one known value."""
+import json
+import pathlib
+import shutil
+import tempfile
+import unittest
+
+from test_tools import ROOT, report, results  # the tools as test_tools.py loads them
+
+CHAPTER6 = ROOT / "chapters" / "06_multi_gpu"
+tables = report.load_tables_module(CHAPTER6)
+
+PEER_BOTH_WAYS_GBPS = 700.0
+EXCHANGE_SHARE, HIDDEN = 0.05, 0.95  # the exchange alone, of the compute alone; the share step 04 hides
+
+
+def run_ms(group: str, step: str, gpus: int, t1: float, weak_efficiency: dict, strong_efficiency: dict) -> float:
+    """A run's made-up median on `gpus`: steps 01 to 03 and 05 at the efficiencies given, step 04
+    a little better (it hides HIDDEN of the exchange), the compute alone at step 04's compute."""
+    weak = group.startswith("weak")
+    compute = t1 if weak else t1 / gpus
+    if step.startswith("compute only"):
+        return compute
+    if step.startswith("exchange only"):
+        return EXCHANGE_SHARE * compute
+    if step.startswith("04_"):
+        return compute * (1 + EXCHANGE_SHARE * (1 - HIDDEN))
+    efficiency = (weak_efficiency if weak else strong_efficiency)[gpus]
+    return t1 / efficiency / (1 if weak else gpus)
+
+
+def several_gpus(folder: pathlib.Path, counts: list, weak_efficiency: dict, strong_efficiency: dict) -> pathlib.Path:
+    """Chapter 6's H200 results in folder/results/h200/, every case but step 00 also on `counts`
+    GPUs with run_ms's times (step 00 runs on one GPU only, as the benchmark's does)."""
+    gpu = folder / "results" / "h200"
+    shutil.copytree(CHAPTER6 / "results" / "h200", gpu)
+    bench = json.loads((gpu / "bench.json").read_text())
+    ones = {}
+    for run in bench["benchmarks"]:
+        if run.get("aggregate_name") == "median" and "00_one_gpu x1/" in run["run_name"]:
+            ones[run["run_name"].split("/")[0]] = run["real_time"]
+    added = []
+    for run in bench["benchmarks"]:
+        group, case = run["run_name"].split("/")[:2]
+        if run.get("run_type") != "aggregate" or case.startswith("00_"):
+            continue
+        step = case.removesuffix(" x1")
+        for gpus in counts:
+            copy = dict(run, run_name=run["run_name"].replace(f"/{case}/", f"/{step} x{gpus}/"))
+            copy["name"] = copy["run_name"]
+            copy["real_time"] = run_ms(group, step, gpus, ones[group], weak_efficiency, strong_efficiency)
+            copy.update({key: value * run["real_time"] / copy["real_time"] for key, value in run.items() if key.endswith("/s")})
+            added.append(copy)
+    bench["benchmarks"] += added
+    bench["context"]["gpus"] = str(max(counts))
+    (gpu / "bench.json").write_text(json.dumps(bench))
+    (gpu / "bench-small.json").unlink()  # the small runs' table is the same code as the scaling one
+    ceilings = json.loads((gpu / "ceilings.json").read_text())
+    (gpu / "ceilings.json").write_text(json.dumps(ceilings | {"peer_both_ways_GBps": PEER_BOTH_WAYS_GBPS}))
+    return gpu
+
+
+def rows_of(markdown: str) -> dict:
+    """{first cell: cells} of a markdown table's body rows."""
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in markdown.splitlines()
+            if line.startswith("|") and not line.startswith("|---")]
+    return {row[0]: row for row in rows[1:]}
+
+
+WEAK = {2: 0.96, 4: 0.93, 8: 0.97}
+STRONG = {2: 0.95, 4: 0.90, 8: 0.80}
+
+
+class MultiGpuTables(unittest.TestCase):
+    def made(self, counts: list) -> dict:
+        with tempfile.TemporaryDirectory() as folder:
+            res = results.load_gpu(several_gpus(pathlib.Path(folder), counts, WEAK, STRONG))
+            return tables.tables(res)
+
+    def test_one_gpu_leaves_the_exchange_and_every_target_unmeasured(self):
+        made = tables.tables(results.load_gpu(CHAPTER6 / "results" / "h200"))
+        self.assertIn("Not measured: the exchange crosses a link from 2 GPUs on", made["exchange"])
+        targets = rows_of(made["targets"])
+        self.assertEqual(len(targets), 4)
+        for row in targets.values():
+            self.assertEqual(row[2:], ["not measured: 1 GPU here", "-"])
+
+    def test_efficiency_is_t1_over_n_tn_strong_and_t1_over_tn_weak(self):
+        made = self.made([2, 4, 8])
+        strong_part, weak_part = made["scaling"].split("\n\n**")
+        self.assertTrue(strong_part.startswith("**strong") and weak_part.startswith("weak"))
+        strong, weak = rows_of(strong_part), rows_of(weak_part)
+        self.assertEqual(strong["`01_host_staging`"][-1].split()[1], f"({STRONG[8]:.2f})")
+        self.assertEqual(weak["`01_host_staging`"][-1].split()[1], f"({WEAK[8]:.2f})")
+        self.assertEqual(strong["`00_one_gpu`"][2:], ["", "", ""])  # step 00 on one GPU only
+
+    def test_the_exchange_from_2_gpus_its_rate_and_the_share_hidden(self):
+        made = self.made([2, 4, 8])
+        weak = rows_of(made["exchange"].split("\n\n**")[1])
+        self.assertEqual(list(weak), ["2", "4", "8"])
+        cells = weak["8"]
+        compute, exchange = float(cells[4]), float(cells[1])
+        self.assertAlmostEqual(exchange / compute, EXCHANGE_SHARE, places=3)
+        self.assertEqual(cells[7], f"{HIDDEN:.2f}")  # hidden by 04
+        self.assertAlmostEqual(float(cells[3]), float(cells[2]) / PEER_BOTH_WAYS_GBPS, delta=0.006)
+        self.assertIn(f"peer copy both ways {PEER_BOTH_WAYS_GBPS:.0f} GB/s", made["exchange"])
+
+    def test_the_targets_on_8_gpus(self):
+        targets = rows_of(self.made([2, 4, 8])["targets"])
+        strong = next(row for label, row in targets.items() if label.startswith("strong") and "efficiency" in label)
+        # step 04 beats step 05 here: it hides all but 5% of an exchange of 5% of the compute
+        self.assertEqual(strong[2:], [f"{1 / (1 + EXCHANGE_SHARE * (1 - HIDDEN)):.2f}", "yes"])
+        weak = next(row for label, row in targets.items() if label.startswith("weak") and "efficiency" in label)
+        self.assertTrue(weak[2].startswith("1.00 (") and weak[2].endswith("the lowest of 2, 4, 8)"), weak)
+        for label, row in targets.items():
+            if "hidden" in label:
+                self.assertTrue(row[2].startswith(f"{HIDDEN:.2f}"), row)
+                self.assertEqual(row[3], "yes")
+
+    def test_4_gpus_leave_the_strong_target_unmeasured_and_say_which_counts_ran(self):
+        targets = rows_of(self.made([2, 4])["targets"])
+        strong = next(row for label, row in targets.items() if label.startswith("strong") and "efficiency" in label)
+        self.assertEqual(strong[2:], ["not measured: 4 GPUs here", "-"])
+        weak = next(row for label, row in targets.items() if label.startswith("weak") and "efficiency" in label)
+        self.assertIn("the lowest of 2, 4)", weak[2])  # "at every count" is only as good as the counts that ran
+        hidden = next(row for label, row in targets.items() if label.startswith("strong") and "hidden" in label)
+        self.assertIn("4 GPUs", hidden[2])
+
+    def test_a_one_gpu_model_and_an_8_gpu_model_share_the_targets_rows(self):
+        with tempfile.TemporaryDirectory() as folder:
+            chapter = pathlib.Path(folder) / "06_multi_gpu"
+            several_gpus(chapter, [2, 4, 8], WEAK, STRONG)
+            shutil.copytree(CHAPTER6 / "results" / "h100-80gb-hbm3", chapter / "results" / "h100-80gb-hbm3")
+            shutil.copy(CHAPTER6 / "tables.py", chapter / "tables.py")
+            merged = report.chapter_tables(chapter, results.load_chapter(chapter))["targets"]
+            self.assertEqual(len(rows_of(merged)), 4, merged)  # one row a target, each GPU's column beside the other's
+
+
+if __name__ == "__main__":
+    unittest.main()
