@@ -137,6 +137,11 @@ class MultiGpuTables(unittest.TestCase):
             merged = report.chapter_tables(chapter, results.load_chapter(chapter))["targets"]
             self.assertEqual(len(rows_of(merged)), 4, merged)  # one row a target, each GPU's column beside the other's
 
+    def test_without_steps_04_and_05_the_targets_say_why_they_are_not_measured(self):
+        res = results.load_gpu(CHAPTER6 / "results" / "h200")
+        res.cases = [c for c in res.cases if not c.name.startswith(tables.OVERLAPPED)]  # as a build without NCCL runs
+        self.assertIn("Not measured: steps 04 and 05", tables.targets_table(res, int(res.context["steps"])))
+
 
 if __name__ == "__main__":
     unittest.main()
