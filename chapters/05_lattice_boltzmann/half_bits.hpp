@@ -2,8 +2,8 @@
 // the nearest (ties to even) and back, the same on every backend. fp16 uses the GPU's conversion
 // instructions (the host compiler's _Float16 on the CPU backend); bf16 is the top half of a
 // float32, rounded by adding just under half of the dropped part, or by CUDA's instruction.
-// Then stochastic rounding (steps 10 and 12): the random numbers of a cell and time step, and a
-// value rounded to either of its two neighbouring 16-bit numbers.
+// Then what stochastic rounding (steps 10 and 12) draws from: the random numbers of a cell and
+// time step, the same on every backend.
 #pragma once
 
 #include <bit>
@@ -78,20 +78,6 @@ __host__ __device__ inline std::uint32_t cell_hash(std::uint32_t cell, std::uint
 __host__ __device__ inline float next_uniform(std::uint32_t& state) {
   state = state * 1664525u + 1013904223u;
   return static_cast<float>(state >> 8) * 0x1p-24f;
-}
-
-// `value` rounded to one of its two neighbouring 16-bit numbers, the upper with probability
-// (|value| - lo) / (hi - lo) for `uniform` in [0, 1); `kept` gets the stored number as a float.
-// On |value|: the bits at or below it (the nearest, less one if above), then the sign bit.
-template <class Format>
-__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
-  const float magnitude = fabsf(value);
-  std::uint16_t below = Format::nearest(magnitude);
-  if (Format::decode(below) > magnitude) --below;
-  const float lo = Format::decode(below), hi = Format::decode(static_cast<std::uint16_t>(below + 1));
-  const bool up = magnitude - lo > uniform * (hi - lo);  // hi - lo is a power of two: both sides exact
-  kept = copysignf(up ? hi : lo, value);
-  return static_cast<std::uint16_t>((below + (up ? 1 : 0)) | (value < 0 ? 0x8000u : 0u));
 }
 
 }  // namespace ch05

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint 86922eb6ba55): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint 55cafcc68234): edit the TODOs.
 // Step 10 — 16-bit storage that keeps the physics at every width: stochastic rounding.
 //
 // Steps 06-09 round every stored value to the nearest 16-bit number. What they store is
@@ -19,7 +19,7 @@
 // values leave (step 08 took what the unrounded ones left), so only its own rounding changes
 // the cell's mass, and that rounding is unbiased: the mass wanders as a random walk.
 // Collision as in step 08 (its fused multiply-adds; shifted_collision.hpp, shared with step 12;
-// the stochastic rounding is half_bits.hpp's). Bytes per cell and time step: 36, as step 08.
+// the draws are half_bits.hpp's). Bytes per cell and time step: 36, as step 08.
 // Predicted instructions: step 08's fp16 kernel measured 211 a cell; each of the nine stored
 // values adds a conversion to nearest, two conversions back, a compare and a select for the
 // number below, the draw (a multiply-add, a shift, a conversion, a multiply) and the choice (a
@@ -44,6 +44,14 @@ namespace {
 using course::DeviceBuffer;
 
 constexpr int kBlock = 128;  // cells of a row
+
+// `value` rounded to one of its two neighbouring 16-bit numbers, the upper with probability
+// (|value| - lo) / (hi - lo) for `uniform` in [0, 1); `kept` gets the stored number as a float.
+template <class Format>
+__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
+  // TODO: on |value|: the bits at or below it (the nearest, less one if above), lo and hi as floats, up when |value| - lo > uniform (hi - lo) (both exact); then the sign bit
+  (void)value; (void)uniform; kept = 0.0f; return 0;
+}
 
 // Step 08's neighbourhood and pull (the state shifted by the weights: s = f - w).
 struct Neighbourhood {
@@ -87,7 +95,7 @@ __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::ui
 #pragma unroll
   for (int k = 1; k < kDirections; ++k) {
     const float collided = collide_shifted(k, s[k], cell, g);
-    // TODO: collided rounded stochastically (half_bits.hpp) with the cell's next draw into its slot k; the stored values summed
+    // TODO: collided rounded stochastically (round_stochastically) with the cell's next draw into its slot k; the stored values summed
     (void)collided; (void)random; (void)kept;
   }
   // The rest direction: the mass the eight stored values leave.

@@ -18,7 +18,7 @@
 // values leave (step 08 took what the unrounded ones left), so only its own rounding changes
 // the cell's mass, and that rounding is unbiased: the mass wanders as a random walk.
 // Collision as in step 08 (its fused multiply-adds; shifted_collision.hpp, shared with step 12;
-// the stochastic rounding is half_bits.hpp's). Bytes per cell and time step: 36, as step 08.
+// the draws are half_bits.hpp's). Bytes per cell and time step: 36, as step 08.
 // Predicted instructions: step 08's fp16 kernel measured 211 a cell; each of the nine stored
 // values adds a conversion to nearest, two conversions back, a compare and a select for the
 // number below, the draw (a multiply-add, a shift, a conversion, a multiply) and the choice (a
@@ -59,6 +59,22 @@ namespace {
 using course::DeviceBuffer;
 
 constexpr int kBlock = 128;  // cells of a row
+
+// `value` rounded to one of its two neighbouring 16-bit numbers, the upper with probability
+// (|value| - lo) / (hi - lo) for `uniform` in [0, 1); `kept` gets the stored number as a float.
+template <class Format>
+__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
+  // BEGIN SOLUTION: on |value|: the bits at or below it (the nearest, less one if above), lo and hi as floats, up when |value| - lo > uniform (hi - lo) (both exact); then the sign bit
+  const float magnitude = fabsf(value);
+  std::uint16_t below = Format::nearest(magnitude);
+  if (Format::decode(below) > magnitude) --below;
+  const float lo = Format::decode(below), hi = Format::decode(static_cast<std::uint16_t>(below + 1));
+  const bool up = magnitude - lo > uniform * (hi - lo);  // hi - lo is a power of two: both sides exact
+  kept = copysignf(up ? hi : lo, value);
+  return static_cast<std::uint16_t>((below + (up ? 1 : 0)) | (value < 0 ? 0x8000u : 0u));
+  // STUB: (void)value; (void)uniform; kept = 0.0f; return 0;
+  // END SOLUTION
+}
 
 // Step 08's neighbourhood and pull (the state shifted by the weights: s = f - w).
 struct Neighbourhood {
@@ -102,7 +118,7 @@ __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::ui
 #pragma unroll
   for (int k = 1; k < kDirections; ++k) {
     const float collided = collide_shifted(k, s[k], cell, g);
-    // BEGIN SOLUTION: collided rounded stochastically (half_bits.hpp) with the cell's next draw into its slot k; the stored values summed
+    // BEGIN SOLUTION: collided rounded stochastically (round_stochastically) with the cell's next draw into its slot k; the stored values summed
     dst[k * plane + n.here] = round_stochastically<Format>(collided, next_uniform(random), kept);
     kept_sum += kept;
     // STUB: (void)collided; (void)random; (void)kept;

@@ -4,7 +4,8 @@
 // Step 11's two kinds of time step (in_place.hpp: its neighbourhood, plane starts and layout
 // conversions) with step 10's storage and collision: each value is stored as s = f - w in fp16,
 // collided as step 08 does (shifted_collision.hpp), rounded to either neighbouring fp16 number by
-// a draw from the cell's hash and the time step (half_bits.hpp), and the rest direction takes the
+// a draw from the cell's hash and the time step (step 10's round_stochastically, repeated here as
+// the step's given code; the draws half_bits.hpp's), and the rest direction takes the
 // mass the eight stored values leave. The
 // pulling step reads direction k from the upwind neighbour's slot opposite(k) and writes its
 // collided value, rounded, into the downwind neighbour's slot k; the local step reads and writes
@@ -61,6 +62,19 @@ struct ShiftedFp16 {
   __host__ __device__ static Bits from_distribution(float f, int k) { return fp16_nearest(f - weight(k)); }
   __host__ __device__ static float distribution(Bits bits, int k) { return fp16_value(bits) + weight(k); }
 };
+
+// Step 10's stochastic rounding (see 10_stochastic_rounding.cu): `value` to one of its two
+// neighbouring 16-bit numbers, the upper with probability (|value| - lo) / (hi - lo).
+template <class Format>
+__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
+  const float magnitude = fabsf(value);
+  std::uint16_t below = Format::nearest(magnitude);
+  if (Format::decode(below) > magnitude) --below;
+  const float lo = Format::decode(below), hi = Format::decode(static_cast<std::uint16_t>(below + 1));
+  const bool up = magnitude - lo > uniform * (hi - lo);  // hi - lo is a power of two: both sides exact
+  kept = copysignf(up ? hi : lo, value);
+  return static_cast<std::uint16_t>((below + (up ? 1 : 0)) | (value < 0 ? 0x8000u : 0u));
+}
 
 // The pulling step's read of direction k and on (shifted values): from the upwind neighbour's
 // slot opposite(k), or at a wall from this cell's own slot k.
