@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint d7a4e9fc3251): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 1dd8ae3d316d): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -219,7 +219,8 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 // all its roots one way, on the FMA pipe with the minimax root or on the XU, so that the schedulers
 // interleave the two kinds of warps instead of ptxas interleaving the two kinds of roots in one
 // warp's code. kBlocksPerSm blocks fit a multiprocessor and the grid is exactly that many; the
-// first kFmaBlocks to arrive on each multiprocessor take the FMA pipe (by position in the grid
+// first kFmaBlocks to arrive on each multiprocessor (course::multiprocessor_id(); on the CPU
+// backend one for all, so there the roles take turns in arrival order) take the FMA pipe (by position in the grid
 // the mix would be only roughly even: the hardware puts 3 of the first 132 blocks on some H200
 // multiprocessors and none on others). A block on the FMA pipe is about 3 times slower per
 // evaluation, so the work is given out as it is asked for: units of one stretch (128 x 32
@@ -235,20 +236,6 @@ struct Schedule {
 };
 __device__ Schedule schedule;
 
-// The multiprocessor the calling block runs on: NVIDIA's %smid, AMD's compute unit; the CPU
-// backend places nothing, so there the block's place in a wave of `per_wave` blocks.
-__device__ inline unsigned multiprocessor_id([[maybe_unused]] unsigned per_wave) {
-#if defined(COURSE_BACKEND_CUDA)
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-#elif defined(COURSE_BACKEND_HIP)
-  return __smid();
-#else
-  return blockIdx.x % per_wave;
-#endif
-}
-
 template <int kFmaBlocks, int kBlocksPerSm>
 __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     specialised_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
@@ -257,7 +244,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
   __shared__ unsigned long long unit;
   __shared__ bool on_fma_pipe;
   if (kFmaBlocks > 0 && threadIdx.x == 0 && threadIdx.y == 0) {  // (0 of n: no FMA-pipe code at all)
-    const unsigned place = multiprocessor_id(gridDim.x / kBlocksPerSm) % kArrivalSlots;
+    const unsigned place = course::multiprocessor_id() % kArrivalSlots;
     on_fma_pipe = static_cast<int>(atomicAdd(&schedule.arrived[place], 1u) % kBlocksPerSm) < kFmaBlocks;
   }
   const unsigned long long units = static_cast<unsigned long long>((count + kUnitAtoms - 1) / kUnitAtoms) * stretches;

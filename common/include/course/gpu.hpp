@@ -290,6 +290,21 @@ __device__ __forceinline__ float rsqrt_approx(float x) {
 inline float rsqrt_approx(float x) { return 1.0f / std::sqrt(x); }
 #endif
 
+// The multiprocessor (on AMD, the compute unit) the calling block runs on, for kernels that
+// share out work by where their blocks land (chapter 4's step 06). The CPU backend runs every
+// block on one pool of workers: 0.
+#if defined(COURSE_BACKEND_CUDA)
+__device__ __forceinline__ unsigned multiprocessor_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+#elif defined(COURSE_BACKEND_HIP)
+__device__ __forceinline__ unsigned multiprocessor_id() { return __smid(); }
+#else
+inline unsigned multiprocessor_id() { return 0; }
+#endif
+
 // Asynchronous copies from global to shared memory: copy_async() starts a copy of one 4-, 8- or
 // 16-byte value (both addresses aligned to its size), commit_copies() closes the group of copies
 // this thread started since the last commit, and wait_copies<N>() waits until at most N of this
