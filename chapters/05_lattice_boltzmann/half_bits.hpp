@@ -53,16 +53,29 @@ __host__ __device__ inline std::uint16_t bf16_nearest(float value) {
 
 __host__ __device__ inline float bf16_value(std::uint16_t bits) { return course::float_from_bits(std::uint32_t{bits} << 16); }
 
-// The two formats as step 10's stochastic rounding takes them. Both keep the sign in bit 15, and
-// a positive value's neighbours are the bit patterns one below and one above.
+// The two formats as stochastic rounding (steps 10, 12 and 13) takes them: the fraction bits each
+// keeps of float32's 23. Both keep the sign in bit 15.
 struct Fp16Bits {
+  static constexpr int kFractionBits = 10;
   __host__ __device__ static std::uint16_t nearest(float value) { return fp16_nearest(value); }
   __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
 };
 struct Bf16Bits {
+  static constexpr int kFractionBits = 7;
   __host__ __device__ static std::uint16_t nearest(float value) { return bf16_nearest(value); }
   __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
 };
+
+// Two fp16 numbers held exactly in floats (stochastic rounding's results) packed into a word, the
+// first in the low half: one conversion for both on the GPU (step 13).
+__host__ __device__ inline std::uint32_t fp16_pair(float low, float high) {
+#if defined(COURSE_BACKEND_CPU)
+  return fp16_nearest(low) | std::uint32_t{fp16_nearest(high)} << 16;
+#else
+  const __half2 both = __floats2half2_rn(low, high);
+  return __half_as_ushort(__low2half(both)) | std::uint32_t{__half_as_ushort(__high2half(both))} << 16;
+#endif
+}
 
 // The random numbers of one cell in one time step: murmur3's 32-bit finaliser of the two.
 __host__ __device__ inline std::uint32_t cell_hash(std::uint32_t cell, std::uint32_t time) {
@@ -73,11 +86,11 @@ __host__ __device__ inline std::uint32_t cell_hash(std::uint32_t cell, std::uint
   h *= 0xc2b2ae35u;
   return h ^ (h >> 16);
 }
-// The next number of the cell's sequence (a linear congruential step) as a uniform draw in
-// [0, 1): its top 24 bits, whose period is the generator's.
-__host__ __device__ inline float next_uniform(std::uint32_t& state) {
+// The next number of the cell's sequence (a linear congruential step). Its high bits are the
+// random ones (the low bits of such a generator repeat with short periods): take them from the top.
+__host__ __device__ inline std::uint32_t next_random(std::uint32_t& state) {
   state = state * 1664525u + 1013904223u;
-  return static_cast<float>(state >> 8) * 0x1p-24f;
+  return state;
 }
 
 }  // namespace ch05

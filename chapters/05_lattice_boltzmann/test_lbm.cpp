@@ -119,10 +119,12 @@ Accuracy required_accuracy(ch05::Storage storage) {
   switch (storage) {
     case ch05::Storage::f16: return {0.10, 1e-3, 0.02};
     case ch05::Storage::bf16: return {0.50, 1e-3, 0.2};
-    // Step 10 is held to float32's 1% (measured on the CPU backend: 0.31% fp16, 0.44% bf16); its
-    // mass wanders as a random walk (2.5e-6 and 5.4e-6 measured).
+    // Stochastic rounding in fp16 (steps 10, 12, 13) is held to float32's 1% (measured: 0.33% on
+    // the CPU backend, 0.32% on the H200); bf16's seven fraction bits leave noise of about 1% at
+    // this width (0.64% on the CPU backend, 1.2% on the H200, one run each): 2%. The mass wanders
+    // as a random walk (6e-7 to 1.2e-5 measured).
     case ch05::Storage::f16_stochastic: return {0.01, 1e-4, 0.01};
-    case ch05::Storage::bf16_stochastic: return {0.01, 1e-4, 0.05};
+    case ch05::Storage::bf16_stochastic: return {0.02, 1e-4, 0.05};
     case ch05::Storage::f32: break;
   }
   return {0.01, 1e-5, 1e-3};

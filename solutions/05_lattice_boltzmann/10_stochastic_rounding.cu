@@ -11,21 +11,32 @@
 // Rounding stochastically removes the bias: a value v between two neighbouring 16-bit numbers
 // lo < v < hi is stored as hi with probability (v - lo) / (hi - lo), else as lo, so its expected
 // stored value is v. The errors are then noise that averages out over cells and time steps
-// instead of adding up. The random numbers are a hash of the cell and the time step (murmur3's
-// finaliser) and, per direction, a step of a linear congruential generator: integer arithmetic
-// only, so every backend draws the same numbers, and the tests compare step for step against the
-// reference as for the other steps. Mass: the rest direction takes what the other eight *stored*
-// values leave (step 08 took what the unrounded ones left), so only its own rounding changes
-// the cell's mass, and that rounding is unbiased: the mass wanders as a random walk.
-// Collision as in step 08 (its fused multiply-adds; shifted_collision.hpp, shared with step 12;
-// the draws are half_bits.hpp's). Bytes per cell and time step: 36, as step 08.
-// Predicted instructions: step 08's fp16 kernel measured 211 a cell; each of the nine stored
-// values adds a conversion to nearest, two conversions back, a compare and a select for the
-// number below, the draw (a multiply-add, a shift, a conversion, a multiply) and the choice (a
-// subtract, a multiply, a compare, an add, the sign): about 14, with the hash about 10 a cell,
-// so ~135 more, ~345 a cell. Step 08's fp16 already keeps 64% of its issue slots busy (the H200),
-// so with ~345 this step would be issue-bound: predicted slower than step 08 by up to 211/345
-// (0.61x), i.e. about the float32 steps' speed at 8192^2: the price of the physics.
+// instead of adding up. The rounding is integer arithmetic on the value's float32 bits: float32
+// keeps 23 fraction bits, fp16 10 and bf16 7, so between two neighbouring 16-bit numbers of one
+// octave lie 2^13 (fp16) or 2^16 (bf16) float32 bit patterns, the upper one's pattern a multiple
+// of that. Adding a uniform random integer below 2^13 (2^16) to the bits and clearing the 13 (16)
+// bits below carries into the upper neighbour with probability (v - lo) / (hi - lo), to 13 (16)
+// bits of resolution, across an octave's end too (the carry moves the exponent), whatever the
+// sign (the bits hold the magnitude). fp16's subnormal numbers (below 2^-14 = 6.1e-5) are spaced
+// 2^-24 apart, more than 2^13 patterns: there the value left after clearing is rounded to the
+// nearest fp16 number, a bias of at most half of 2^-24 (3.0e-8) on values under 6.1e-5, as large
+// as float32's own rounding of a rest value f_0 near 4/9 (its spacing there is 3.0e-8).
+// The random numbers are a hash of the cell and the time step (murmur3's finaliser) and, per
+// direction, a step of a linear congruential generator, whose top bits are taken: integer
+// arithmetic only, so every backend draws the same numbers, and the tests compare step for step
+// against the reference as for the other steps. Mass: the rest direction takes what the other
+// eight *stored* values leave (step 08 took what the unrounded ones left), so only its own
+// rounding changes the cell's mass, and that rounding is unbiased: the mass wanders as a random
+// walk.
+// Collision as in step 08 (its fused multiply-adds; shifted_collision.hpp, shared with steps 12
+// and 13; the draws are half_bits.hpp's). Bytes per cell and time step: 36, as step 08.
+// Predicted instructions: step 08's fp16 kernel executes 220 a cell (the H200's profile). Each
+// stored value adds the draw (a multiply-add), its top bits (a shift), the add to the bits, the
+// clearing and the sum of the stored values; the hash ~10 a cell: ~55 more, ~275 a cell. Step
+// 08 keeps 67% of its issue slots busy, so this step, with 1.25x its instructions, should still
+// be close to its speed: predicted 0.85-0.95x step 08 (about 1.6x the float32 steps at 8192^2).
+// A first version compared the value with its two neighbours in floats (14-20 instructions a
+// value): 434 a cell, 0.64x step 08 (the H200, 8192^2).
 // BEGIN FINDINGS
 // Measured in runs of their own (the README): on the H200, the last at f410b50d6026, before the
 // collision and the rounding moved into headers (the same PTX instruction counts and registers
@@ -61,18 +72,16 @@ using course::DeviceBuffer;
 constexpr int kBlock = 128;  // cells of a row
 
 // `value` rounded to one of its two neighbouring 16-bit numbers, the upper with probability
-// (|value| - lo) / (hi - lo) for `uniform` in [0, 1); `kept` gets the stored number as a float.
+// (|value| - lo) / (hi - lo), by `random`'s top bits added to its float32 bits; `kept` gets the
+// stored number as a float.
 template <class Format>
-__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
-  // BEGIN SOLUTION: on |value|: the bits at or below it (the nearest, less one if above), lo and hi as floats, up when |value| - lo > uniform (hi - lo) (both exact); then the sign bit
-  const float magnitude = fabsf(value);
-  std::uint16_t below = Format::nearest(magnitude);
-  if (Format::decode(below) > magnitude) --below;
-  const float lo = Format::decode(below), hi = Format::decode(static_cast<std::uint16_t>(below + 1));
-  const bool up = magnitude - lo > uniform * (hi - lo);  // hi - lo is a power of two: both sides exact
-  kept = copysignf(up ? hi : lo, value);
-  return static_cast<std::uint16_t>((below + (up ? 1 : 0)) | (value < 0 ? 0x8000u : 0u));
-  // STUB: (void)value; (void)uniform; kept = 0.0f; return 0;
+__device__ inline std::uint16_t round_stochastically(float value, std::uint32_t random, float& kept) {
+  // BEGIN SOLUTION: dropped = 23 - Format::kFractionBits float32 bits below a 16-bit number: add random's top `dropped` bits to value's bits, clear the low `dropped` bits; kept is that float, exactly a 16-bit number (Format::nearest converts it)
+  constexpr int kDropped = 23 - Format::kFractionBits;
+  constexpr std::uint32_t kBelow = (1u << kDropped) - 1;
+  kept = course::float_from_bits((course::float_bits(value) + (random >> (32 - kDropped))) & ~kBelow);
+  return Format::nearest(kept);
+  // STUB: (void)value; (void)random; kept = 0.0f; return 0;
   // END SOLUTION
 }
 
@@ -119,14 +128,14 @@ __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::ui
   for (int k = 1; k < kDirections; ++k) {
     const float collided = collide_shifted(k, s[k], cell, g);
     // BEGIN SOLUTION: collided rounded stochastically (round_stochastically) with the cell's next draw into its slot k; the stored values summed
-    dst[k * plane + n.here] = round_stochastically<Format>(collided, next_uniform(random), kept);
+    dst[k * plane + n.here] = round_stochastically<Format>(collided, next_random(random), kept);
     kept_sum += kept;
     // STUB: (void)collided; (void)random; (void)kept;
     // END SOLUTION
   }
   // The rest direction: the mass the eight stored values leave.
   // BEGIN SOLUTION: cell.sum - kept_sum, rounded stochastically with the next draw, into slot 0
-  dst[n.here] = round_stochastically<Format>(cell.sum - kept_sum, next_uniform(random), kept);
+  dst[n.here] = round_stochastically<Format>(cell.sum - kept_sum, next_random(random), kept);
   // STUB: (void)kept_sum;
   // END SOLUTION
   if (write_moments) {

@@ -64,16 +64,14 @@ struct ShiftedFp16 {
 };
 
 // Step 10's stochastic rounding (see 10_stochastic_rounding.cu): `value` to one of its two
-// neighbouring 16-bit numbers, the upper with probability (|value| - lo) / (hi - lo).
+// neighbouring 16-bit numbers, the upper with probability (|value| - lo) / (hi - lo), by
+// `random`'s top bits added to its float32 bits.
 template <class Format>
-__device__ inline std::uint16_t round_stochastically(float value, float uniform, float& kept) {
-  const float magnitude = fabsf(value);
-  std::uint16_t below = Format::nearest(magnitude);
-  if (Format::decode(below) > magnitude) --below;
-  const float lo = Format::decode(below), hi = Format::decode(static_cast<std::uint16_t>(below + 1));
-  const bool up = magnitude - lo > uniform * (hi - lo);  // hi - lo is a power of two: both sides exact
-  kept = copysignf(up ? hi : lo, value);
-  return static_cast<std::uint16_t>((below + (up ? 1 : 0)) | (value < 0 ? 0x8000u : 0u));
+__device__ inline std::uint16_t round_stochastically(float value, std::uint32_t random, float& kept) {
+  constexpr int kDropped = 23 - Format::kFractionBits;
+  constexpr std::uint32_t kBelow = (1u << kDropped) - 1;
+  kept = course::float_from_bits((course::float_bits(value) + (random >> (32 - kDropped))) & ~kBelow);
+  return Format::nearest(kept);
 }
 
 // The pulling step's read of direction k and on (shifted values): from the upwind neighbour's
@@ -119,7 +117,7 @@ __device__ inline void put_collided(std::uint16_t* a, std::size_t plane, const A
                                     const ShiftedCell& cell, const GridCollision& g, std::uint32_t& random, float& kept_sum) {
   if constexpr (k < kDirections) {
     float kept;
-    Put<k>::put(a, plane, n, round_stochastically<Fp16Bits>(collide_shifted(k, s[k], cell, g), next_uniform(random), kept));
+    Put<k>::put(a, plane, n, round_stochastically<Fp16Bits>(collide_shifted(k, s[k], cell, g), next_random(random), kept));
     kept_sum += kept;
     put_collided<Put, k + 1>(a, plane, n, s, cell, g, random, kept_sum);
   }
@@ -150,7 +148,7 @@ __global__ void in_place_stochastic_kernel(std::uint16_t* a, Fields moments, boo
     put_collided<Push>(a, plane, n, s, cell, g, random, kept_sum);
   else
     put_collided<StoreLocal>(a, plane, n, s, cell, g, random, kept_sum);
-  plane_start<0>(a, plane)[n.here] = round_stochastically<Fp16Bits>(cell.sum - kept_sum, next_uniform(random), kept);
+  plane_start<0>(a, plane)[n.here] = round_stochastically<Fp16Bits>(cell.sum - kept_sum, next_random(random), kept);
   if (with_moments) {
     moments.rho[n.here] = cell.rho;
     moments.ux[n.here] = cell.ux;

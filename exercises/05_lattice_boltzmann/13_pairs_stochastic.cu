@@ -1,0 +1,201 @@
+// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 03a81543121b): edit the TODOs.
+// Step 13 — two cells a thread without a barrier, in fp16 rounded stochastically.
+//
+// Step 10 keeps the physics in 16 bits, and step 09 showed where the 16-bit steps' remaining
+// time goes: one cell a thread, every load and store moves 2 bytes, and the benchmark's copy of
+// that structure reaches only 0.90 of the device copy (4-byte words two cells a thread: 0.96).
+// Step 09 took two cells a thread and paid for it with a shared tile, a barrier and its waits.
+// This step takes the pairs without either. A thread owns the cells x0 = 2t and x0 + 1 of a row
+// (rows padded to an even number of cells, as in step 09) and reads every value as a word:
+//   - the directions that do not move along x pull the word straight above, below or here;
+//   - those that move along x pull two values that straddle two words, the high half of one and
+//     the low half of the next: the thread reads both words and keeps a half of each. Its
+//     neighbours read the same words for themselves, so the second read is an L1 hit: 60 bytes
+//     of L1 traffic a pair for 36 of DRAM;
+//   - at a row's two ends (a wrap around the periodic row, or an odd row's pad half) the two
+//     values are read one by one.
+// Then step 10's collision and stochastic rounding for each cell (repeated here as the step's
+// given code), and each direction's pair stored as one word, converted by one instruction.
+// Bytes per cell and time step: 36, as steps 06-12. PyTorch's compiled plane-by-plane step with
+// fp16 storage, one fused kernel a time step, reaches 110,611 MLUPS at 8192^2 on the H200, 0.94
+// of copy (peer_torch.py, results/h200/torch.json), so a kernel with these accesses can get there.
+// Predicted: the structure's own ceiling is the 4-byte copy's 0.96 (112,545 MLUPS on the H200 at
+// 8192^2); step 10 issued ~260 instructions a cell, here the address arithmetic, the loads, the
+// stores and the conversions are shared by two cells and the straddled pairs add a funnel shift
+// each: ~230 a cell. If issue then stops limiting as it does not limit step 08 (67% of slots):
+// ~0.9 of copy, ~100,000 MLUPS, 1.8x the float32 steps, the physics kept.
+// Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
+// step beside the solution's; the solution's figures are in the chapter's README.
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+
+#include "course/device_buffer.hpp"
+#include "half_bits.hpp"
+#include "shifted_collision.hpp"
+#include "steps.hpp"
+
+namespace ch05 {
+namespace {
+
+using course::DeviceBuffer;
+
+constexpr int kBlock = 128;  // threads, each two cells of one row
+
+// A pair of 16-bit values in a word: the even cell in the low half.
+__host__ __device__ inline std::uint16_t low(std::uint32_t word) { return static_cast<std::uint16_t>(word & 0xffffu); }
+__host__ __device__ inline std::uint16_t high(std::uint32_t word) { return static_cast<std::uint16_t>(word >> 16); }
+__host__ __device__ inline std::uint32_t pack(std::uint16_t even, std::uint16_t odd) { return even | std::uint32_t{odd} << 16; }
+
+// Plane k of the state holds ny rows of `pitch` cells (nx rounded up to even), pitch/2 words a row.
+struct Layout {
+  unsigned pitch;        // cells a row, even
+  unsigned plane_words;  // words a plane
+  __host__ __device__ unsigned word(int k, int x, int y) const { return k * plane_words + (y * pitch + x) / 2; }
+  __device__ std::uint16_t cell(const std::uint32_t* state, int k, int x, int y) const {
+    const std::uint32_t w = state[word(k, x, y)];
+    return x % 2 ? high(w) : low(w);
+  }
+};
+
+// Step 10's stochastic rounding (see 10_stochastic_rounding.cu), fp16: `value` to one of its two
+// neighbouring fp16 numbers, the upper with probability (|value| - lo) / (hi - lo), by `random`'s
+// top 13 bits added to its float32 bits; returns the stored number as a float.
+__device__ inline float round_stochastically(float value, std::uint32_t random) {
+  constexpr int kDropped = 23 - Fp16Bits::kFractionBits;
+  constexpr std::uint32_t kBelow = (1u << kDropped) - 1;
+  return course::float_from_bits((course::float_bits(value) + (random >> (32 - kDropped))) & ~kBelow);
+}
+
+// One cell's collision (step 08's) with its nine results rounded stochastically (step 10's): the
+// rest direction takes the mass the eight stored values leave.
+__device__ inline ShiftedCell collide_and_round(const float (&s)[kDirections], const GridCollision& g, std::uint32_t random,
+                                                float (&stored)[kDirections]) {
+  const ShiftedCell cell = shifted_cell(s);
+  float stored_sum = 0.0f;
+#pragma unroll
+  for (int k = 1; k < kDirections; ++k) {
+    stored[k] = round_stochastically(collide_shifted(k, s[k], cell, g), next_random(random));
+    stored_sum += stored[k];
+  }
+  stored[0] = round_stochastically(cell.sum - stored_sum, next_random(random));
+  return cell;
+}
+
+__global__ void pairs_stochastic_kernel(const std::uint32_t* __restrict__ src, std::uint32_t* __restrict__ dst, Fields moments,
+                                        bool write_moments, Channel c, Layout layout, GridCollision g, std::uint32_t time) {
+  const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
+  if (x0 >= c.nx) return;
+  const bool second = x0 + 1 < c.nx;                  // an odd row's last pair holds one cell
+  const bool row_end = x0 == 0 || x0 + 2 >= c.nx;     // a neighbour along x wraps around, or is the pad
+  const bool south_wall = c.walls && y == 0, north_wall = c.walls && y == c.ny - 1;
+
+  // The pair's nine values each.
+  float s0[kDirections], s1[kDirections];
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    const int ex = velocity_x(k), ey = velocity_y(k);
+    std::uint32_t pair;
+    if (ey > 0 ? south_wall : ey < 0 ? north_wall : false) {
+      pair = src[layout.word(opposite(k), x0, y)];  // bounced: the pair's own opposite values
+    } else {
+      const int from_y = upwind_row(c, y, ey);
+      if (ex == 0) {
+        pair = src[layout.word(k, x0, from_y)];
+      } else if (!row_end) {
+        // TODO: cells x0 - e_x and x0 + 1 - e_x are the high half of one word and the low half of the next (the word before x0's for e_x = 1, x0's own for e_x = -1): read both, keep a half of each
+        pair = 0;
+      } else {
+        const auto wrap = [&](int x) { return x < 0 ? x + c.nx : x >= c.nx ? x - c.nx : x; };
+        pair = pack(layout.cell(src, k, wrap(x0 - ex), from_y), second ? layout.cell(src, k, wrap(x0 + 1 - ex), from_y) : 0);
+      }
+    }
+    s0[k] = fp16_value(low(pair));
+    s1[k] = fp16_value(high(pair));
+  }
+
+  // Collide and round each cell (the pad half's values are not a cell's: it stores zeros).
+  const unsigned here = static_cast<unsigned>(y) * c.nx + x0;
+  float stored0[kDirections], stored1[kDirections] = {};
+  const ShiftedCell cell0 = collide_and_round(s0, g, cell_hash(here, time), stored0);
+  ShiftedCell cell1{};
+  if (second) cell1 = collide_and_round(s1, g, cell_hash(here + 1, time), stored1);
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) dst[layout.word(k, x0, y)] = fp16_pair(stored0[k], stored1[k]);
+  if (write_moments) {
+    moments.rho[here] = cell0.rho, moments.ux[here] = cell0.ux, moments.uy[here] = cell0.uy;
+    if (second) moments.rho[here + 1] = cell1.rho, moments.ux[here + 1] = cell1.ux, moments.uy[here + 1] = cell1.uy;
+  }
+}
+
+// The canonical layout in and out, a pair a thread (loading rounds to nearest: it is not a time
+// step; the pad half of an odd row holds 0).
+__global__ void to_pairs_layout(const float* __restrict__ canonical, std::uint32_t* __restrict__ state, Channel c, Layout layout) {
+  const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
+  if (x0 >= c.nx) return;
+  const long long cell = static_cast<long long>(y) * c.nx + x0;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    const std::uint16_t even = fp16_nearest(canonical[cell * kDirections + k] - weight(k));
+    const std::uint16_t odd = x0 + 1 < c.nx ? fp16_nearest(canonical[(cell + 1) * kDirections + k] - weight(k)) : 0;
+    state[layout.word(k, x0, y)] = pack(even, odd);
+  }
+}
+__global__ void from_pairs_layout(const std::uint32_t* __restrict__ state, float* __restrict__ canonical, Channel c, Layout layout) {
+  const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
+  if (x0 >= c.nx) return;
+  const long long cell = static_cast<long long>(y) * c.nx + x0;
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    const std::uint32_t both = state[layout.word(k, x0, y)];
+    canonical[cell * kDirections + k] = fp16_value(low(both)) + weight(k);
+    if (x0 + 1 < c.nx) canonical[(cell + 1) * kDirections + k] = fp16_value(high(both)) + weight(k);
+  }
+}
+
+class PairsStochasticLattice final : public Lattice {
+ public:
+  explicit PairsStochasticLattice(const Channel& channel)
+      : c_(channel), layout_(make_layout(channel)), grid_(course::blocks_for(channel.nx, 2 * kBlock), channel.ny),
+        src_(std::size_t{kDirections} * layout_.plane_words), dst_(std::size_t{kDirections} * layout_.plane_words),
+        g_(grid_collision(channel)) {}
+
+  // The time steps are counted from the load: the same state loaded draws the same numbers.
+  void load(const float* f) override {
+    course::launch(to_pairs_layout, {grid_, kBlock}, f, src_.data(), c_, layout_);
+    time_ = 0;
+  }
+  void store(float* f) override { course::launch(from_pairs_layout, {grid_, kBlock}, src_.data(), f, c_, layout_); }
+
+  void advance(int steps, const Fields* fields) override {
+    for (int step = 0; step < steps; ++step) {
+      const bool write_moments = fields && step == steps - 1;
+      course::launch(pairs_stochastic_kernel, {grid_, kBlock}, src_.data(), dst_.data(), write_moments ? *fields : Fields{},
+                     write_moments, c_, layout_, g_, time_++);
+      std::swap(src_, dst_);
+    }
+  }
+
+ private:
+  static Layout make_layout(const Channel& c) {
+    const long long pitch = c.nx + c.nx % 2;
+    if (pitch * c.ny * kDirections > (1LL << 32) - 1)
+      throw std::invalid_argument("step 13 offsets the state's values in 32 bits: at most 477,218,588 cells");
+    return {static_cast<unsigned>(pitch), static_cast<unsigned>(pitch * c.ny / 2)};
+  }
+
+  Channel c_;
+  Layout layout_;
+  dim3 grid_;
+  DeviceBuffer<std::uint32_t> src_, dst_;  // the state is in src_ between steps
+  GridCollision g_;
+  std::uint32_t time_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Lattice> make_pairs_stochastic_fp16(const Channel& channel) {
+  return std::make_unique<PairsStochasticLattice>(channel);
+}
+
+}  // namespace ch05
