@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 03a81543121b): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 19c29656eb85): edit the TODOs.
 // Step 13 — two cells a thread without a barrier, in fp16 rounded stochastically.
 //
 // Step 10 keeps the physics in 16 bits, and step 09 showed where the 16-bit steps' remaining
@@ -12,8 +12,9 @@
 //     the low half of the next: the thread reads both words and keeps a half of each. Its
 //     neighbours read the same words for themselves, so the second read is an L1 hit: 60 bytes
 //     of L1 traffic a pair for 36 of DRAM;
-//   - at a row's two ends (a wrap around the periodic row, or an odd row's pad half) the two
-//     values are read one by one.
+//   - every load is issued before any branch, so all 15 words a pair reads are in flight at
+//     once; at a row's two ends (a wrap around the periodic row, or an odd row's pad half) the
+//     x-moving pairs are then read again one value at a time.
 // Then step 10's collision and stochastic rounding for each cell (repeated here as the step's
 // given code), and each direction's pair stored as one word, converted by one instruction.
 // Bytes per cell and time step: 36, as steps 06-12. PyTorch's compiled plane-by-plane step with
@@ -90,28 +91,36 @@ __global__ void pairs_stochastic_kernel(const std::uint32_t* __restrict__ src, s
   const bool row_end = x0 == 0 || x0 + 2 >= c.nx;     // a neighbour along x wraps around, or is the pad
   const bool south_wall = c.walls && y == 0, north_wall = c.walls && y == c.ny - 1;
 
-  // The pair's nine values each.
-  float s0[kDirections], s1[kDirections];
+  // The pair's nine values each, as words: first every word read straight, with no branch, so
+  // that all the loads are in flight at once (a load behind a branch waits for it); then, at a
+  // row's two ends only, the x-moving pairs read again one value at a time.
+  std::uint32_t pair[kDirections];
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) {
     const int ex = velocity_x(k), ey = velocity_y(k);
-    std::uint32_t pair;
-    if (ey > 0 ? south_wall : ey < 0 ? north_wall : false) {
-      pair = src[layout.word(opposite(k), x0, y)];  // bounced: the pair's own opposite values
+    const bool wall = ey > 0 ? south_wall : ey < 0 ? north_wall : false;
+    const unsigned bounced = layout.word(opposite(k), x0, y);  // behind a wall: the pair's own opposite values
+    if (ex == 0) {
+      pair[k] = src[wall ? bounced : layout.word(k, x0, upwind_row(c, y, ey))];
     } else {
-      const int from_y = upwind_row(c, y, ey);
-      if (ex == 0) {
-        pair = src[layout.word(k, x0, from_y)];
-      } else if (!row_end) {
-        // TODO: cells x0 - e_x and x0 + 1 - e_x are the high half of one word and the low half of the next (the word before x0's for e_x = 1, x0's own for e_x = -1): read both, keep a half of each
-        pair = 0;
-      } else {
-        const auto wrap = [&](int x) { return x < 0 ? x + c.nx : x >= c.nx ? x - c.nx : x; };
-        pair = pack(layout.cell(src, k, wrap(x0 - ex), from_y), second ? layout.cell(src, k, wrap(x0 + 1 - ex), from_y) : 0);
-      }
+      // TODO: cells x0 - e_x and x0 + 1 - e_x are the high half of one word and the low half of the next (the word before x0's for e_x = 1, x0's own for e_x = -1): read both (at a row's end, x0's own word twice, to stay inside the row), keep a half of each
+      pair[k] = 0; (void)bounced; (void)wall;
     }
-    s0[k] = fp16_value(low(pair));
-    s1[k] = fp16_value(high(pair));
+  }
+  if (row_end) {
+    const auto wrap = [&](int x) { return x < 0 ? x + c.nx : x >= c.nx ? x - c.nx : x; };
+#pragma unroll
+    for (int k = 0; k < kDirections; ++k) {
+      const int ex = velocity_x(k), ey = velocity_y(k), from_y = upwind_row(c, y, ey);
+      if (ex == 0 || (ey > 0 ? south_wall : ey < 0 ? north_wall : false)) continue;
+      pair[k] = pack(layout.cell(src, k, wrap(x0 - ex), from_y), second ? layout.cell(src, k, wrap(x0 + 1 - ex), from_y) : 0);
+    }
+  }
+  float s0[kDirections], s1[kDirections];
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    s0[k] = fp16_value(low(pair[k]));
+    s1[k] = fp16_value(high(pair[k]));
   }
 
   // Collide and round each cell (the pad half's values are not a cell's: it stores zeros).
