@@ -38,16 +38,13 @@
 // A first version compared the value with its two neighbours in floats (14-20 instructions a
 // value): 434 a cell, 0.64x step 08 (the H200, 8192^2).
 // BEGIN FINDINGS
-// Measured in runs of their own (the README): on the H200, the last at f410b50d6026, before the
-// collision and the rounding moved into headers (the same PTX instruction counts and registers
-// since); on the H100 at f1df4ce, after the move.
-// Measured (H200, results/h200/steps-10-11.txt): fp16 62,094 MLUPS at 8192^2, 0.65x step 08's
-// fp16 of the same run (predicted: up to 0.61x), 1.11x the best float32 step of that run (1.13x,
-// 62,681, in results/h200/in-place-2026-11-24.txt); bf16 61,509 at 4096^2. H100
-// (results/h100-80gb-hbm3/in-place-2026-11-24.txt): 60,619 at 8192^2, 0.79x step 08's fp16, 1.53x
-// step 07. Against the parabola (H200, results/h200/accuracy.csv): fp16 0.25%, 0.21%, 0.18%,
-// 0.33% at 24, 48, 96 and 192 cells across; bf16 0.55%, 1.7%, 1.2%, 2.2%, within 1% at 24 only.
-// Not profiled (step 12, its in-place twin, issues more than ~345 a cell: the README).
+// Measured in a run of its own (the README), H200, commit 88db427
+// (results/h200/steps-10-13-2026-11-24/): 259 instructions a cell (predicted ~275), 74% of issue
+// slots; fp16 89,002 MLUPS at 8192^2, 0.92x step 08's fp16 of the same run (predicted 0.85-0.95x),
+// 1.60x the best float32 step; bf16 90,781. Against the parabola: fp16 0.23%, 0.17%, 0.10%, 0.51%
+// at 24, 48, 96 and 192 cells across; bf16 1.2%, 1.4%, 0.95%, 1.5%, within 2%, not 1%.
+// The first version's rounding, by float comparison: 434 instructions a cell, 62,094 MLUPS
+// (2077e20860f2).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):

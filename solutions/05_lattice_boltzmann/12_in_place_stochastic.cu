@@ -33,6 +33,9 @@
 // 387 instructions a cell: more than the ~354 predicted (the draws and conversions cost more than
 // counted). H100 (results/h100-80gb-hbm3/in-place-2026-11-24.txt): 58,472 at 8192^2, 0.96x step
 // 10; 59,017 at 40960^2, a grid where two 16-bit buffers would still fit.
+// All of the above with the first rounding (by float comparison). With step 10's integer rounding
+// (H200, 88db427, results/h200/steps-10-13-2026-11-24/): 85,737 MLUPS at 8192^2, 0.96x step 10
+// again; 351 (pulling) and 210 (local) instructions a cell.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
