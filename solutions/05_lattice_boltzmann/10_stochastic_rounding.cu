@@ -43,6 +43,8 @@
 // slots; fp16 89,002 MLUPS at 8192^2, 0.92x step 08's fp16 of the same run (predicted 0.85-0.95x),
 // 1.60x the best float32 step; bf16 90,781. Against the parabola: fp16 0.23%, 0.17%, 0.10%, 0.51%
 // at 24, 48, 96 and 192 cells across; bf16 1.2%, 1.4%, 0.95%, 1.5%, within 2%, not 1%.
+// H100 (results/h100-80gb-hbm3/steps-10-13-2026-11-24/): 76,678 MLUPS at 8192^2, 0.99x step 08's
+// fp16, 1.93x the best float32 step.
 // The first version's rounding, by float comparison: 434 instructions a cell, 62,094 MLUPS
 // (2077e20860f2).
 // END FINDINGS
