@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint 3df8de7b905a): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/10_stochastic_rounding.cu by exercises/generate.py (fingerprint 696710238e35): edit the TODOs.
 // Step 10 — 16-bit storage that keeps the physics at every width: stochastic rounding.
 //
 // Steps 06-09 round every stored value to the nearest 16-bit number. What they store is
@@ -20,8 +20,8 @@
 // bits of resolution, across an octave's end too (the carry moves the exponent), whatever the
 // sign (the bits hold the magnitude). fp16's subnormal numbers (below 2^-14 = 6.1e-5) are spaced
 // 2^-24 apart, more than 2^13 patterns: there the value left after clearing is rounded to the
-// nearest fp16 number, a bias of at most half of 2^-24 (3.0e-8) on values under 6.1e-5, as large
-// as float32's own rounding of a rest value f_0 near 4/9 (its spacing there is 3.0e-8).
+// nearest fp16 number, a bias of at most half of 2^-24 (3.0e-8) on values under 6.1e-5: the
+// spacing of float32 near a rest value f_0 of 4/9, twice float32's own rounding error there.
 // The random numbers are a hash of the cell and the time step (murmur3's finaliser) and, per
 // direction, a step of a linear congruential generator, whose top bits are taken: integer
 // arithmetic only, so every backend draws the same numbers, and the tests compare step for step

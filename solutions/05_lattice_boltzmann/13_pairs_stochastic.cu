@@ -17,10 +17,10 @@
 // Then step 10's collision and stochastic rounding for each cell (repeated here as the step's
 // given code), and each direction's pair stored as one word, converted by one instruction.
 // Bytes per cell and time step: 36, as steps 06-12. PyTorch's compiled plane-by-plane step with
-// fp16 storage, one fused kernel a time step, reaches 110,611 MLUPS at 8192^2 on the H200, 0.94
-// of copy (peer_torch.py, results/h200/torch.json), so a kernel with these accesses can get there.
-// Predicted: the structure's own ceiling is the 4-byte copy's 0.96 (112,545 MLUPS on the H200 at
-// 8192^2); step 10 issued ~260 instructions a cell, here the address arithmetic, the loads, the
+// fp16 storage, one fused kernel a time step, reaches 111,523 MLUPS at 8192^2 on the H200, 0.95
+// of copy (peer_torch.py, results/h200/steps-10-13-2026-11-24/torch.json), so a one-pass kernel
+// can get there. Predicted: the structure's own ceiling is the 4-byte copy's 0.97 (113,189 MLUPS
+// on the H200 at 8192^2, the same run); step 10 issued ~260 instructions a cell, here the address arithmetic, the loads, the
 // stores and the conversions are shared by two cells and the straddled pairs add a funnel shift
 // each: ~230 a cell. If issue then stops limiting as it does not limit step 08 (67% of slots):
 // ~0.9 of copy, ~100,000 MLUPS, 1.8x the float32 steps, the physics kept.
@@ -32,7 +32,7 @@
 // (111,523); the flow step 10's to every digit. The first version, with each direction's loads
 // behind its branches: 58,597 MLUPS on the H100, 43% of issue slots busy.
 // H100 (results/h100-80gb-hbm3/steps-10-13-2026-11-24/): 78,068 MLUPS at 8192^2, 0.938 of copy,
-// 1.97x the best float32 step; 0.96x PyTorch's fp16 form (80,986).
+// 1.96x the best float32 step; 0.96x PyTorch's fp16 form (80,986).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
