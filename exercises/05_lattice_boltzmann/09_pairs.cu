@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 6334a102de12): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 2859370f88e3): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -22,11 +22,10 @@
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstdint>
-#include <stdexcept>
 #include <utility>
 
 #include "course/device_buffer.hpp"
-#include "half_bits.hpp"
+#include "pairs.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -41,48 +40,6 @@ __host__ __device__ constexpr int shifted_direction(int j) {
   constexpr int k[6] = {1, 3, 5, 6, 7, 8};
   return k[j];
 }
-
-// A pair of 16-bit values in a word: the even cell in the low half.
-__host__ __device__ inline std::uint16_t low(std::uint32_t word) { return static_cast<std::uint16_t>(word & 0xffffu); }
-__host__ __device__ inline std::uint16_t high(std::uint32_t word) { return static_cast<std::uint16_t>(word >> 16); }
-__host__ __device__ inline std::uint32_t pack(std::uint16_t even, std::uint16_t odd) { return even | std::uint32_t{odd} << 16; }
-
-// Step 08's formats (values stored shifted by their weights), with a pair converted at once.
-struct Fp16 {
-  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
-  __host__ __device__ static std::uint32_t encode_pair(float even, float odd) {
-#if defined(COURSE_BACKEND_CPU)
-    return pack(fp16_nearest(even), fp16_nearest(odd));
-#else
-    const __half2 both = __floats2half2_rn(even, odd);
-    return pack(__half_as_ushort(__low2half(both)), __half_as_ushort(__high2half(both)));
-#endif
-  }
-};
-struct Bf16 {
-  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
-  __host__ __device__ static std::uint32_t encode_pair(float even, float odd) {
-#if defined(COURSE_BACKEND_CUDA)
-    const __nv_bfloat162 both = __floats2bfloat162_rn(even, odd);
-    return pack(__bfloat16_as_ushort(__low2bfloat16(both)), __bfloat16_as_ushort(__high2bfloat16(both)));
-#else
-    return pack(bf16_nearest_by_integers(even), bf16_nearest_by_integers(odd));
-#endif
-  }
-};
-
-// Where things are: plane k of the state holds ny rows of `pitch` cells (nx rounded up to even),
-// as pitch/2 words a row.
-struct Layout {
-  unsigned pitch;        // cells a row, even
-  unsigned plane_words;  // words a plane
-  __host__ __device__ unsigned word(int k, int x, int y) const { return k * plane_words + (y * pitch + x) / 2; }
-  // One cell's 16-bit value (x of either parity).
-  __device__ std::uint16_t cell(const std::uint32_t* state, int k, int x, int y) const {
-    const std::uint32_t w = state[word(k, x, y)];
-    return x % 2 ? high(w) : low(w);
-  }
-};
 
 // Step 08's collision of one cell, from its nine stored (shifted) values; writes the nine
 // results, the rest direction taking the mass the others leave.
@@ -112,7 +69,7 @@ __device__ inline Moments collide_cell(const float (&s)[kDirections], const Grid
 
 template <class Format>
 __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_t* __restrict__ dst, Fields moments,
-                             bool write_moments, Channel c, Layout layout, GridCollision g) {
+                             bool write_moments, Channel c, PairLayout layout, GridCollision g) {
   // Row `y - e_y` of each x-moving direction, cells bx0 - 2 .. bx0 + 257 as words 0 .. kBlock + 1:
   // this thread's pair is word 1 + t; word 0's high half is the cell west of the block, word
   // kBlock + 1's low half the cell east of it (wrapping around the periodic row).
@@ -188,39 +145,11 @@ __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_
   }
 }
 
-// The canonical layout in and out, a pair a thread (the pad half of an odd row holds 0).
-template <class Format>
-__global__ void to_pairs_layout(const float* __restrict__ canonical, std::uint32_t* __restrict__ state, Channel c,
-                                Layout layout) {
-  const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
-  if (x0 >= c.nx) return;
-  const long long cell = static_cast<long long>(y) * c.nx + x0;
-#pragma unroll
-  for (int k = 0; k < kDirections; ++k) {
-    const std::uint32_t both = Format::encode_pair(canonical[cell * kDirections + k] - weight(k),
-                                                   x0 + 1 < c.nx ? canonical[(cell + 1) * kDirections + k] - weight(k) : 0.0f);
-    state[layout.word(k, x0, y)] = x0 + 1 < c.nx ? both : pack(low(both), 0);
-  }
-}
-template <class Format>
-__global__ void from_pairs_layout(const std::uint32_t* __restrict__ state, float* __restrict__ canonical, Channel c,
-                                  Layout layout) {
-  const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
-  if (x0 >= c.nx) return;
-  const long long cell = static_cast<long long>(y) * c.nx + x0;
-#pragma unroll
-  for (int k = 0; k < kDirections; ++k) {
-    const std::uint32_t both = state[layout.word(k, x0, y)];
-    canonical[cell * kDirections + k] = Format::decode(low(both)) + weight(k);
-    if (x0 + 1 < c.nx) canonical[(cell + 1) * kDirections + k] = Format::decode(high(both)) + weight(k);
-  }
-}
-
 template <class Format>
 class PairsLattice final : public Lattice {
  public:
   explicit PairsLattice(const Channel& channel)
-      : c_(channel), layout_(make_layout(channel)), grid_(course::blocks_for(channel.nx, kCells), channel.ny),
+      : c_(channel), layout_(pair_layout(channel, "step 09")), grid_(course::blocks_for(channel.nx, kCells), channel.ny),
         src_(std::size_t{kDirections} * layout_.plane_words), dst_(std::size_t{kDirections} * layout_.plane_words) {
     const float omega = 1.0f / channel.tau;
     g_.keep = 1.0f - omega;
@@ -230,8 +159,8 @@ class PairsLattice final : public Lattice {
     }
   }
 
-  void load(const float* f) override { course::launch(to_pairs_layout<Format>, {grid_, kBlock}, f, src_.data(), c_, layout_); }
-  void store(float* f) override { course::launch(from_pairs_layout<Format>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
+  void load(const float* f) override { course::launch(to_pairs_layout<Format, kBlock>, {grid_, kBlock}, f, src_.data(), c_, layout_); }
+  void store(float* f) override { course::launch(from_pairs_layout<Format, kBlock>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {
@@ -243,15 +172,8 @@ class PairsLattice final : public Lattice {
   }
 
  private:
-  static Layout make_layout(const Channel& c) {
-    const long long pitch = c.nx + c.nx % 2;
-    if (pitch * c.ny * kDirections > (1LL << 32) - 1)
-      throw std::invalid_argument("step 09 offsets the state's values in 32 bits: at most 477,218,588 cells");
-    return {static_cast<unsigned>(pitch), static_cast<unsigned>(pitch * c.ny / 2)};
-  }
-
   Channel c_;
-  Layout layout_;
+  PairLayout layout_;
   dim3 grid_;
   DeviceBuffer<std::uint32_t> src_, dst_;  // the state is in src_ between steps
   GridCollision g_;
@@ -259,7 +181,7 @@ class PairsLattice final : public Lattice {
 
 }  // namespace
 
-std::unique_ptr<Lattice> make_pairs_fp16(const Channel& channel) { return std::make_unique<PairsLattice<Fp16>>(channel); }
-std::unique_ptr<Lattice> make_pairs_bf16(const Channel& channel) { return std::make_unique<PairsLattice<Bf16>>(channel); }
+std::unique_ptr<Lattice> make_pairs_fp16(const Channel& channel) { return std::make_unique<PairsLattice<Fp16Pair>>(channel); }
+std::unique_ptr<Lattice> make_pairs_bf16(const Channel& channel) { return std::make_unique<PairsLattice<Bf16Pair>>(channel); }
 
 }  // namespace ch05

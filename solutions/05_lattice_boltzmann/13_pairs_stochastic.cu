@@ -41,11 +41,10 @@
 //     not measured yet
 // END MEASURED
 #include <cstdint>
-#include <stdexcept>
 #include <utility>
 
 #include "course/device_buffer.hpp"
-#include "half_bits.hpp"
+#include "pairs.hpp"
 #include "shifted_collision.hpp"
 #include "steps.hpp"
 
@@ -55,22 +54,6 @@ namespace {
 using course::DeviceBuffer;
 
 constexpr int kBlock = 128;  // threads, each two cells of one row
-
-// A pair of 16-bit values in a word: the even cell in the low half.
-__host__ __device__ inline std::uint16_t low(std::uint32_t word) { return static_cast<std::uint16_t>(word & 0xffffu); }
-__host__ __device__ inline std::uint16_t high(std::uint32_t word) { return static_cast<std::uint16_t>(word >> 16); }
-__host__ __device__ inline std::uint32_t pack(std::uint16_t even, std::uint16_t odd) { return even | std::uint32_t{odd} << 16; }
-
-// Plane k of the state holds ny rows of `pitch` cells (nx rounded up to even), pitch/2 words a row.
-struct Layout {
-  unsigned pitch;        // cells a row, even
-  unsigned plane_words;  // words a plane
-  __host__ __device__ unsigned word(int k, int x, int y) const { return k * plane_words + (y * pitch + x) / 2; }
-  __device__ std::uint16_t cell(const std::uint32_t* state, int k, int x, int y) const {
-    const std::uint32_t w = state[word(k, x, y)];
-    return x % 2 ? high(w) : low(w);
-  }
-};
 
 // Step 10's stochastic rounding (see 10_stochastic_rounding.cu), fp16: `value` to one of its two
 // neighbouring fp16 numbers, the upper with probability (|value| - lo) / (hi - lo), by `random`'s
@@ -97,7 +80,7 @@ __device__ inline ShiftedCell collide_and_round(const float (&s)[kDirections], c
 }
 
 __global__ void pairs_stochastic_kernel(const std::uint32_t* __restrict__ src, std::uint32_t* __restrict__ dst, Fields moments,
-                                        bool write_moments, Channel c, Layout layout, GridCollision g, std::uint32_t time) {
+                                        bool write_moments, Channel c, PairLayout layout, GridCollision g, std::uint32_t time) {
   const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
   if (x0 >= c.nx) return;
   const bool second = x0 + 1 < c.nx;                  // an odd row's last pair holds one cell
@@ -154,44 +137,19 @@ __global__ void pairs_stochastic_kernel(const std::uint32_t* __restrict__ src, s
   }
 }
 
-// The canonical layout in and out, a pair a thread (loading rounds to nearest: it is not a time
-// step; the pad half of an odd row holds 0).
-__global__ void to_pairs_layout(const float* __restrict__ canonical, std::uint32_t* __restrict__ state, Channel c, Layout layout) {
-  const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
-  if (x0 >= c.nx) return;
-  const long long cell = static_cast<long long>(y) * c.nx + x0;
-#pragma unroll
-  for (int k = 0; k < kDirections; ++k) {
-    const std::uint16_t even = fp16_nearest(canonical[cell * kDirections + k] - weight(k));
-    const std::uint16_t odd = x0 + 1 < c.nx ? fp16_nearest(canonical[(cell + 1) * kDirections + k] - weight(k)) : 0;
-    state[layout.word(k, x0, y)] = pack(even, odd);
-  }
-}
-__global__ void from_pairs_layout(const std::uint32_t* __restrict__ state, float* __restrict__ canonical, Channel c, Layout layout) {
-  const int x0 = 2 * (blockIdx.x * kBlock + threadIdx.x), y = blockIdx.y;
-  if (x0 >= c.nx) return;
-  const long long cell = static_cast<long long>(y) * c.nx + x0;
-#pragma unroll
-  for (int k = 0; k < kDirections; ++k) {
-    const std::uint32_t both = state[layout.word(k, x0, y)];
-    canonical[cell * kDirections + k] = fp16_value(low(both)) + weight(k);
-    if (x0 + 1 < c.nx) canonical[(cell + 1) * kDirections + k] = fp16_value(high(both)) + weight(k);
-  }
-}
-
 class PairsStochasticLattice final : public Lattice {
  public:
   explicit PairsStochasticLattice(const Channel& channel)
-      : c_(channel), layout_(make_layout(channel)), grid_(course::blocks_for(channel.nx, 2 * kBlock), channel.ny),
+      : c_(channel), layout_(pair_layout(channel, "step 13")), grid_(course::blocks_for(channel.nx, 2 * kBlock), channel.ny),
         src_(std::size_t{kDirections} * layout_.plane_words), dst_(std::size_t{kDirections} * layout_.plane_words),
         g_(grid_collision(channel)) {}
 
   // The time steps are counted from the load: the same state loaded draws the same numbers.
   void load(const float* f) override {
-    course::launch(to_pairs_layout, {grid_, kBlock}, f, src_.data(), c_, layout_);
+    course::launch(to_pairs_layout<Fp16Pair, kBlock>, {grid_, kBlock}, f, src_.data(), c_, layout_);
     time_ = 0;
   }
-  void store(float* f) override { course::launch(from_pairs_layout, {grid_, kBlock}, src_.data(), f, c_, layout_); }
+  void store(float* f) override { course::launch(from_pairs_layout<Fp16Pair, kBlock>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {
@@ -203,15 +161,8 @@ class PairsStochasticLattice final : public Lattice {
   }
 
  private:
-  static Layout make_layout(const Channel& c) {
-    const long long pitch = c.nx + c.nx % 2;
-    if (pitch * c.ny * kDirections > (1LL << 32) - 1)
-      throw std::invalid_argument("step 13 offsets the state's values in 32 bits: at most 477,218,588 cells");
-    return {static_cast<unsigned>(pitch), static_cast<unsigned>(pitch * c.ny / 2)};
-  }
-
   Channel c_;
-  Layout layout_;
+  PairLayout layout_;
   dim3 grid_;
   DeviceBuffer<std::uint32_t> src_, dst_;  // the state is in src_ between steps
   GridCollision g_;
