@@ -53,21 +53,9 @@ __host__ __device__ inline std::uint16_t bf16_nearest(float value) {
 
 __host__ __device__ inline float bf16_value(std::uint16_t bits) { return course::float_from_bits(std::uint32_t{bits} << 16); }
 
-// The two formats as stochastic rounding (steps 10, 12 and 13) takes them: the fraction bits each
-// keeps of float32's 23. Both keep the sign in bit 15.
-struct Fp16Bits {
-  static constexpr int kFractionBits = 10;
-  __host__ __device__ static std::uint16_t nearest(float value) { return fp16_nearest(value); }
-  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
-};
-struct Bf16Bits {
-  static constexpr int kFractionBits = 7;
-  __host__ __device__ static std::uint16_t nearest(float value) { return bf16_nearest(value); }
-  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
-};
-
-// Two fp16 numbers held exactly in floats (stochastic rounding's results) packed into a word, the
-// first in the low half: one conversion for both on the GPU (step 13).
+// Two 16-bit numbers packed into a word, the first in the low half, each rounded to nearest (exact
+// where the floats already hold 16-bit numbers, as stochastic rounding's results do): one
+// conversion for both on the GPU (steps 09 and 13).
 __host__ __device__ inline std::uint32_t fp16_pair(float low, float high) {
 #if defined(COURSE_BACKEND_CPU)
   return fp16_nearest(low) | std::uint32_t{fp16_nearest(high)} << 16;
@@ -76,6 +64,30 @@ __host__ __device__ inline std::uint32_t fp16_pair(float low, float high) {
   return __half_as_ushort(__low2half(both)) | std::uint32_t{__half_as_ushort(__high2half(both))} << 16;
 #endif
 }
+__host__ __device__ inline std::uint32_t bf16_pair(float low, float high) {
+#if defined(COURSE_BACKEND_CUDA)
+  const __nv_bfloat162 both = __floats2bfloat162_rn(low, high);
+  return __bfloat16_as_ushort(__low2bfloat16(both)) | std::uint32_t{__bfloat16_as_ushort(__high2bfloat16(both))} << 16;
+#else
+  return bf16_nearest_by_integers(low) | std::uint32_t{bf16_nearest_by_integers(high)} << 16;
+#endif
+}
+
+// The two formats as the later steps take them: the fraction bits each keeps of float32's 23
+// (stochastic rounding, steps 10, 12 and 13), one value or a pair converted. Both keep the sign
+// in bit 15.
+struct Fp16Bits {
+  static constexpr int kFractionBits = 10;
+  __host__ __device__ static std::uint16_t nearest(float value) { return fp16_nearest(value); }
+  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
+  __host__ __device__ static std::uint32_t encode_pair(float even, float odd) { return fp16_pair(even, odd); }
+};
+struct Bf16Bits {
+  static constexpr int kFractionBits = 7;
+  __host__ __device__ static std::uint16_t nearest(float value) { return bf16_nearest(value); }
+  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
+  __host__ __device__ static std::uint32_t encode_pair(float even, float odd) { return bf16_pair(even, odd); }
+};
 
 // The random numbers of one cell in one time step: murmur3's 32-bit finaliser of the two.
 __host__ __device__ inline std::uint32_t cell_hash(std::uint32_t cell, std::uint32_t time) {

@@ -1,6 +1,7 @@
 // Two cells a thread (steps 09 and 13): 16-bit values held two to a 4-byte word, the even cell in
 // the low half, rows padded to an even number of cells so that a pair never straddles two rows;
-// the formats converting a pair at once; the layout conversions to and from the canonical state.
+// the layout conversions to and from the canonical state (Format: half_bits.hpp's Fp16Bits or
+// Bf16Bits, a pair converted at once).
 #pragma once
 
 #include <cstdint>
@@ -16,23 +17,6 @@ namespace ch05 {
 __host__ __device__ inline std::uint16_t low(std::uint32_t word) { return static_cast<std::uint16_t>(word & 0xffffu); }
 __host__ __device__ inline std::uint16_t high(std::uint32_t word) { return static_cast<std::uint16_t>(word >> 16); }
 __host__ __device__ inline std::uint32_t pack(std::uint16_t even, std::uint16_t odd) { return even | std::uint32_t{odd} << 16; }
-
-// Step 08's formats (values stored shifted by their weights), with a pair converted at once.
-struct Fp16Pair {
-  __host__ __device__ static float decode(std::uint16_t bits) { return fp16_value(bits); }
-  __host__ __device__ static std::uint32_t encode_pair(float even, float odd) { return fp16_pair(even, odd); }
-};
-struct Bf16Pair {
-  __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
-  __host__ __device__ static std::uint32_t encode_pair(float even, float odd) {
-#if defined(COURSE_BACKEND_CUDA)
-    const __nv_bfloat162 both = __floats2bfloat162_rn(even, odd);
-    return pack(__bfloat16_as_ushort(__low2bfloat16(both)), __bfloat16_as_ushort(__high2bfloat16(both)));
-#else
-    return pack(bf16_nearest_by_integers(even), bf16_nearest_by_integers(odd));
-#endif
-  }
-};
 
 // Where things are: plane k of the state holds ny rows of `pitch` cells (nx rounded up to even),
 // as pitch/2 words a row.

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 2859370f88e3): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint fd8e428b9522): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -181,7 +181,7 @@ class PairsLattice final : public Lattice {
 
 }  // namespace
 
-std::unique_ptr<Lattice> make_pairs_fp16(const Channel& channel) { return std::make_unique<PairsLattice<Fp16Pair>>(channel); }
-std::unique_ptr<Lattice> make_pairs_bf16(const Channel& channel) { return std::make_unique<PairsLattice<Bf16Pair>>(channel); }
+std::unique_ptr<Lattice> make_pairs_fp16(const Channel& channel) { return std::make_unique<PairsLattice<Fp16Bits>>(channel); }
+std::unique_ptr<Lattice> make_pairs_bf16(const Channel& channel) { return std::make_unique<PairsLattice<Bf16Bits>>(channel); }
 
 }  // namespace ch05

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 511439461a28): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 225dd5b4f368): edit the TODOs.
 // Step 13 — two cells a thread without a barrier, in fp16 rounded stochastically.
 //
 // Step 10 keeps the physics in 16 bits, and step 09 showed where the 16-bit steps' remaining
@@ -129,10 +129,10 @@ class PairsStochasticLattice final : public Lattice {
 
   // The time steps are counted from the load: the same state loaded draws the same numbers.
   void load(const float* f) override {
-    course::launch(to_pairs_layout<Fp16Pair, kBlock>, {grid_, kBlock}, f, src_.data(), c_, layout_);
+    course::launch(to_pairs_layout<Fp16Bits, kBlock>, {grid_, kBlock}, f, src_.data(), c_, layout_);
     time_ = 0;
   }
-  void store(float* f) override { course::launch(from_pairs_layout<Fp16Pair, kBlock>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
+  void store(float* f) override { course::launch(from_pairs_layout<Fp16Bits, kBlock>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {

@@ -220,7 +220,7 @@ class PairsLattice final : public Lattice {
 
 }  // namespace
 
-std::unique_ptr<Lattice> make_pairs_fp16(const Channel& channel) { return std::make_unique<PairsLattice<Fp16Pair>>(channel); }
-std::unique_ptr<Lattice> make_pairs_bf16(const Channel& channel) { return std::make_unique<PairsLattice<Bf16Pair>>(channel); }
+std::unique_ptr<Lattice> make_pairs_fp16(const Channel& channel) { return std::make_unique<PairsLattice<Fp16Bits>>(channel); }
+std::unique_ptr<Lattice> make_pairs_bf16(const Channel& channel) { return std::make_unique<PairsLattice<Bf16Bits>>(channel); }
 
 }  // namespace ch05

@@ -146,10 +146,10 @@ class PairsStochasticLattice final : public Lattice {
 
   // The time steps are counted from the load: the same state loaded draws the same numbers.
   void load(const float* f) override {
-    course::launch(to_pairs_layout<Fp16Pair, kBlock>, {grid_, kBlock}, f, src_.data(), c_, layout_);
+    course::launch(to_pairs_layout<Fp16Bits, kBlock>, {grid_, kBlock}, f, src_.data(), c_, layout_);
     time_ = 0;
   }
-  void store(float* f) override { course::launch(from_pairs_layout<Fp16Pair, kBlock>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
+  void store(float* f) override { course::launch(from_pairs_layout<Fp16Bits, kBlock>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {
