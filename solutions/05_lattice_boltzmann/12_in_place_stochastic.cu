@@ -36,6 +36,9 @@
 // All of the above with the first rounding (by float comparison). With step 10's integer rounding
 // (H200, 88db427, results/h200/steps-10-13-2026-11-24/): 85,737 MLUPS at 8192^2, 0.96x step 10
 // again; 351 (pulling) and 210 (local) instructions a cell.
+// With the lean collision (10f51c0, results/*/lean-collision-2026-11-24/): 322 and 203 a cell; H200
+// 85,603 at 8192^2 and 85,169 at 65536 x 65535; H100 69,566 at 8192^2 and 69,743 at 49152^2, a grid
+// whose two-buffer state (87 GB) does not fit the H100.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):

@@ -33,6 +33,11 @@
 // behind its branches: 58,597 MLUPS on the H100, 43% of issue slots busy.
 // H100 (results/h100-80gb-hbm3/steps-10-13-2026-11-24/): 78,068 MLUPS at 8192^2, 0.938 of copy,
 // 1.96x the best float32 step; 0.96x PyTorch's fp16 form (80,986).
+// With the lean collision (10f51c0, results/*/lean-collision-2026-11-24/): 223 instructions a cell,
+// 1.006-1.017x the previous collision in the same call on three H200s; 96,947 MLUPS (1.74x) on the
+// recording run's H200, 78,477 (0.943 of copy, 1.98x) on the H100. Loading the next row while this
+// one computes (in registers, or in shared memory by cp.async) was slower on the H200
+// (step13-experiments.txt there).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
