@@ -16,12 +16,12 @@
 // z pass on float2 / float4 columns, at about 40 / 60 registers and fewer warps resident (75% /
 // 50%), still 1.6x / 2.1x the bytes in flight per SM: from 0.89 to about 0.91 / 0.94 of the copy rate.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     03_vectors_1     laplacian8 512^3  1.7753 ms, 605 GB/s (0.202 of copy), 3780 GFLOP/s (0.065 of FMA)
-//     03_vectors_2     laplacian8 512^3  1.5361 ms, 699 GB/s (0.234 of copy), 4369 GFLOP/s (0.075 of FMA)
-//     03_vectors_4     laplacian8 512^3  1.4849 ms, 723 GB/s (0.242 of copy), 4520 GFLOP/s (0.077 of FMA)
-//     03_vectors_4_z2  laplacian8 512^3  1.4787 ms, 726 GB/s (0.243 of copy), 4538 GFLOP/s (0.078 of FMA)
-//     03_vectors_4_z4  laplacian8 512^3  1.4701 ms, 730 GB/s (0.244 of copy), 4565 GFLOP/s (0.078 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
+//     03_vectors_1     laplacian8 512^3  1.7749 ms, 605 GB/s (0.202 of copy), 3781 GFLOP/s (0.064 of FMA)
+//     03_vectors_2     laplacian8 512^3  1.5354 ms, 699 GB/s (0.233 of copy), 4371 GFLOP/s (0.074 of FMA)
+//     03_vectors_4     laplacian8 512^3  1.4848 ms, 723 GB/s (0.241 of copy), 4520 GFLOP/s (0.077 of FMA)
+//     03_vectors_4_z2  laplacian8 512^3  1.4787 ms, 726 GB/s (0.242 of copy), 4538 GFLOP/s (0.077 of FMA)
+//     03_vectors_4_z4  laplacian8 512^3  1.4698 ms, 731 GB/s (0.243 of copy), 4566 GFLOP/s (0.077 of FMA)
 //   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
 //     03_vectors_1     laplacian8 512^3  1.4848 ms, 723 GB/s (0.170 of copy), 4520 GFLOP/s (0.077 of FMA)
 //     03_vectors_2     laplacian8 512^3  1.1633 ms, 923 GB/s (0.217 of copy), 5769 GFLOP/s (0.098 of FMA)

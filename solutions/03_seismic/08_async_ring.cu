@@ -45,10 +45,17 @@
 // the warps, but 10 cycles between a warp's instructions instead of 7.3).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     08_async_ring         laplacian8 512^3  0.4784 ms, 2245 GB/s (0.750 of copy), 14029 GFLOP/s (0.240 of FMA)
-//     08_async_ring_capped  laplacian8 512^3  0.5751 ms, 1867 GB/s (0.624 of copy), 11669 GFLOP/s (0.199 of FMA)
-//     08_async_ring_deep    laplacian8 512^3  0.4397 ms, 2442 GB/s (0.816 of copy), 15262 GFLOP/s (0.261 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
+//     08_async_ring                    laplacian8 512^3  0.4779 ms, 2247 GB/s (0.749 of copy), 14042 GFLOP/s (0.238 of FMA)
+//     08_async_ring_capped             laplacian8 512^3  0.5750 ms, 1868 GB/s (0.622 of copy), 11672 GFLOP/s (0.198 of FMA)
+//     08_async_ring_deep               laplacian8 512^3  0.4395 ms, 2443 GB/s (0.814 of copy), 15269 GFLOP/s (0.259 of FMA)
+//     08_async_ring_planes16           laplacian8 512^3  0.4996 ms, 2149 GB/s (0.716 of copy), 13433 GFLOP/s (0.228 of FMA)
+//     08_async_ring_planes32           laplacian8 512^3  0.4874 ms, 2203 GB/s (0.734 of copy), 13770 GFLOP/s (0.234 of FMA)
+//     08_async_ring_planes128          laplacian8 512^3  0.4688 ms, 2290 GB/s (0.763 of copy), 14314 GFLOP/s (0.243 of FMA)
+//     08_async_ring_planes256          laplacian8 512^3  0.4660 ms, 2304 GB/s (0.768 of copy), 14402 GFLOP/s (0.244 of FMA)
+//     08_async_ring_planes512          laplacian8 512^3  0.4658 ms, 2305 GB/s (0.768 of copy), 14408 GFLOP/s (0.244 of FMA)
+//     08_async_ring_3blocks            laplacian8 512^3  0.5218 ms, 2058 GB/s (0.686 of copy), 12861 GFLOP/s (0.218 of FMA)
+//     08_async_ring_deep_plain_stores  laplacian8 512^3  0.4351 ms, 2468 GB/s (0.822 of copy), 15425 GFLOP/s (0.262 of FMA)
 //   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
 //     08_async_ring                    laplacian8 512^3  0.3960 ms, 2712 GB/s (0.638 of copy), 16948 GFLOP/s (0.287 of FMA)
 //     08_async_ring_capped             laplacian8 512^3  0.4689 ms, 2290 GB/s (0.538 of copy), 14311 GFLOP/s (0.242 of FMA)

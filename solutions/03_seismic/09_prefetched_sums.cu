@@ -18,8 +18,8 @@
 // The profile: 128 registers, 2 blocks; 285 M warp instructions; no faster than step 07 (README).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     09_prefetched_sums  laplacian8 512^3  0.5753 ms, 1866 GB/s (0.624 of copy), 11665 GFLOP/s (0.199 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
+//     09_prefetched_sums  laplacian8 512^3  0.5756 ms, 1865 GB/s (0.622 of copy), 11659 GFLOP/s (0.198 of FMA)
 //   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
 //     09_prefetched_sums  laplacian8 512^3  0.5282 ms, 2033 GB/s (0.478 of copy), 12704 GFLOP/s (0.215 of FMA)
 // END MEASURED
