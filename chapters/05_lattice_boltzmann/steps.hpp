@@ -41,6 +41,7 @@ enum class Storage { f32, f16, bf16, f16_stochastic, bf16_stochastic };
   STEP(11_lean_in_place, lean_in_place, f32, 1)                               \
   STEP(12_in_place_stochastic, in_place_stochastic_fp16, f16_stochastic, 1)   \
   STEP(13_pairs_stochastic, pairs_stochastic_fp16, f16_stochastic, 2)         \
+  STEP(13_pairs_stochastic, quads_stochastic_fp16, f16_stochastic, 2)         \
   /* one row per step, above this line */
 
 struct Step {
