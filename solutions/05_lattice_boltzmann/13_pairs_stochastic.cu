@@ -47,6 +47,10 @@
 // recording run's H200, 78,477 (0.943 of copy, 1.98x) on the H100. Loading the next row while this
 // one computes (in registers, or in shared memory by cp.async) was slower on the H200
 // (step13-experiments.txt there).
+// The four-cell variant (7c20c7a, results/*/four-cells-2026-11-24/): 220 instructions a cell
+// (predicted ~200), 64 registers, 42% of warps resident, 75% of issue slots and of DRAM busy on the
+// H200; 106,975 MLUPS at 8192^2, 0.913 of copy, 1.92x the best float32 step, 1.10x the two-cell
+// step in the same run; H100 80,238, 0.965 of copy, 2.02x. The flow step 10's to every digit.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
