@@ -468,6 +468,17 @@ int main(int argc, char** argv) try {
                      ch05::stream_copy_16bit_pairs(halves((*buffers)->copy_a), halves((*buffers)->copy_b), c, steps);
                    },
                    .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
+    if (c.nx % 4 == 0)
+      session.add({.group = name_of(c), .name = "stream copy, 2-byte values in quads",
+                   .run = [buffers, c, steps, halves] {
+                     ch05::stream_copy_16bit_quads(halves((*buffers)->copy_a), halves((*buffers)->copy_b), c, steps);
+                   },
+                   .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
+    session.add({.group = name_of(c), .name = "stream copy, 2-byte values two a thread",
+                 .run = [buffers, c, steps, halves] {
+                   ch05::stream_copy_16bit_two_a_thread(halves((*buffers)->copy_a), halves((*buffers)->copy_b), c, steps);
+                 },
+                 .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
   }
 
   // The paper's CPU schemes on the host: its two buffers, the moments and the flags a cell.
