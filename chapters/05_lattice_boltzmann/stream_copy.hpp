@@ -13,7 +13,7 @@ namespace ch05 {
 // `steps` passes, src -> dst then back, for values of 4 bytes (float32) or 2 (16-bit storage),
 // one cell a thread; 2-byte values two cells a thread, as 4-byte words (nx must be even), or four,
 // as 8-byte words (nx a multiple of 4); and 2-byte values two cells a thread as two 2-byte
-// accesses a block apart (nx even): the pairs' bytes in flight a thread at the one-cell word width.
+// accesses a block apart: the pairs' bytes in flight a thread at the one-cell word width.
 void stream_copy_f32(float* a, float* b, const Channel& channel, int steps);
 void stream_copy_16bit(std::uint16_t* a, std::uint16_t* b, const Channel& channel, int steps);
 void stream_copy_16bit_pairs(std::uint16_t* a, std::uint16_t* b, const Channel& channel, int steps);

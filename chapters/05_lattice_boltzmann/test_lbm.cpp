@@ -35,11 +35,13 @@ struct Case {
 // 1 x 1 bounces every moving distribution off a wall or back into itself; 5 x 1 is a channel one
 // cell wide (both walls on every cell); 1 x 7 is one column, its own periodic neighbour; 37 x 13
 // and 130 x 33 cut the 32-cell and 128-cell blocks; 301 x 5 (odd) and 257 x 3 cut step 09's
-// 256-cell blocks, so its tiles' halos come from the next block and wrap around the row; 20
-// steps let errors in rarely used paths (the corners, the walls' diagonals) grow and reach the
-// moments; 2 and 3 steps catch a step whose in-place scheme alternates (step 05), at both parities.
-const Case kCases[] = {{1, 1, 3},   {5, 1, 4},    {1, 7, 5},   {37, 13, 1}, {37, 13, 2},
-                       {37, 13, 20}, {130, 33, 3}, {301, 5, 3}, {257, 3, 2}};
+// 256-cell blocks, so its tiles' halos come from the next block and wrap around the row; 2, 3,
+// 24 and 39 cells across give step 13's four-cell words every ending: two or three cells and pad
+// lanes, a full last word after full ones, three cells after full ones; 20 steps let errors in
+// rarely used paths (the corners, the walls' diagonals) grow and reach the moments; 2 and 3 steps
+// catch a step whose in-place scheme alternates (step 05), at both parities.
+const Case kCases[] = {{1, 1, 3},    {5, 1, 4},   {1, 7, 5},   {2, 5, 3},   {3, 4, 3},   {24, 5, 3},  {39, 7, 3},
+                       {37, 13, 1}, {37, 13, 2}, {37, 13, 20}, {130, 33, 3}, {301, 5, 3}, {257, 3, 2}};
 
 using ch05::tolerance;
 

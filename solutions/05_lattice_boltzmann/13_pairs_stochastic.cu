@@ -27,7 +27,7 @@
 // The second variant, quads_stochastic_fp16, takes four cells a thread and reads 8-byte words
 // (rows padded to a multiple of 4): the same 15 loads now bring four cells' values, and the
 // x-moving straddle is a shift of 64 bits (the compiler reads only the neighbour's half it needs).
-// Predicted: the loads' addressing (~56 instructions a cell for two cells) halves, the rest is
+// Predicted: the loads' addressing (~59 instructions a cell for two cells) halves, the rest is
 // per cell: ~200 a cell; 36 floats of values and 36 results held, so more registers and fewer
 // warps resident, but twice the bytes in flight a load. Against the two-cell step, measured on
 // the H200 at ~0.84 of copy with 55-65% of warps resident: faster if bytes in flight, not warps,
@@ -50,7 +50,10 @@
 // The four-cell variant (7c20c7a, results/*/four-cells-2026-11-24/): 220 instructions a cell
 // (predicted ~200), 64 registers, 42% of warps resident, 75% of issue slots and of DRAM busy on the
 // H200; 106,975 MLUPS at 8192^2, 0.913 of copy, 1.92x the best float32 step, 1.10x the two-cell
-// step in the same run; H100 80,238, 0.965 of copy, 2.02x. The flow step 10's to every digit.
+// step in the same run; H100 80,238, 0.965 of copy, 2.02x. The flow is step 10's to every digit.
+// The copies beside it (730dc19): 8-byte words four cells a thread copy at 0.982 of copy on the
+// H200, two 2-byte accesses a thread at 0.892, one at 0.910: by these, the width of the loads, not
+// the values a thread holds, is what the variant gained from (the copies' requests not profiled).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
@@ -82,6 +85,9 @@ __device__ inline float round_stochastically(float value, std::uint32_t random) 
   constexpr std::uint32_t kBelow = (1u << kDropped) - 1;
   return course::float_from_bits((course::float_bits(value) + (random >> (32 - kDropped))) & ~kBelow);
 }
+
+// Column x of a periodic row, for x one cell outside it at most (a row end's upwind neighbour).
+__device__ inline int wrap_x(const Channel& c, int x) { return x < 0 ? x + c.nx : x >= c.nx ? x - c.nx : x; }
 
 // One cell's collision (step 08's) with its nine results rounded stochastically (step 10's): the
 // rest direction takes the mass the eight stored values leave.
@@ -127,12 +133,11 @@ __global__ void pairs_stochastic_kernel(const std::uint32_t* __restrict__ src, s
     }
   }
   if (row_end) {
-    const auto wrap = [&](int x) { return x < 0 ? x + c.nx : x >= c.nx ? x - c.nx : x; };
 #pragma unroll
     for (int k = 0; k < kDirections; ++k) {
       const int ex = velocity_x(k), ey = velocity_y(k), from_y = upwind_row(c, y, ey);
       if (ex == 0 || (ey > 0 ? south_wall : ey < 0 ? north_wall : false)) continue;
-      pair[k] = pack(layout.cell(src, k, wrap(x0 - ex), from_y), second ? layout.cell(src, k, wrap(x0 + 1 - ex), from_y) : 0);
+      pair[k] = pack(layout.cell(src, k, wrap_x(c, x0 - ex), from_y), second ? layout.cell(src, k, wrap_x(c, x0 + 1 - ex), from_y) : 0);
     }
   }
   float s0[kDirections], s1[kDirections];
@@ -203,7 +208,7 @@ struct QuadLayout {
 QuadLayout quad_layout(const Channel& c) {
   const long long pitch = (c.nx + 3) / 4 * 4;
   if (pitch * c.ny * kDirections > 4 * ((1LL << 32) - 1))
-    throw std::invalid_argument("step 13's four-cell variant offsets its 8-byte words in 32 bits: at most 1,908,874,353 cells");
+    throw std::invalid_argument("step 13's four-cell variant offsets its 8-byte words in 32 bits: at most 1,908,874,352 padded cells");
   return {static_cast<unsigned>(pitch), static_cast<unsigned>(pitch * c.ny / 4)};
 }
 
@@ -262,19 +267,19 @@ __global__ void quads_stochastic_kernel(const std::uint64_t* __restrict__ src, s
     }
   }
   if (row_end) {
-    const auto wrap = [&](int x) { return x < 0 ? x + c.nx : x >= c.nx ? x - c.nx : x; };
 #pragma unroll
     for (int k = 0; k < kDirections; ++k) {
       const int ex = velocity_x(k), ey = velocity_y(k), from_y = upwind_row(c, y, ey);
       if (ex == 0 || (ey > 0 ? south_wall : ey < 0 ? north_wall : false)) continue;
       std::uint64_t word = 0;
-      for (int i = 0; i < cells; ++i) word |= std::uint64_t{layout.cell(src, k, wrap(x0 + i - ex), from_y)} << (16 * i);
+      for (int i = 0; i < cells; ++i) word |= std::uint64_t{layout.cell(src, k, wrap_x(c, x0 + i - ex), from_y)} << (16 * i);
       quad[k] = word;
     }
   }
 
   // Every lane collides, the pad lanes too (their zeros are a fluid at rest: no special case in
-  // the loop), and their results are cleared before the store.
+  // the loop); their results are cleared before the store, or the body force would build up in
+  // them step after step (a lone cell driven and never relieved).
   const unsigned here = static_cast<unsigned>(y) * c.nx + x0;
   float stored[4][kDirections];
 #pragma unroll
