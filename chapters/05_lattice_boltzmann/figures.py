@@ -10,6 +10,9 @@
   layouts.png   the access patterns: the paper's layout (steps 00-02) and the 32 values one warp
                 touches, the structure of arrays (steps 03 on) and one warp's loads in each plane,
                 and the AA pattern's two kinds of time step (step 05) along x;
+  words.png     step 13's reads of one east-moving plane (e_x = 1): a thread's own word and the
+                neighbouring word whose top lane it also needs, two cells a thread (4-byte words)
+                and four (8-byte words);
   rates.png     results/bench.json, ceilings.json and torch.json: MLUPS of every step at every
                 size, against the copy ceiling at 72 and 36 bytes per update and the fastest
                 PyTorch peer.
@@ -385,6 +388,41 @@ def draw_layouts(out: pathlib.Path, plt) -> None:
     save(figure, out, plt)
 
 
+def draw_words(out: pathlib.Path, plt) -> None:
+    """Step 13 along one row of plane k = 1 (e_x = 1): thread t owns cells x0 .. x0 + n - 1 (one word)
+    and pulls cells x0 - 1 .. x0 + n - 2: its own word shifted by one lane, plus the top lane of the
+    word before, which is the neighbouring thread's own word (an L1 hit)."""
+    colours = plt.get_cmap("tab10")
+    cell_name = lambda offset: f"x0{offset:+d}" if offset else "x0"  # noqa: E731
+    figure, axes = plt.subplots(2, 1, figsize=(12, 4.6), layout="constrained")
+    for axis, (lanes, name) in zip(axes, ((2, "two cells a thread, 4-byte words"), (4, "four cells a thread, 8-byte words"))):
+        words, mine = 4, 1  # words drawn; the thread's own word
+        for word in range(words):
+            for lane in range(lanes):
+                x = word * lanes + lane
+                pulled = mine * lanes - 1 <= x <= mine * lanes + lanes - 2
+                box(axis, x, 1, 1, colours(1) if pulled else "#f2f2f2", "white", 0.5)
+                axis.text(x + 0.5, 1.5, cell_name(x - mine * lanes), ha="center", va="center", fontsize=7)
+            box(axis, word * lanes, 1, lanes, "none", "black", 1.4)
+            owner = "own word" if word == mine else ("word before" if word == mine - 1 else "")
+            axis.text(word * lanes + lanes / 2, 2.3, owner, ha="center", fontsize=7.5)
+        for lane in range(lanes):  # the pulled values as the thread holds them: one word, lanes in order
+            box(axis, mine * lanes + lane, -0.8, 1, colours(1), "black", 0.6)
+            axis.text(mine * lanes + lane + 0.5, -0.3, cell_name(lane - 1), ha="center", va="center", fontsize=7)
+            source = mine * lanes + lane - 1
+            axis.annotate("", xy=(mine * lanes + lane + 0.5, 0.2), xytext=(source + 0.5, 1.0),
+                          arrowprops={"arrowstyle": "->", "color": "tab:blue", "linewidth": 1.0})
+        axis.text(mine * lanes + lanes + 0.3, -0.3, f"in a register: (word before >> {16 * (lanes - 1)}) | (own word << 16)",
+                  va="center", fontsize=7.5)
+        axis.set_xlim(-0.5, words * lanes + 0.5 + (6 if lanes == 2 else 0))
+        axis.set_ylim(-1.2, 2.8)
+        axis.set_aspect("equal")
+        axis.axis("off")
+        axis.set_title(f"Step 13, {name}: plane k = 1 (e_x = 1) pulls cells {cell_name(-1)} .. {cell_name(lanes - 2)} for the "
+                       f"thread of x0 .. {cell_name(lanes - 1)}; outlined: {2 * lanes}-byte words", fontsize=8.5, loc="left")
+    save(figure, out, plt)
+
+
 def size_key(group: str):
     """Sizes NXxNY in order of cells; other names last, in the order they came."""
     try:
@@ -457,6 +495,7 @@ def main() -> int:
     draw_profile(flow, out / "profile.png", plt)
     draw_flow(flow, vortex, out / "flow.png", plt)
     draw_layouts(out / "layouts.png", plt)
+    draw_words(out / "words.png", plt)
     draw_rates(context, steps, ceilings, peers, out / "rates.png", plt)
     return 0
 
