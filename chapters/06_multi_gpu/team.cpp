@@ -43,10 +43,10 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
     slab.z0 = z0;
     slab.grid = slab_grid(problem, thicknesses[rank]);
   }
-  for (int rank = 0; rank < ranks; ++rank) {
-    workers_.push_back(std::make_unique<Worker>());
-    workers_.back()->thread = std::thread([this, rank] { serve(rank); });
-  }
+  // Every worker exists before any thread starts: a running thread reads workers_, which a
+  // push_back beside it could reallocate.
+  for (int rank = 0; rank < ranks; ++rank) workers_.push_back(std::make_unique<Worker>());
+  for (int rank = 0; rank < ranks; ++rank) workers_[rank]->thread = std::thread([this, rank] { serve(rank); });
   try {
     run([this](int rank) {
       Rank& r = ranks_[rank];
