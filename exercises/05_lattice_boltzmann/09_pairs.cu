@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint fd8e428b9522): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 2cb41167d98a): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -159,8 +159,8 @@ class PairsLattice final : public Lattice {
     }
   }
 
-  void load(const float* f) override { course::launch(to_pairs_layout<Format, kBlock>, {grid_, kBlock}, f, src_.data(), c_, layout_); }
-  void store(float* f) override { course::launch(from_pairs_layout<Format, kBlock>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
+  void load(const float* f) override { course::launch(to_packed_layout<Format, kBlock, PairLayout>, {grid_, kBlock}, f, src_.data(), c_, layout_); }
+  void store(float* f) override { course::launch(from_packed_layout<Format, kBlock, PairLayout>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint c5dbe21ec970): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 0ab4af160eca): edit the TODOs.
 // Step 13 — two cells a thread without a barrier, in fp16 rounded stochastically; and four.
 //
 // Step 10 keeps the physics in 16 bits, and step 09 showed where the 16-bit steps' remaining
@@ -141,10 +141,10 @@ class PairsStochasticLattice final : public Lattice {
 
   // The time steps are counted from the load: the same state loaded draws the same numbers.
   void load(const float* f) override {
-    course::launch(to_pairs_layout<Fp16Bits, kBlock>, {grid_, kBlock}, f, src_.data(), c_, layout_);
+    course::launch(to_packed_layout<Fp16Bits, kBlock, PairLayout>, {grid_, kBlock}, f, src_.data(), c_, layout_);
     time_ = 0;
   }
-  void store(float* f) override { course::launch(from_pairs_layout<Fp16Bits, kBlock>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
+  void store(float* f) override { course::launch(from_packed_layout<Fp16Bits, kBlock, PairLayout>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {
@@ -164,52 +164,7 @@ class PairsStochasticLattice final : public Lattice {
   std::uint32_t time_ = 0;
 };
 
-// Four cells a thread: plane k holds ny rows of `pitch` cells (nx rounded up to a multiple of 4)
-// as pitch/4 8-byte words a row, cell x0 + i in bits 16i to 16i + 15.
-struct QuadLayout {
-  unsigned pitch;        // cells a row, a multiple of 4
-  unsigned plane_words;  // 8-byte words a plane
-  __host__ __device__ unsigned word(int k, int x, int y) const { return k * plane_words + (y * pitch + x) / 4; }
-  __device__ std::uint16_t cell(const std::uint64_t* state, int k, int x, int y) const {
-    return lane(state[word(k, x, y)], x % 4);
-  }
-  __host__ __device__ static std::uint16_t lane(std::uint64_t word, int i) { return static_cast<std::uint16_t>(word >> (16 * i)); }
-};
-
-QuadLayout quad_layout(const Channel& c) {
-  const long long pitch = (c.nx + 3) / 4 * 4;
-  if (pitch * c.ny * kDirections > 4 * ((1LL << 32) - 1))
-    throw std::invalid_argument("step 13's four-cell variant offsets its 8-byte words in 32 bits: at most 1,908,874,352 padded cells");
-  return {static_cast<unsigned>(pitch), static_cast<unsigned>(pitch * c.ny / 4)};
-}
-
 constexpr int kQuadBlock = 64;  // threads, each four cells of one row
-
-// The canonical layout in and out (loading rounds to nearest; a row's pad lanes hold 0).
-__global__ void to_quads_layout(const float* __restrict__ canonical, std::uint64_t* __restrict__ state, Channel c, QuadLayout layout) {
-  const int x0 = 4 * (blockIdx.x * kQuadBlock + threadIdx.x), y = blockIdx.y;
-  if (x0 >= c.nx) return;
-  const long long cell = static_cast<long long>(y) * c.nx + x0;
-#pragma unroll
-  for (int k = 0; k < kDirections; ++k) {
-    std::uint64_t word = 0;
-    for (int i = 0; i < 4 && x0 + i < c.nx; ++i)
-      word |= std::uint64_t{fp16_nearest(canonical[(cell + i) * kDirections + k] - weight(k))} << (16 * i);
-    state[layout.word(k, x0, y)] = word;
-  }
-}
-__global__ void from_quads_layout(const std::uint64_t* __restrict__ state, float* __restrict__ canonical, Channel c,
-                                  QuadLayout layout) {
-  const int x0 = 4 * (blockIdx.x * kQuadBlock + threadIdx.x), y = blockIdx.y;
-  if (x0 >= c.nx) return;
-  const long long cell = static_cast<long long>(y) * c.nx + x0;
-#pragma unroll
-  for (int k = 0; k < kDirections; ++k) {
-    const std::uint64_t word = state[layout.word(k, x0, y)];
-    for (int i = 0; i < 4 && x0 + i < c.nx; ++i)
-      canonical[(cell + i) * kDirections + k] = fp16_value(QuadLayout::lane(word, i)) + weight(k);
-  }
-}
 
 __global__ void quads_stochastic_kernel(const std::uint64_t* __restrict__ src, std::uint64_t* __restrict__ dst, Fields moments,
                                         bool write_moments, Channel c, QuadLayout layout, GridCollision g, std::uint32_t time) {
@@ -274,15 +229,15 @@ __global__ void quads_stochastic_kernel(const std::uint64_t* __restrict__ src, s
 class QuadsStochasticLattice final : public Lattice {
  public:
   explicit QuadsStochasticLattice(const Channel& channel)
-      : c_(channel), layout_(quad_layout(channel)), grid_(course::blocks_for(channel.nx, 4 * kQuadBlock), channel.ny),
+      : c_(channel), layout_(quad_layout(channel, "step 13's four-cell variant")), grid_(course::blocks_for(channel.nx, 4 * kQuadBlock), channel.ny),
         src_(std::size_t{kDirections} * layout_.plane_words), dst_(std::size_t{kDirections} * layout_.plane_words),
         g_(grid_collision(channel)) {}
 
   void load(const float* f) override {
-    course::launch(to_quads_layout, {grid_, kQuadBlock}, f, src_.data(), c_, layout_);
+    course::launch(to_packed_layout<Fp16Bits, kQuadBlock, QuadLayout>, {grid_, kQuadBlock}, f, src_.data(), c_, layout_);
     time_ = 0;
   }
-  void store(float* f) override { course::launch(from_quads_layout, {grid_, kQuadBlock}, src_.data(), f, c_, layout_); }
+  void store(float* f) override { course::launch(from_packed_layout<Fp16Bits, kQuadBlock, QuadLayout>, {grid_, kQuadBlock}, src_.data(), f, c_, layout_); }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {

@@ -198,8 +198,8 @@ class PairsLattice final : public Lattice {
     }
   }
 
-  void load(const float* f) override { course::launch(to_pairs_layout<Format, kBlock>, {grid_, kBlock}, f, src_.data(), c_, layout_); }
-  void store(float* f) override { course::launch(from_pairs_layout<Format, kBlock>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
+  void load(const float* f) override { course::launch(to_packed_layout<Format, kBlock, PairLayout>, {grid_, kBlock}, f, src_.data(), c_, layout_); }
+  void store(float* f) override { course::launch(from_packed_layout<Format, kBlock, PairLayout>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {
