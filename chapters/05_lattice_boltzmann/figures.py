@@ -436,7 +436,10 @@ def draw_rates(context: dict, steps: list, ceilings: dict, peers: list, out: pat
     groups = sorted(dict.fromkeys(c.group for c in steps), key=size_key)
     names = list(dict.fromkeys(c.name for c in steps))
     rate = {(c.group, c.name): c.rate("MLUP") for c in steps}
-    colours = plt.get_cmap("tab20")
+    # tab20's twenty colours, then tab20b's darkest of each hue: every step a colour of its own
+    palette = [plt.get_cmap("tab20")(i) for i in range(20)] + [plt.get_cmap("tab20b")(i) for i in range(0, 20, 4)]
+    if len(names) > len(palette):
+        raise cli.ToolError(f"{len(names)} steps to draw and {len(palette)} colours: add colours to draw_rates", __file__)
     width = 0.8 / (len(names) + 1)
     figure, axis = plt.subplots(figsize=(14, 6.2))
     strongest = {}
@@ -446,7 +449,7 @@ def draw_rates(context: dict, steps: list, ceilings: dict, peers: list, out: pat
             strongest[group] = max(mine, key=lambda p: p.rate("MLUP"))
     for j, name in enumerate(names):
         xs = [i - 0.4 + (j + 0.5) * width for i, g in enumerate(groups) if (g, name) in rate]
-        axis.bar(xs, [rate[(g, name)] for g in groups if (g, name) in rate], width, color=colours(j), label=name)
+        axis.bar(xs, [rate[(g, name)] for g in groups if (g, name) in rate], width, color=palette[j], label=name)
     peer_names = sorted(set(p.name for p in strongest.values()))
     label = "PyTorch, fastest peer" + (f" ({peer_names[0]})" if len(peer_names) == 1 else " at each size (named)")
     xs = [i - 0.4 + (len(names) + 0.5) * width for i, g in enumerate(groups) if g in strongest]

@@ -17,18 +17,18 @@
 // streamed at the copy rate; the stream kernel's reads of three columns and the calculate
 // kernel's one busy thread in nine should keep it below that.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     00_paper  256x256    0.3996 ms (20 time steps), 236 GB/s (0.079 of copy), 3280 MLUP/s
-//     00_paper  1024x1024  3.4482 ms (20 time steps), 438 GB/s (0.146 of copy), 6082 MLUP/s
-//     00_paper  2048x2048  13.2190 ms (20 time steps), 457 GB/s (0.153 of copy), 6346 MLUP/s
-//     00_paper  4096x4096  52.6897 ms (20 time steps), 459 GB/s (0.153 of copy), 6368 MLUP/s
-//     00_paper  8192x8192  210.5696 ms (20 time steps), 459 GB/s (0.153 of copy), 6374 MLUP/s
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     00_paper  256x256    0.3130 ms (20 time steps), 301 GB/s (0.071 of copy), 4187 MLUP/s
-//     00_paper  1024x1024  3.2269 ms (20 time steps), 468 GB/s (0.111 of copy), 6499 MLUP/s
-//     00_paper  2048x2048  12.2987 ms (20 time steps), 491 GB/s (0.116 of copy), 6821 MLUP/s
-//     00_paper  4096x4096  48.6466 ms (20 time steps), 497 GB/s (0.118 of copy), 6898 MLUP/s
-//     00_paper  8192x8192  194.6772 ms (20 time steps), 496 GB/s (0.118 of copy), 6894 MLUP/s
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     00_paper  256x256    0.3280 ms (20 time steps), 288 GB/s (0.096 of copy), 3996 MLUP/s
+//     00_paper  1024x1024  3.4649 ms (20 time steps), 436 GB/s (0.146 of copy), 6053 MLUP/s
+//     00_paper  2048x2048  13.2965 ms (20 time steps), 454 GB/s (0.152 of copy), 6309 MLUP/s
+//     00_paper  4096x4096  52.8500 ms (20 time steps), 457 GB/s (0.153 of copy), 6349 MLUP/s
+//     00_paper  8192x8192  211.3664 ms (20 time steps), 457 GB/s (0.153 of copy), 6350 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     00_paper  256x256    0.3136 ms (20 time steps), 301 GB/s (0.071 of copy), 4180 MLUP/s
+//     00_paper  1024x1024  3.1823 ms (20 time steps), 474 GB/s (0.112 of copy), 6590 MLUP/s
+//     00_paper  2048x2048  12.1488 ms (20 time steps), 497 GB/s (0.117 of copy), 6905 MLUP/s
+//     00_paper  4096x4096  48.0948 ms (20 time steps), 502 GB/s (0.119 of copy), 6977 MLUP/s
+//     00_paper  8192x8192  192.5343 ms (20 time steps), 502 GB/s (0.119 of copy), 6971 MLUP/s
 // END MEASURED
 #include "course/device_buffer.hpp"
 #include "steps.hpp"

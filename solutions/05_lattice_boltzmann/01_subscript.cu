@@ -13,18 +13,18 @@
 // arithmetic is the bottleneck and the tables stay in cache; on a GPU the loads are what a warp
 // waits for, and they grow.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     01_subscript  256x256    0.4091 ms (20 time steps), 231 GB/s (0.077 of copy), 3204 MLUP/s
-//     01_subscript  1024x1024  5.1008 ms (20 time steps), 296 GB/s (0.099 of copy), 4111 MLUP/s
-//     01_subscript  2048x2048  19.7220 ms (20 time steps), 306 GB/s (0.102 of copy), 4253 MLUP/s
-//     01_subscript  4096x4096  79.2978 ms (20 time steps), 305 GB/s (0.102 of copy), 4231 MLUP/s
-//     01_subscript  8192x8192  327.8066 ms (20 time steps), 295 GB/s (0.098 of copy), 4094 MLUP/s
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     01_subscript  256x256    0.4009 ms (20 time steps), 235 GB/s (0.056 of copy), 3269 MLUP/s
-//     01_subscript  1024x1024  4.9001 ms (20 time steps), 308 GB/s (0.073 of copy), 4280 MLUP/s
-//     01_subscript  2048x2048  18.9003 ms (20 time steps), 320 GB/s (0.076 of copy), 4438 MLUP/s
-//     01_subscript  4096x4096  75.8806 ms (20 time steps), 318 GB/s (0.075 of copy), 4422 MLUP/s
-//     01_subscript  8192x8192  309.1725 ms (20 time steps), 313 GB/s (0.074 of copy), 4341 MLUP/s
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     01_subscript  256x256    0.4103 ms (20 time steps), 230 GB/s (0.077 of copy), 3195 MLUP/s
+//     01_subscript  1024x1024  5.1236 ms (20 time steps), 295 GB/s (0.099 of copy), 4093 MLUP/s
+//     01_subscript  2048x2048  19.8046 ms (20 time steps), 305 GB/s (0.102 of copy), 4236 MLUP/s
+//     01_subscript  4096x4096  79.6510 ms (20 time steps), 303 GB/s (0.102 of copy), 4213 MLUP/s
+//     01_subscript  8192x8192  329.2880 ms (20 time steps), 293 GB/s (0.098 of copy), 4076 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     01_subscript  256x256    0.3988 ms (20 time steps), 237 GB/s (0.056 of copy), 3287 MLUP/s
+//     01_subscript  1024x1024  4.8029 ms (20 time steps), 314 GB/s (0.074 of copy), 4366 MLUP/s
+//     01_subscript  2048x2048  18.5827 ms (20 time steps), 325 GB/s (0.077 of copy), 4514 MLUP/s
+//     01_subscript  4096x4096  74.6836 ms (20 time steps), 323 GB/s (0.076 of copy), 4493 MLUP/s
+//     01_subscript  8192x8192  304.1494 ms (20 time steps), 318 GB/s (0.075 of copy), 4413 MLUP/s
 // END MEASURED
 #include "course/device_buffer.hpp"
 #include "steps.hpp"

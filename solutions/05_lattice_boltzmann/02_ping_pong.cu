@@ -8,18 +8,18 @@
 // 51 floats, 204 bytes (step 00: 276).
 // Predicted: 276/204 = 1.35x step 00, if the copy kernel ran at the rate of the others.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     02_ping_pong  256x256    0.3078 ms (20 time steps), 307 GB/s (0.102 of copy), 4259 MLUP/s
-//     02_ping_pong  1024x1024  2.6956 ms (20 time steps), 560 GB/s (0.187 of copy), 7780 MLUP/s
-//     02_ping_pong  2048x2048  10.3700 ms (20 time steps), 582 GB/s (0.194 of copy), 8089 MLUP/s
-//     02_ping_pong  4096x4096  41.4024 ms (20 time steps), 584 GB/s (0.195 of copy), 8104 MLUP/s
-//     02_ping_pong  8192x8192  165.3945 ms (20 time steps), 584 GB/s (0.195 of copy), 8115 MLUP/s
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     02_ping_pong  256x256    0.2491 ms (20 time steps), 379 GB/s (0.090 of copy), 5261 MLUP/s
-//     02_ping_pong  1024x1024  2.5485 ms (20 time steps), 592 GB/s (0.140 of copy), 8229 MLUP/s
-//     02_ping_pong  2048x2048  9.7666 ms (20 time steps), 618 GB/s (0.147 of copy), 8589 MLUP/s
-//     02_ping_pong  4096x4096  38.6529 ms (20 time steps), 625 GB/s (0.148 of copy), 8681 MLUP/s
-//     02_ping_pong  8192x8192  154.7321 ms (20 time steps), 625 GB/s (0.148 of copy), 8674 MLUP/s
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     02_ping_pong  256x256    0.2582 ms (20 time steps), 366 GB/s (0.122 of copy), 5077 MLUP/s
+//     02_ping_pong  1024x1024  2.7097 ms (20 time steps), 557 GB/s (0.187 of copy), 7740 MLUP/s
+//     02_ping_pong  2048x2048  10.4119 ms (20 time steps), 580 GB/s (0.194 of copy), 8057 MLUP/s
+//     02_ping_pong  4096x4096  41.5352 ms (20 time steps), 582 GB/s (0.195 of copy), 8079 MLUP/s
+//     02_ping_pong  8192x8192  166.1633 ms (20 time steps), 582 GB/s (0.195 of copy), 8077 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     02_ping_pong  256x256    0.2481 ms (20 time steps), 380 GB/s (0.090 of copy), 5282 MLUP/s
+//     02_ping_pong  1024x1024  2.5208 ms (20 time steps), 599 GB/s (0.141 of copy), 8319 MLUP/s
+//     02_ping_pong  2048x2048  9.6639 ms (20 time steps), 625 GB/s (0.148 of copy), 8680 MLUP/s
+//     02_ping_pong  4096x4096  38.2577 ms (20 time steps), 631 GB/s (0.149 of copy), 8771 MLUP/s
+//     02_ping_pong  8192x8192  153.2159 ms (20 time steps), 631 GB/s (0.149 of copy), 8760 MLUP/s
 // END MEASURED
 #include <utility>
 

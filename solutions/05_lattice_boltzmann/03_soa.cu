@@ -15,18 +15,18 @@
 // the H200 allowed more: its kernels ran at 0.42 of copy in its 204 bytes, so streaming them at the
 // copy rate would be up to 2.4x.)
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     03_soa  256x256    0.2985 ms (20 time steps), 316 GB/s (0.106 of copy), 4392 MLUP/s
-//     03_soa  1024x1024  1.6226 ms (20 time steps), 931 GB/s (0.311 of copy), 12924 MLUP/s
-//     03_soa  2048x2048  6.2702 ms (20 time steps), 963 GB/s (0.322 of copy), 13379 MLUP/s
-//     03_soa  4096x4096  24.3077 ms (20 time steps), 994 GB/s (0.332 of copy), 13804 MLUP/s
-//     03_soa  8192x8192  96.1832 ms (20 time steps), 1005 GB/s (0.335 of copy), 13954 MLUP/s
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     03_soa  256x256    0.1845 ms (20 time steps), 511 GB/s (0.121 of copy), 7102 MLUP/s
-//     03_soa  1024x1024  1.2399 ms (20 time steps), 1218 GB/s (0.289 of copy), 16914 MLUP/s
-//     03_soa  2048x2048  4.7166 ms (20 time steps), 1281 GB/s (0.303 of copy), 17785 MLUP/s
-//     03_soa  4096x4096  18.0065 ms (20 time steps), 1342 GB/s (0.318 of copy), 18635 MLUP/s
-//     03_soa  8192x8192  71.4030 ms (20 time steps), 1353 GB/s (0.321 of copy), 18797 MLUP/s
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     03_soa  256x256    0.2302 ms (20 time steps), 410 GB/s (0.137 of copy), 5693 MLUP/s
+//     03_soa  1024x1024  1.6250 ms (20 time steps), 929 GB/s (0.311 of copy), 12906 MLUP/s
+//     03_soa  2048x2048  6.2716 ms (20 time steps), 963 GB/s (0.323 of copy), 13376 MLUP/s
+//     03_soa  4096x4096  24.3538 ms (20 time steps), 992 GB/s (0.332 of copy), 13778 MLUP/s
+//     03_soa  8192x8192  96.4748 ms (20 time steps), 1002 GB/s (0.336 of copy), 13912 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     03_soa  256x256    0.2078 ms (20 time steps), 454 GB/s (0.107 of copy), 6307 MLUP/s
+//     03_soa  1024x1024  1.2209 ms (20 time steps), 1237 GB/s (0.292 of copy), 17178 MLUP/s
+//     03_soa  2048x2048  4.6865 ms (20 time steps), 1289 GB/s (0.304 of copy), 17900 MLUP/s
+//     03_soa  4096x4096  17.9263 ms (20 time steps), 1348 GB/s (0.318 of copy), 18718 MLUP/s
+//     03_soa  8192x8192  70.5983 ms (20 time steps), 1369 GB/s (0.323 of copy), 19011 MLUP/s
 // END MEASURED
 #include <utility>
 

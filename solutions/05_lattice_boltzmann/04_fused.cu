@@ -11,18 +11,18 @@
 // per thread, no reuse beyond the neighbours' shared sectors), so near the copy ceiling:
 // 0.90-0.95 of it at sizes far beyond the 63 MB L2 (2048^2 and up: 151 MB a buffer at 2048^2).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     04_fused  256x256    0.0869 ms (20 time steps), 1085 GB/s (0.362 of copy), 15076 MLUP/s
-//     04_fused  1024x1024  0.5923 ms (20 time steps), 2549 GB/s (0.851 of copy), 35405 MLUP/s
-//     04_fused  2048x2048  2.1825 ms (20 time steps), 2767 GB/s (0.924 of copy), 38436 MLUP/s
-//     04_fused  4096x4096  8.5873 ms (20 time steps), 2813 GB/s (0.939 of copy), 39074 MLUP/s
-//     04_fused  8192x8192  33.9002 ms (20 time steps), 2851 GB/s (0.952 of copy), 39592 MLUP/s
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     04_fused  256x256    0.0631 ms (20 time steps), 1495 GB/s (0.354 of copy), 20760 MLUP/s
-//     04_fused  1024x1024  0.4557 ms (20 time steps), 3314 GB/s (0.785 of copy), 46024 MLUP/s
-//     04_fused  2048x2048  1.5858 ms (20 time steps), 3809 GB/s (0.903 of copy), 52897 MLUP/s
-//     04_fused  4096x4096  6.0983 ms (20 time steps), 3962 GB/s (0.939 of copy), 55023 MLUP/s
-//     04_fused  8192x8192  24.0990 ms (20 time steps), 4010 GB/s (0.950 of copy), 55694 MLUP/s
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     04_fused  256x256    0.0679 ms (20 time steps), 1390 GB/s (0.466 of copy), 19303 MLUP/s
+//     04_fused  1024x1024  0.5890 ms (20 time steps), 2563 GB/s (0.859 of copy), 35603 MLUP/s
+//     04_fused  2048x2048  2.1791 ms (20 time steps), 2772 GB/s (0.929 of copy), 38497 MLUP/s
+//     04_fused  4096x4096  8.5803 ms (20 time steps), 2816 GB/s (0.944 of copy), 39106 MLUP/s
+//     04_fused  8192x8192  33.7142 ms (20 time steps), 2866 GB/s (0.961 of copy), 39810 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     04_fused  256x256    0.0637 ms (20 time steps), 1481 GB/s (0.350 of copy), 20573 MLUP/s
+//     04_fused  1024x1024  0.4491 ms (20 time steps), 3362 GB/s (0.794 of copy), 46696 MLUP/s
+//     04_fused  2048x2048  1.5873 ms (20 time steps), 3805 GB/s (0.899 of copy), 52847 MLUP/s
+//     04_fused  4096x4096  6.1245 ms (20 time steps), 3945 GB/s (0.932 of copy), 54787 MLUP/s
+//     04_fused  8192x8192  24.0196 ms (20 time steps), 4023 GB/s (0.950 of copy), 55879 MLUP/s
 // END MEASURED
 #include <utility>
 

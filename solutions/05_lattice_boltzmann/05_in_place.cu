@@ -16,18 +16,18 @@
 // aligned, the pulling step's are shifted both ways): within a few percent of it, at half the
 // memory, so twice the channel fits on the GPU.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     05_in_place  256x256    0.0834 ms (20 time steps), 1132 GB/s (0.378 of copy), 15721 MLUP/s
-//     05_in_place  1024x1024  0.4974 ms (20 time steps), 3036 GB/s (1.014 of copy), 42160 MLUP/s
-//     05_in_place  2048x2048  2.2275 ms (20 time steps), 2711 GB/s (0.905 of copy), 37659 MLUP/s
-//     05_in_place  4096x4096  8.8775 ms (20 time steps), 2721 GB/s (0.909 of copy), 37797 MLUP/s
-//     05_in_place  8192x8192  34.9227 ms (20 time steps), 2767 GB/s (0.924 of copy), 38433 MLUP/s
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     05_in_place  256x256    0.0605 ms (20 time steps), 1560 GB/s (0.370 of copy), 21661 MLUP/s
-//     05_in_place  1024x1024  0.3549 ms (20 time steps), 4254 GB/s (1.008 of copy), 59087 MLUP/s
-//     05_in_place  2048x2048  1.7089 ms (20 time steps), 3534 GB/s (0.838 of copy), 49088 MLUP/s
-//     05_in_place  4096x4096  6.6084 ms (20 time steps), 3656 GB/s (0.866 of copy), 50776 MLUP/s
-//     05_in_place  8192x8192  26.0488 ms (20 time steps), 3710 GB/s (0.879 of copy), 51526 MLUP/s
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     05_in_place  256x256    0.0673 ms (20 time steps), 1403 GB/s (0.470 of copy), 19482 MLUP/s
+//     05_in_place  1024x1024  0.5025 ms (20 time steps), 3005 GB/s (1.007 of copy), 41735 MLUP/s
+//     05_in_place  2048x2048  2.2394 ms (20 time steps), 2697 GB/s (0.904 of copy), 37459 MLUP/s
+//     05_in_place  4096x4096  8.8805 ms (20 time steps), 2720 GB/s (0.912 of copy), 37784 MLUP/s
+//     05_in_place  8192x8192  35.4275 ms (20 time steps), 2728 GB/s (0.914 of copy), 37885 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     05_in_place  256x256    0.0712 ms (20 time steps), 1326 GB/s (0.313 of copy), 18422 MLUP/s
+//     05_in_place  1024x1024  0.3888 ms (20 time steps), 3883 GB/s (0.917 of copy), 53935 MLUP/s
+//     05_in_place  2048x2048  1.6901 ms (20 time steps), 3574 GB/s (0.844 of copy), 49633 MLUP/s
+//     05_in_place  4096x4096  6.4871 ms (20 time steps), 3724 GB/s (0.880 of copy), 51725 MLUP/s
+//     05_in_place  8192x8192  25.5597 ms (20 time steps), 3781 GB/s (0.893 of copy), 52511 MLUP/s
 // END MEASURED
 #include "course/device_buffer.hpp"
 #include "steps.hpp"

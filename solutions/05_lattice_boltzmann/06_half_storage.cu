@@ -15,28 +15,28 @@
 // conversions add ~36 instructions a cell to ~200); accuracy: fp16 rounding ~1e-5 per value
 // a step, bf16 ~1e-4, against velocities of ~0.05.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     06_fp16_storage  256x256    0.0892 ms (20 time steps), 529 GB/s (0.177 of copy), 14699 MLUP/s
-//     06_bf16_storage  256x256    0.0880 ms (20 time steps), 536 GB/s (0.179 of copy), 14903 MLUP/s
-//     06_fp16_storage  1024x1024  0.3777 ms (20 time steps), 1999 GB/s (0.667 of copy), 55518 MLUP/s
-//     06_bf16_storage  1024x1024  0.3961 ms (20 time steps), 1906 GB/s (0.636 of copy), 52943 MLUP/s
-//     06_fp16_storage  2048x2048  1.3226 ms (20 time steps), 2283 GB/s (0.762 of copy), 63423 MLUP/s
-//     06_bf16_storage  2048x2048  1.3898 ms (20 time steps), 2173 GB/s (0.726 of copy), 60358 MLUP/s
-//     06_fp16_storage  4096x4096  5.0638 ms (20 time steps), 2385 GB/s (0.797 of copy), 66264 MLUP/s
-//     06_bf16_storage  4096x4096  5.3405 ms (20 time steps), 2262 GB/s (0.755 of copy), 62830 MLUP/s
-//     06_fp16_storage  8192x8192  20.0782 ms (20 time steps), 2407 GB/s (0.804 of copy), 66848 MLUP/s
-//     06_bf16_storage  8192x8192  21.1506 ms (20 time steps), 2284 GB/s (0.763 of copy), 63458 MLUP/s
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     06_fp16_storage  256x256    0.0644 ms (20 time steps), 732 GB/s (0.174 of copy), 20343 MLUP/s
-//     06_bf16_storage  256x256    0.0649 ms (20 time steps), 727 GB/s (0.172 of copy), 20202 MLUP/s
-//     06_fp16_storage  1024x1024  0.3740 ms (20 time steps), 2019 GB/s (0.478 of copy), 56071 MLUP/s
-//     06_bf16_storage  1024x1024  0.3931 ms (20 time steps), 1920 GB/s (0.455 of copy), 53344 MLUP/s
-//     06_fp16_storage  2048x2048  1.3159 ms (20 time steps), 2295 GB/s (0.544 of copy), 63748 MLUP/s
-//     06_bf16_storage  2048x2048  1.3867 ms (20 time steps), 2178 GB/s (0.516 of copy), 60493 MLUP/s
-//     06_fp16_storage  4096x4096  5.0525 ms (20 time steps), 2391 GB/s (0.567 of copy), 66411 MLUP/s
-//     06_bf16_storage  4096x4096  5.3401 ms (20 time steps), 2262 GB/s (0.536 of copy), 62834 MLUP/s
-//     06_fp16_storage  8192x8192  20.0068 ms (20 time steps), 2415 GB/s (0.572 of copy), 67086 MLUP/s
-//     06_bf16_storage  8192x8192  21.1543 ms (20 time steps), 2284 GB/s (0.541 of copy), 63447 MLUP/s
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     06_fp16_storage  256x256    0.0680 ms (20 time steps), 694 GB/s (0.233 of copy), 19284 MLUP/s
+//     06_bf16_storage  256x256    0.0694 ms (20 time steps), 680 GB/s (0.228 of copy), 18893 MLUP/s
+//     06_fp16_storage  1024x1024  0.3742 ms (20 time steps), 2018 GB/s (0.676 of copy), 56050 MLUP/s
+//     06_bf16_storage  1024x1024  0.4000 ms (20 time steps), 1888 GB/s (0.633 of copy), 52433 MLUP/s
+//     06_fp16_storage  2048x2048  1.2958 ms (20 time steps), 2330 GB/s (0.781 of copy), 64736 MLUP/s
+//     06_bf16_storage  2048x2048  1.3894 ms (20 time steps), 2173 GB/s (0.728 of copy), 60375 MLUP/s
+//     06_fp16_storage  4096x4096  4.9568 ms (20 time steps), 2437 GB/s (0.817 of copy), 67693 MLUP/s
+//     06_bf16_storage  4096x4096  5.3473 ms (20 time steps), 2259 GB/s (0.757 of copy), 62750 MLUP/s
+//     06_fp16_storage  8192x8192  19.6180 ms (20 time steps), 2463 GB/s (0.825 of copy), 68416 MLUP/s
+//     06_bf16_storage  8192x8192  21.1825 ms (20 time steps), 2281 GB/s (0.764 of copy), 63362 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     06_fp16_storage  256x256    0.0696 ms (20 time steps), 678 GB/s (0.160 of copy), 18842 MLUP/s
+//     06_bf16_storage  256x256    0.0689 ms (20 time steps), 685 GB/s (0.162 of copy), 19016 MLUP/s
+//     06_fp16_storage  1024x1024  0.3657 ms (20 time steps), 2065 GB/s (0.488 of copy), 57352 MLUP/s
+//     06_bf16_storage  1024x1024  0.3902 ms (20 time steps), 1935 GB/s (0.457 of copy), 53740 MLUP/s
+//     06_fp16_storage  2048x2048  1.2842 ms (20 time steps), 2352 GB/s (0.555 of copy), 65322 MLUP/s
+//     06_bf16_storage  2048x2048  1.3853 ms (20 time steps), 2180 GB/s (0.515 of copy), 60554 MLUP/s
+//     06_fp16_storage  4096x4096  4.9326 ms (20 time steps), 2449 GB/s (0.578 of copy), 68026 MLUP/s
+//     06_bf16_storage  4096x4096  5.3398 ms (20 time steps), 2262 GB/s (0.534 of copy), 62838 MLUP/s
+//     06_fp16_storage  8192x8192  19.5390 ms (20 time steps), 2473 GB/s (0.584 of copy), 68692 MLUP/s
+//     06_bf16_storage  8192x8192  21.1580 ms (20 time steps), 2284 GB/s (0.539 of copy), 63436 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <utility>

@@ -25,38 +25,38 @@
 // of issue slots saved, ~80 of ~300 instructions a cell, up to the copy ceiling's 1.9x of
 // float32 if issue was the limit.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     08_fma_f32   256x256    0.0922 ms (20 time steps), 1024 GB/s (0.342 of copy), 14217 MLUP/s
-//     08_fma_fp16  256x256    0.0914 ms (20 time steps), 516 GB/s (0.172 of copy), 14335 MLUP/s
-//     08_fma_bf16  256x256    0.0846 ms (20 time steps), 558 GB/s (0.186 of copy), 15489 MLUP/s
-//     08_fma_f32   1024x1024  0.5827 ms (20 time steps), 2591 GB/s (0.865 of copy), 35989 MLUP/s
-//     08_fma_fp16  1024x1024  0.2640 ms (20 time steps), 2860 GB/s (0.955 of copy), 79452 MLUP/s
-//     08_fma_bf16  1024x1024  0.2648 ms (20 time steps), 2851 GB/s (0.952 of copy), 79198 MLUP/s
-//     08_fma_f32   2048x2048  2.1704 ms (20 time steps), 2783 GB/s (0.929 of copy), 38649 MLUP/s
-//     08_fma_fp16  2048x2048  1.1758 ms (20 time steps), 2568 GB/s (0.858 of copy), 71342 MLUP/s
-//     08_fma_bf16  2048x2048  1.1707 ms (20 time steps), 2580 GB/s (0.861 of copy), 71656 MLUP/s
-//     08_fma_f32   4096x4096  8.5851 ms (20 time steps), 2814 GB/s (0.940 of copy), 39084 MLUP/s
-//     08_fma_fp16  4096x4096  4.4183 ms (20 time steps), 2734 GB/s (0.913 of copy), 75945 MLUP/s
-//     08_fma_bf16  4096x4096  4.3925 ms (20 time steps), 2750 GB/s (0.918 of copy), 76391 MLUP/s
-//     08_fma_f32   8192x8192  33.7107 ms (20 time steps), 2867 GB/s (0.957 of copy), 39815 MLUP/s
-//     08_fma_fp16  8192x8192  17.5626 ms (20 time steps), 2751 GB/s (0.919 of copy), 76423 MLUP/s
-//     08_fma_bf16  8192x8192  17.3481 ms (20 time steps), 2785 GB/s (0.930 of copy), 77367 MLUP/s
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     08_fma_f32   256x256    0.0575 ms (20 time steps), 1642 GB/s (0.389 of copy), 22800 MLUP/s
-//     08_fma_fp16  256x256    0.0572 ms (20 time steps), 824 GB/s (0.195 of copy), 22895 MLUP/s
-//     08_fma_bf16  256x256    0.0570 ms (20 time steps), 828 GB/s (0.196 of copy), 22992 MLUP/s
-//     08_fma_f32   1024x1024  0.4395 ms (20 time steps), 3436 GB/s (0.814 of copy), 47720 MLUP/s
-//     08_fma_fp16  1024x1024  0.2386 ms (20 time steps), 3164 GB/s (0.750 of copy), 87897 MLUP/s
-//     08_fma_bf16  1024x1024  0.2408 ms (20 time steps), 3135 GB/s (0.743 of copy), 87085 MLUP/s
-//     08_fma_f32   2048x2048  1.5781 ms (20 time steps), 3827 GB/s (0.907 of copy), 53155 MLUP/s
-//     08_fma_fp16  2048x2048  0.9275 ms (20 time steps), 3256 GB/s (0.772 of copy), 90444 MLUP/s
-//     08_fma_bf16  2048x2048  0.9304 ms (20 time steps), 3246 GB/s (0.769 of copy), 90163 MLUP/s
-//     08_fma_f32   4096x4096  6.1311 ms (20 time steps), 3940 GB/s (0.934 of copy), 54728 MLUP/s
-//     08_fma_fp16  4096x4096  3.5055 ms (20 time steps), 3446 GB/s (0.817 of copy), 95720 MLUP/s
-//     08_fma_bf16  4096x4096  3.5320 ms (20 time steps), 3420 GB/s (0.811 of copy), 95001 MLUP/s
-//     08_fma_f32   8192x8192  24.0693 ms (20 time steps), 4015 GB/s (0.952 of copy), 55763 MLUP/s
-//     08_fma_fp16  8192x8192  13.8746 ms (20 time steps), 3482 GB/s (0.825 of copy), 96736 MLUP/s
-//     08_fma_bf16  8192x8192  13.9235 ms (20 time steps), 3470 GB/s (0.822 of copy), 96396 MLUP/s
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     08_fma_f32   256x256    0.0616 ms (20 time steps), 1531 GB/s (0.513 of copy), 21267 MLUP/s
+//     08_fma_fp16  256x256    0.0614 ms (20 time steps), 769 GB/s (0.258 of copy), 21361 MLUP/s
+//     08_fma_bf16  256x256    0.0607 ms (20 time steps), 777 GB/s (0.260 of copy), 21581 MLUP/s
+//     08_fma_f32   1024x1024  0.5821 ms (20 time steps), 2594 GB/s (0.869 of copy), 36026 MLUP/s
+//     08_fma_fp16  1024x1024  0.2606 ms (20 time steps), 2898 GB/s (0.971 of copy), 80486 MLUP/s
+//     08_fma_bf16  1024x1024  0.2616 ms (20 time steps), 2886 GB/s (0.967 of copy), 80157 MLUP/s
+//     08_fma_f32   2048x2048  2.1717 ms (20 time steps), 2781 GB/s (0.932 of copy), 38627 MLUP/s
+//     08_fma_fp16  2048x2048  1.1476 ms (20 time steps), 2632 GB/s (0.882 of copy), 73098 MLUP/s
+//     08_fma_bf16  2048x2048  1.1596 ms (20 time steps), 2604 GB/s (0.873 of copy), 72343 MLUP/s
+//     08_fma_f32   4096x4096  8.5887 ms (20 time steps), 2813 GB/s (0.943 of copy), 39068 MLUP/s
+//     08_fma_fp16  4096x4096  4.4125 ms (20 time steps), 2738 GB/s (0.917 of copy), 76044 MLUP/s
+//     08_fma_bf16  4096x4096  4.3693 ms (20 time steps), 2765 GB/s (0.926 of copy), 76795 MLUP/s
+//     08_fma_f32   8192x8192  33.7428 ms (20 time steps), 2864 GB/s (0.960 of copy), 39777 MLUP/s
+//     08_fma_fp16  8192x8192  17.5292 ms (20 time steps), 2756 GB/s (0.924 of copy), 76568 MLUP/s
+//     08_fma_bf16  8192x8192  17.3805 ms (20 time steps), 2780 GB/s (0.932 of copy), 77223 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     08_fma_f32   256x256    0.0764 ms (20 time steps), 1236 GB/s (0.292 of copy), 17167 MLUP/s
+//     08_fma_fp16  256x256    0.0720 ms (20 time steps), 655 GB/s (0.155 of copy), 18203 MLUP/s
+//     08_fma_bf16  256x256    0.0754 ms (20 time steps), 626 GB/s (0.148 of copy), 17382 MLUP/s
+//     08_fma_f32   1024x1024  0.4390 ms (20 time steps), 3440 GB/s (0.813 of copy), 47775 MLUP/s
+//     08_fma_fp16  1024x1024  0.2369 ms (20 time steps), 3187 GB/s (0.753 of copy), 88514 MLUP/s
+//     08_fma_bf16  1024x1024  0.2380 ms (20 time steps), 3173 GB/s (0.749 of copy), 88127 MLUP/s
+//     08_fma_f32   2048x2048  1.5849 ms (20 time steps), 3811 GB/s (0.900 of copy), 52929 MLUP/s
+//     08_fma_fp16  2048x2048  0.9136 ms (20 time steps), 3305 GB/s (0.781 of copy), 91814 MLUP/s
+//     08_fma_bf16  2048x2048  0.9160 ms (20 time steps), 3297 GB/s (0.779 of copy), 91583 MLUP/s
+//     08_fma_f32   4096x4096  6.1015 ms (20 time steps), 3960 GB/s (0.935 of copy), 54994 MLUP/s
+//     08_fma_fp16  4096x4096  3.4571 ms (20 time steps), 3494 GB/s (0.825 of copy), 97061 MLUP/s
+//     08_fma_bf16  4096x4096  3.4878 ms (20 time steps), 3463 GB/s (0.818 of copy), 96204 MLUP/s
+//     08_fma_f32   8192x8192  24.0680 ms (20 time steps), 4015 GB/s (0.948 of copy), 55766 MLUP/s
+//     08_fma_fp16  8192x8192  14.0653 ms (20 time steps), 3435 GB/s (0.811 of copy), 95425 MLUP/s
+//     08_fma_bf16  8192x8192  14.0063 ms (20 time steps), 3450 GB/s (0.815 of copy), 95827 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>

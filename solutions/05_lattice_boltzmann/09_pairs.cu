@@ -19,28 +19,28 @@
 // 08's 0.82; fewer instructions a cell as well (half the stores and conversions, the addressing
 // shared by two cells), so 1.8-1.9x the float32 steps.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     09_pairs_fp16  256x256    0.0908 ms (20 time steps), 519 GB/s (0.173 of copy), 14428 MLUP/s
-//     09_pairs_bf16  256x256    0.0902 ms (20 time steps), 523 GB/s (0.175 of copy), 14533 MLUP/s
-//     09_pairs_fp16  1024x1024  0.3677 ms (20 time steps), 2053 GB/s (0.686 of copy), 57037 MLUP/s
-//     09_pairs_bf16  1024x1024  0.3707 ms (20 time steps), 2037 GB/s (0.680 of copy), 56575 MLUP/s
-//     09_pairs_fp16  2048x2048  1.5861 ms (20 time steps), 1904 GB/s (0.636 of copy), 52888 MLUP/s
-//     09_pairs_bf16  2048x2048  1.5960 ms (20 time steps), 1892 GB/s (0.632 of copy), 52561 MLUP/s
-//     09_pairs_fp16  4096x4096  5.7326 ms (20 time steps), 2107 GB/s (0.704 of copy), 58533 MLUP/s
-//     09_pairs_bf16  4096x4096  5.7538 ms (20 time steps), 2099 GB/s (0.701 of copy), 58317 MLUP/s
-//     09_pairs_fp16  8192x8192  22.0704 ms (20 time steps), 2189 GB/s (0.731 of copy), 60813 MLUP/s
-//     09_pairs_bf16  8192x8192  22.1382 ms (20 time steps), 2183 GB/s (0.729 of copy), 60627 MLUP/s
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     09_pairs_fp16  256x256    0.0870 ms (20 time steps), 542 GB/s (0.128 of copy), 15059 MLUP/s
-//     09_pairs_bf16  256x256    0.0869 ms (20 time steps), 543 GB/s (0.129 of copy), 15075 MLUP/s
-//     09_pairs_fp16  1024x1024  0.3458 ms (20 time steps), 2183 GB/s (0.517 of copy), 60648 MLUP/s
-//     09_pairs_bf16  1024x1024  0.3443 ms (20 time steps), 2193 GB/s (0.520 of copy), 60904 MLUP/s
-//     09_pairs_fp16  2048x2048  1.4567 ms (20 time steps), 2073 GB/s (0.491 of copy), 57587 MLUP/s
-//     09_pairs_bf16  2048x2048  1.4679 ms (20 time steps), 2057 GB/s (0.488 of copy), 57147 MLUP/s
-//     09_pairs_fp16  4096x4096  5.2251 ms (20 time steps), 2312 GB/s (0.548 of copy), 64218 MLUP/s
-//     09_pairs_bf16  4096x4096  5.2687 ms (20 time steps), 2293 GB/s (0.543 of copy), 63687 MLUP/s
-//     09_pairs_fp16  8192x8192  20.3696 ms (20 time steps), 2372 GB/s (0.562 of copy), 65891 MLUP/s
-//     09_pairs_bf16  8192x8192  20.4963 ms (20 time steps), 2357 GB/s (0.559 of copy), 65484 MLUP/s
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     09_pairs_fp16  256x256    0.0916 ms (20 time steps), 515 GB/s (0.173 of copy), 14307 MLUP/s
+//     09_pairs_bf16  256x256    0.0914 ms (20 time steps), 516 GB/s (0.173 of copy), 14334 MLUP/s
+//     09_pairs_fp16  1024x1024  0.3680 ms (20 time steps), 2051 GB/s (0.687 of copy), 56983 MLUP/s
+//     09_pairs_bf16  1024x1024  0.3686 ms (20 time steps), 2048 GB/s (0.686 of copy), 56891 MLUP/s
+//     09_pairs_fp16  2048x2048  1.5722 ms (20 time steps), 1921 GB/s (0.644 of copy), 53355 MLUP/s
+//     09_pairs_bf16  2048x2048  1.5832 ms (20 time steps), 1907 GB/s (0.639 of copy), 52985 MLUP/s
+//     09_pairs_fp16  4096x4096  5.7081 ms (20 time steps), 2116 GB/s (0.709 of copy), 58784 MLUP/s
+//     09_pairs_bf16  4096x4096  5.7087 ms (20 time steps), 2116 GB/s (0.709 of copy), 58778 MLUP/s
+//     09_pairs_fp16  8192x8192  22.0915 ms (20 time steps), 2187 GB/s (0.733 of copy), 60755 MLUP/s
+//     09_pairs_bf16  8192x8192  22.0922 ms (20 time steps), 2187 GB/s (0.733 of copy), 60753 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     09_pairs_fp16  256x256    0.0879 ms (20 time steps), 537 GB/s (0.127 of copy), 14908 MLUP/s
+//     09_pairs_bf16  256x256    0.0872 ms (20 time steps), 541 GB/s (0.128 of copy), 15039 MLUP/s
+//     09_pairs_fp16  1024x1024  0.3430 ms (20 time steps), 2201 GB/s (0.520 of copy), 61143 MLUP/s
+//     09_pairs_bf16  1024x1024  0.3422 ms (20 time steps), 2206 GB/s (0.521 of copy), 61283 MLUP/s
+//     09_pairs_fp16  2048x2048  1.4314 ms (20 time steps), 2110 GB/s (0.498 of copy), 58603 MLUP/s
+//     09_pairs_bf16  2048x2048  1.4386 ms (20 time steps), 2099 GB/s (0.496 of copy), 58312 MLUP/s
+//     09_pairs_fp16  4096x4096  5.1564 ms (20 time steps), 2343 GB/s (0.553 of copy), 65073 MLUP/s
+//     09_pairs_bf16  4096x4096  5.1870 ms (20 time steps), 2329 GB/s (0.550 of copy), 64690 MLUP/s
+//     09_pairs_fp16  8192x8192  20.1558 ms (20 time steps), 2397 GB/s (0.566 of copy), 66590 MLUP/s
+//     09_pairs_bf16  8192x8192  20.1369 ms (20 time steps), 2399 GB/s (0.567 of copy), 66653 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <utility>

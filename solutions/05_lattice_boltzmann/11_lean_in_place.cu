@@ -27,10 +27,18 @@
 // 40960^2 (60 GB; two buffers, 121 GB, would not fit).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     not measured yet
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     not measured yet
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     11_lean_in_place  256x256    0.0629 ms (20 time steps), 1499 GB/s (0.502 of copy), 20824 MLUP/s
+//     11_lean_in_place  1024x1024  0.4928 ms (20 time steps), 3064 GB/s (1.027 of copy), 42557 MLUP/s
+//     11_lean_in_place  2048x2048  2.2270 ms (20 time steps), 2712 GB/s (0.909 of copy), 37667 MLUP/s
+//     11_lean_in_place  4096x4096  8.8540 ms (20 time steps), 2729 GB/s (0.914 of copy), 37898 MLUP/s
+//     11_lean_in_place  8192x8192  35.2601 ms (20 time steps), 2741 GB/s (0.918 of copy), 38065 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     11_lean_in_place  256x256    0.0745 ms (20 time steps), 1267 GB/s (0.299 of copy), 17591 MLUP/s
+//     11_lean_in_place  1024x1024  0.3389 ms (20 time steps), 4455 GB/s (1.052 of copy), 61876 MLUP/s
+//     11_lean_in_place  2048x2048  1.6936 ms (20 time steps), 3566 GB/s (0.842 of copy), 49531 MLUP/s
+//     11_lean_in_place  4096x4096  6.5236 ms (20 time steps), 3703 GB/s (0.875 of copy), 51435 MLUP/s
+//     11_lean_in_place  8192x8192  25.7505 ms (20 time steps), 3753 GB/s (0.886 of copy), 52122 MLUP/s
 // END MEASURED
 #include <cstddef>
 

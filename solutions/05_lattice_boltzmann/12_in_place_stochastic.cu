@@ -41,10 +41,18 @@
 // whose two-buffer state (87 GB) does not fit the H100.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 9b4b1b155445, 2026-11-24):
-//     not measured yet
-//   NVIDIA H200 (commit 9913fa2c7daf, 2026-11-22):
-//     not measured yet
+//   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
+//     12_in_place_stochastic_fp16  256x256    0.0615 ms (20 time steps), 767 GB/s (0.257 of copy), 21300 MLUP/s
+//     12_in_place_stochastic_fp16  1024x1024  0.2500 ms (20 time steps), 3020 GB/s (1.012 of copy), 83881 MLUP/s
+//     12_in_place_stochastic_fp16  2048x2048  1.2411 ms (20 time steps), 2433 GB/s (0.815 of copy), 67591 MLUP/s
+//     12_in_place_stochastic_fp16  4096x4096  4.9470 ms (20 time steps), 2442 GB/s (0.818 of copy), 67828 MLUP/s
+//     12_in_place_stochastic_fp16  8192x8192  19.8931 ms (20 time steps), 2429 GB/s (0.814 of copy), 67470 MLUP/s
+//   NVIDIA H200 (commit a61db01af046, 2026-11-24):
+//     12_in_place_stochastic_fp16  256x256    0.0720 ms (20 time steps), 655 GB/s (0.155 of copy), 18192 MLUP/s
+//     12_in_place_stochastic_fp16  1024x1024  0.2431 ms (20 time steps), 3105 GB/s (0.733 of copy), 86254 MLUP/s
+//     12_in_place_stochastic_fp16  2048x2048  1.0138 ms (20 time steps), 2979 GB/s (0.704 of copy), 82744 MLUP/s
+//     12_in_place_stochastic_fp16  4096x4096  3.8578 ms (20 time steps), 3131 GB/s (0.740 of copy), 86978 MLUP/s
+//     12_in_place_stochastic_fp16  8192x8192  15.6381 ms (20 time steps), 3090 GB/s (0.730 of copy), 85827 MLUP/s
 // END MEASURED
 #include <cstddef>
 #include <cstdint>
