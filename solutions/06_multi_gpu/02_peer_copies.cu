@@ -20,9 +20,11 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     02_peer_copies x1  strong 1024^3       135.3233 ms (20 time steps), 1904 GB/s (0.636 of copy), 159 GLUP/s
 //     02_peer_copies x1  weak 512^3 per GPU  17.0611 ms (20 time steps), 1888 GB/s (0.631 of copy), 157 GLUP/s
-//   NVIDIA H200 (commit 1ab8094ed146, 2026-11-24):
-//     02_peer_copies x1  strong 1024^3       112.0810 ms (20 time steps), 2299 GB/s (0.545 of copy), 192 GLUP/s
-//     02_peer_copies x1  weak 512^3 per GPU  14.3723 ms (20 time steps), 2241 GB/s (0.532 of copy), 187 GLUP/s
+//   NVIDIA H200 (commit a05470f7035c, 2026-11-24):
+//     02_peer_copies x1  strong 1024^3       112.0798 ms (20 time steps), 2299 GB/s (0.553 of copy), 192 GLUP/s
+//     02_peer_copies x2  strong 1024^3       58.4992 ms (20 time steps), 2203 GB/s (0.530 of copy), 367 GLUP/s
+//     02_peer_copies x1  weak 512^3 per GPU  14.4315 ms (20 time steps), 2232 GB/s (0.537 of copy), 186 GLUP/s
+//     02_peer_copies x2  weak 512^3 per GPU  15.2631 ms (20 time steps), 2110 GB/s (0.508 of copy), 352 GLUP/s
 // END MEASURED
 #include "course/exercise.hpp"
 #include "steps.hpp"
