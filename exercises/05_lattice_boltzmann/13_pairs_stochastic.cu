@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 0ab4af160eca): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 52c9c6f3a337): edit the TODOs.
 // Step 13 — two cells a thread without a barrier, in fp16 rounded stochastically; and four.
 //
 // Step 10 keeps the physics in 16 bits, and step 09 showed where the 16-bit steps' remaining
@@ -132,38 +132,6 @@ __global__ void pairs_stochastic_kernel(const std::uint32_t* __restrict__ src, s
   }
 }
 
-class PairsStochasticLattice final : public Lattice {
- public:
-  explicit PairsStochasticLattice(const Channel& channel)
-      : c_(channel), layout_(pair_layout(channel, "step 13")), grid_(course::blocks_for(channel.nx, 2 * kBlock), channel.ny),
-        src_(std::size_t{kDirections} * layout_.plane_words), dst_(std::size_t{kDirections} * layout_.plane_words),
-        g_(grid_collision(channel)) {}
-
-  // The time steps are counted from the load: the same state loaded draws the same numbers.
-  void load(const float* f) override {
-    course::launch(to_packed_layout<Fp16Bits, kBlock, PairLayout>, {grid_, kBlock}, f, src_.data(), c_, layout_);
-    time_ = 0;
-  }
-  void store(float* f) override { course::launch(from_packed_layout<Fp16Bits, kBlock, PairLayout>, {grid_, kBlock}, src_.data(), f, c_, layout_); }
-
-  void advance(int steps, const Fields* fields) override {
-    for (int step = 0; step < steps; ++step) {
-      const bool write_moments = fields && step == steps - 1;
-      course::launch(pairs_stochastic_kernel, {grid_, kBlock}, src_.data(), dst_.data(), write_moments ? *fields : Fields{},
-                     write_moments, c_, layout_, g_, time_++);
-      std::swap(src_, dst_);
-    }
-  }
-
- private:
-  Channel c_;
-  PairLayout layout_;
-  dim3 grid_;
-  DeviceBuffer<std::uint32_t> src_, dst_;  // the state is in src_ between steps
-  GridCollision g_;
-  std::uint32_t time_ = 0;
-};
-
 constexpr int kQuadBlock = 64;  // threads, each four cells of one row
 
 __global__ void quads_stochastic_kernel(const std::uint64_t* __restrict__ src, std::uint64_t* __restrict__ dst, Fields moments,
@@ -226,33 +194,37 @@ __global__ void quads_stochastic_kernel(const std::uint64_t* __restrict__ src, s
   for (int k = 0; k < kDirections; ++k) dst[layout.word(k, x0, y)] = words[k];
 }
 
-class QuadsStochasticLattice final : public Lattice {
+// Either variant's lattice: the state in `Layout`'s words, a thread per word in blocks of kThreads,
+// one launch of `kKernel` a time step. The time steps are counted from the load: the same state
+// loaded draws the same numbers.
+template <class Layout, int kThreads, auto kKernel>
+class PackedStochasticLattice final : public Lattice {
  public:
-  explicit QuadsStochasticLattice(const Channel& channel)
-      : c_(channel), layout_(quad_layout(channel, "step 13's four-cell variant")), grid_(course::blocks_for(channel.nx, 4 * kQuadBlock), channel.ny),
+  PackedStochasticLattice(const Channel& channel, Layout layout)
+      : c_(channel), layout_(layout), grid_(course::blocks_for(channel.nx, Layout::kCells * kThreads), channel.ny),
         src_(std::size_t{kDirections} * layout_.plane_words), dst_(std::size_t{kDirections} * layout_.plane_words),
         g_(grid_collision(channel)) {}
 
   void load(const float* f) override {
-    course::launch(to_packed_layout<Fp16Bits, kQuadBlock, QuadLayout>, {grid_, kQuadBlock}, f, src_.data(), c_, layout_);
+    course::launch(to_packed_layout<Fp16Bits, kThreads, Layout>, {grid_, kThreads}, f, src_.data(), c_, layout_);
     time_ = 0;
   }
-  void store(float* f) override { course::launch(from_packed_layout<Fp16Bits, kQuadBlock, QuadLayout>, {grid_, kQuadBlock}, src_.data(), f, c_, layout_); }
+  void store(float* f) override { course::launch(from_packed_layout<Fp16Bits, kThreads, Layout>, {grid_, kThreads}, src_.data(), f, c_, layout_); }
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {
       const bool write_moments = fields && step == steps - 1;
-      course::launch(quads_stochastic_kernel, {grid_, kQuadBlock}, src_.data(), dst_.data(), write_moments ? *fields : Fields{},
-                     write_moments, c_, layout_, g_, time_++);
+      course::launch(kKernel, {grid_, kThreads}, src_.data(), dst_.data(), write_moments ? *fields : Fields{}, write_moments, c_,
+                     layout_, g_, time_++);
       std::swap(src_, dst_);
     }
   }
 
  private:
   Channel c_;
-  QuadLayout layout_;
+  Layout layout_;
   dim3 grid_;
-  DeviceBuffer<std::uint64_t> src_, dst_;  // the state is in src_ between steps
+  DeviceBuffer<typename Layout::Word> src_, dst_;  // the state is in src_ between steps
   GridCollision g_;
   std::uint32_t time_ = 0;
 };
@@ -260,10 +232,12 @@ class QuadsStochasticLattice final : public Lattice {
 }  // namespace
 
 std::unique_ptr<Lattice> make_pairs_stochastic_fp16(const Channel& channel) {
-  return std::make_unique<PairsStochasticLattice>(channel);
+  return std::make_unique<PackedStochasticLattice<PairLayout, kBlock, pairs_stochastic_kernel>>(channel,
+                                                                                                pair_layout(channel, "step 13"));
 }
 std::unique_ptr<Lattice> make_quads_stochastic_fp16(const Channel& channel) {
-  return std::make_unique<QuadsStochasticLattice>(channel);
+  return std::make_unique<PackedStochasticLattice<QuadLayout, kQuadBlock, quads_stochastic_kernel>>(
+      channel, quad_layout(channel, "step 13's four-cell variant"));
 }
 
 }  // namespace ch05
