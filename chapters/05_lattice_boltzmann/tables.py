@@ -54,9 +54,8 @@ def sizes_tables(res, peers, torch_version) -> str:
     return "\n\n".join(parts)
 
 
-def best(cases, group, storage_16: bool, keeps_flow: bool = False):
-    steps = [c for c in cases if c.group == group and c.is_step and (bytes_per_update(c) == 36) == storage_16
-             and (not keeps_flow or keeps_the_flow(c))]
+def best(cases, group, storage_16: bool, which=lambda case: True):
+    steps = [c for c in cases if c.group == group and c.is_step and (bytes_per_update(c) == 36) == storage_16 and which(c)]
     return max(steps, key=lambda c: c.rate("MLUP"))
 
 
@@ -78,10 +77,9 @@ def targets_table(res, peers) -> str:
              "best step vs PyTorch eager |",
              "|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|"]
     for group in res.groups():
-        f32, kept, nearest = best(res.cases, group, False), best(res.cases, group, True, True), best(res.cases, group, True)
-        if keeps_the_flow(nearest):  # the fastest 16-bit step of all keeps the flow: the fastest rounding to nearest
-            nearest = max((c for c in res.cases if c.group == group and c.is_step and bytes_per_update(c) == 36
-                           and "stochastic" not in c.name), key=lambda c: c.rate("MLUP"))
+        f32 = best(res.cases, group, False)
+        kept = best(res.cases, group, True, keeps_the_flow)
+        nearest = best(res.cases, group, True, lambda case: "stochastic" not in case.name)
         torch32 = [p for p in peers if p.group == group and bytes_per_update(p) == 72]
         torch16 = [p for p in peers if p.group == group and bytes_per_update(p) == 36]
         eager = next((p for p in torch32 if "eager" in p.name), None)
