@@ -40,6 +40,11 @@
   STEP(08_async_ring, async_ring_3blocks, 64)             \
   STEP(08_async_ring, async_ring_deep_plain_stores, 64)   \
   STEP(09_prefetched_sums, prefetched_sums, 64)           \
+  STEP(10_tensor_ring, tensor_ring_one_box, 64)           \
+  STEP(10_tensor_ring, tensor_ring, 64)                   \
+  STEP(10_tensor_ring, tensor_ring_two_rows, 64)          \
+  STEP(10_tensor_ring, tensor_ring_two_rows_planes128, 64) \
+  STEP(10_tensor_ring, tensor_ring_two_rows_planes256, 64) \
   /* one row per step, above this line */
 
 namespace ch03 {

@@ -476,7 +476,14 @@ struct Session::Timing {
     found_after_timing.push_back("FAILED " + case_id(session.cases_[i]) + " after timing: " + first_lines(what, 2));
   }
 
-  // One run of case `i`, checked: "" when its output is right. A stub's NotImplemented passes through.
+  // A stub, or a step this device cannot run, is skipped, saying why.
+  void skip(std::size_t i, const char* why) {
+    cases[i].note = std::string("skipped: ") + why;
+    std::printf("skipped %s: %s\n", case_id(session.cases_[i]).c_str(), why);
+  }
+
+  // One run of case `i`, checked: "" when its output is right. A stub's NotImplemented and a
+  // device's Unsupported pass through.
   std::string run_once_and_check(std::size_t i) {
     const Case& c = session.cases_[i];
     try {
@@ -485,6 +492,8 @@ struct Session::Timing {
       GPU_CHECK(gpuDeviceSynchronize());
       return c.validate ? c.validate() : std::string();
     } catch (const NotImplemented&) {
+      throw;
+    } catch (const Unsupported&) {
       throw;
     } catch (const std::exception& error) {
       return error.what();
@@ -514,8 +523,9 @@ struct Session::Timing {
       try {
         if (const std::string wrong = run_once_and_check(i); !wrong.empty()) fail(i, wrong);
       } catch (const NotImplemented& stub) {
-        cases[i].note = std::string("skipped: ") + stub.what();
-        std::printf("skipped %s: %s\n", case_id(session.cases_[i]).c_str(), stub.what());
+        skip(i, stub.what());
+      } catch (const Unsupported& lacking) {
+        skip(i, lacking.what());
       }
     }
   }

@@ -1,6 +1,6 @@
 // The CPU backend's own tests: barriers, shared memory per block, constant and dynamic shared
 // memory, grid shapes, atomics, the shuffled mode catching a missing __syncthreads(), the
-// asynchronous-copy protocol, and accesses past the end of a buffer stopping the program.
+// asynchronous-copy and tile-copy protocols, and accesses past the end of a buffer stopping the program.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,6 +11,7 @@
 
 #include "course/device_buffer.hpp"
 #include "course/gpu.hpp"
+#include "course/tile_copies.hpp"
 
 namespace {
 
@@ -294,6 +295,42 @@ TEST_F(CpuBackend, AnUncommittedCopyNeverLands) {
   d_out.poison();
   course::launch(copy_without_commit, {1, 32}, d_in.data(), d_out.data());
   for (const float value : d_out.to_host()) EXPECT_TRUE(std::isnan(value));
+}
+
+// A 4 x 2 box of a 6 x 3 array (x fastest, rows 8 floats apart) copied at (x, y) by one thread;
+// every thread reads the tile back, after the wait when `wait` is set.
+__global__ void copy_one_tile(const __grid_constant__ course::TileMap map, float* out, int x, int y, bool wait) {
+  alignas(128) __shared__ float tile[2][4];
+  __shared__ course::TileBarrier landed;
+  if (threadIdx.x == 0) course::init_tile_barrier(landed);
+  __syncthreads();
+  if (threadIdx.x == 0) course::load_tile_async(&tile[0][0], sizeof tile, map, x, y, 0, landed);
+  __syncthreads();
+  if (wait) course::wait_tile(landed, 0);
+  out[threadIdx.x] = tile[threadIdx.x / 4][threadIdx.x % 4];
+}
+
+TEST_F(CpuBackend, ATileLandsAtItsWaitWithZerosOutsideTheArray) {
+  std::vector<float> in(3 * 8);
+  std::iota(in.begin(), in.end(), 1.0f);  // element (x, y) is 1 + x + 8 y
+  DeviceBuffer<float> d_in{std::span<const float>(in)}, d_out(8);
+  const course::TileMap map = course::make_tile_map(d_in.data(), {6, 3, 1}, {8, 24}, {4, 2, 1}, "test");
+  d_out.poison();
+  course::launch(copy_one_tile, {1, 8}, map, d_out.data(), 4, 2, true);  // x 4..7 (6, 7 outside), y 2..3 (3 outside)
+  EXPECT_EQ(d_out.to_host(), (std::vector<float>{21, 22, 0, 0, 0, 0, 0, 0}));
+  d_out.poison();
+  course::launch(copy_one_tile, {1, 8}, map, d_out.data(), -1, 0, true);  // x -1 is outside too
+  EXPECT_EQ(d_out.to_host(), (std::vector<float>{0, 1, 2, 3, 0, 9, 10, 11}));
+  d_out.poison();
+  course::launch(copy_one_tile, {1, 8}, map, d_out.data(), 0, 0, false);
+  for (const float value : d_out.to_host()) EXPECT_TRUE(std::isnan(value)) << "a tile read before its wait";
+}
+
+TEST(CpuBackendTiles, AMapRefusesAShapeTheHardwareCannotCopy) {
+  std::vector<float> in(64);
+  EXPECT_THROW(course::make_tile_map(in.data(), {6, 3, 1}, {8, 24}, {3, 2, 1}, "test"), std::invalid_argument);   // rows of 12 bytes
+  EXPECT_THROW(course::make_tile_map(in.data(), {6, 3, 1}, {6, 18}, {4, 2, 1}, "test"), std::invalid_argument);   // rows 24 bytes apart
+  EXPECT_THROW(course::make_tile_map(in.data(), {6, 3, 1}, {8, 24}, {4, 300, 1}, "test"), std::invalid_argument); // a side past 256
 }
 
 __global__ void read_one_past(const float* in, float* out, int n) { out[0] = in[n]; }

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -188,6 +190,12 @@ namespace course {
 inline void check_gpu(gpuError_t status, const char* call, const char* file, int line) {
   if (status != gpuSuccess) throw_gpu_error(status, call, file, line);
 }
+
+// Thrown, before any launch, by a step that needs what this device lacks (an architecture, a unit):
+// its tests skip and its benchmark cases are skipped, each with this message, instead of failing.
+struct Unsupported : std::runtime_error {
+  explicit Unsupported(const std::string& why) : std::runtime_error(why) {}
+};
 
 // Steps that move 16 bytes at a time refuse a pointer that is not aligned to it, before any
 // launch: std::invalid_argument naming the step's reason.

@@ -1,0 +1,193 @@
+// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint c07043694a46): edit the TODOs.
+// Step 10 — step 08's ring filled by the tensor memory accelerator (sm_90 on), then taller tiles.
+//
+// Step 08 runs as fast as its own loads can at its occupancy (the README's diagnosis): 101-103
+// registers leave 2 blocks of 256 threads per multiprocessor, 24% of the warps, and a warp issues
+// an instruction every 6.6-7.4 cycles, so four warps a scheduler leave about half its issue slots
+// empty. Part of what each thread carries is the copy plan: three copy offsets, their valid and
+// centre flags, the source pointer, and per plane three predicated cp.async, a commit and a wait.
+// Hopper's tensor memory accelerator (course/tile_copies.hpp) moves a box of the array into
+// shared memory on one instruction from one thread, zero-fills what lies outside the array and
+// counts the bytes on an mbarrier per slot of the ring: the threads wait on that barrier, and no
+// thread computes an address or holds a flag for the copies. The arithmetic is step 08's (9
+// partial sums, 25 FMAs a point, the plane loop unrolled by 9). The z-halo planes come whole.
+// Predicted, before it ran: the copy plan's registers (about 10) and instructions (about 15 of
+// step 08's 177 a plane) gone: about 90 registers, still 2 blocks, a few percent faster than step
+// 08; held to 3 blocks (at most 80 registers) the gain should come, if those fit without
+// spilling: 36% of the warps instead of 24%, toward the 0.85 of the copy the chapter targets.
+// Variants, in the order they were measured (the README's "Step 10" section has the numbers):
+// `tensor_ring_one_box`: the haloed tile as one 136 x 16 box (544-byte rows starting 16 bytes
+// before a 128-byte line), 2 blocks; `tensor_ring`: the tile's centre as a box of 128 floats on a
+// 512-byte boundary and its two x-halos as 4-float boxes (three copies a plane on one barrier),
+// 3 blocks; `tensor_ring_two_rows`: two output rows a thread, so a 32 x 8 block covers 128 x 16
+// points and its tile is 24 rows tall instead of 16 (the y-halo 1.5x the outputs instead of
+// 2.0x; 10 shared loads for two outputs instead of 18), 18 partial sums, 2 blocks;
+// `_planes128`, `_planes256`: 128 and 256 planes a block instead of 64.
+#include <type_traits>
+
+#include "course/tile_copies.hpp"
+#include "steps.hpp"
+
+namespace ch03 {
+namespace {
+
+constexpr int kTileX = 32, kTileY = 8;  // threads, one float4 each in x: 128 points
+constexpr int kSums = 2 * kRadius + 1;
+
+// kStages tiles in the ring, kMinBlocks blocks per multiprocessor asked of the compiler, kPlanes
+// z-planes per block; kRows rows of outputs per thread (neighbours in y); kSplit: the tile's
+// centre (128 floats, on a 512-byte boundary) and its two 4-float x-halos as three boxes, else one box.
+template <int kStages, int kMinBlocks, int kPlanes, int kRows, bool kSplit>
+__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks)
+    tensor_ring_kernel(const __grid_constant__ course::TileMap centres, const __grid_constant__ course::TileMap sides_map,
+                       float* __restrict__ out, Grid g) {
+  // The tiles, aligned as the tensor memory accelerator needs, a barrier each, and which tile the
+  // boxes of plane s go to: the copy plan is given, the pipeline is yours.
+  constexpr int kHeight = kTileY * kRows + 2 * kRadius;  // rows per tile
+  constexpr int kColumns = kSplit ? kTileX : kTileX + 2;  // float4s per tile row
+  constexpr int kShift = kSplit ? 0 : 1;                 // this thread's column is threadIdx.x + kShift
+  alignas(128) __shared__ float4 tiles[kStages][kHeight][kColumns];
+  alignas(128) __shared__ float4 sides[kSplit ? kStages : 1][2][kHeight];  // x-halos, left and right
+  __shared__ course::TileBarrier landed[kStages];
+  const bool issuer = threadIdx.x == 0 && threadIdx.y == 0;
+  const int x_begin = blockIdx.x * kTileX * 4;  // the tile's first interior float
+  const int y_top = blockIdx.y * kTileY * kRows - kRadius;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+  const int steps = z_end - z_begin + 2 * kRadius;  // planes z_begin - R .. z_end + R - 1
+  auto start_copy = [&](int s, int slot) {  // plane s of the chunk into tiles[slot]; the issuer only
+    const int x = g.lead + x_begin, y = g.hy + y_top, z = g.hz + z_begin - kRadius + s;  // array coordinates
+    if constexpr (kSplit) {
+      course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, x, y, z, landed[slot]);
+      course::load_tile_async(reinterpret_cast<float*>(sides[slot][0]), sizeof sides[slot][0], sides_map, x - kRadius, y, z, landed[slot]);
+      course::load_tile_async(reinterpret_cast<float*>(sides[slot][1]), sizeof sides[slot][1], sides_map, x + 4 * kTileX, y, z, landed[slot]);
+    } else {
+      course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, x - kRadius, y, z, landed[slot]);
+    }
+  };
+
+  const int x0 = x_begin + 4 * threadIdx.x;
+  const int y0 = y_top + kRadius + kRows * threadIdx.y;
+  const int row0 = kRows * threadIdx.y;  // the tile row of this thread's first output, less R
+  float* target = out + g.at(x0, y0, z_begin);  // out(p - R) from s = 2R on
+  float4 sums[kRows][kSums] = {};  // at step s, sums[q][(s + k) % kSums] is out(p - R + k)'s in row y0 + q
+
+  // TODO: one thread initialises the kStages barriers (kSplit: 3 copies a phase), then a __syncthreads(); it primes the ring with planes 0 .. kStages - 2; per plane s: a __syncthreads() (every thread has finished plane s - 1), the issuer starts plane s + kStages - 1 into the slot plane s - 1 used, and every thread waits for plane s's tile with that slot's phase (0 on its first use, then 1, 0, ...)
+  int counted_slot = 0;
+  auto plane_step = [&](int s, auto position) {
+    constexpr int j = decltype(position)::value;  // s % kSums
+    const int slot = kSums % kStages == 0 ? j % kStages : counted_slot;
+    counted_slot = counted_slot + 1 == kStages ? 0 : counted_slot + 1;
+    // TODO: the slot of plane s - 1 takes plane s + kStages - 1; plane s has landed
+    (void)start_copy; (void)issuer;
+
+    // Step 08's arithmetic, for kRows rows: each centre goes into the 9 sums it weighs in; the
+    // 16 xy neighbours into out(p)'s; out(p - R) has all its terms.
+    const float4 (*tile)[kColumns] = tiles[slot];
+    // This thread's column of the tile, rows y0 - R .. y0 + kRows - 1 + R: with one row, each
+    // loaded where it is used (fewer registers live: 80 fit, for 3 blocks); with more, loaded once
+    // up front, since the rows share 2R of them (ptxas then needs no spills at 2 blocks).
+    float4 loaded_rows[kRows > 1 ? kRows + 2 * kRadius : 1];
+    if constexpr (kRows > 1) {
+#pragma unroll
+      for (int r = 0; r < kRows + 2 * kRadius; ++r) loaded_rows[r] = tile[row0 + r][threadIdx.x + kShift];
+    }
+    auto column = [&](int r) {
+      if constexpr (kRows > 1) return loaded_rows[r];
+      else return tile[row0 + r][threadIdx.x + kShift];
+    };
+#pragma unroll
+    for (int q = 0; q < kRows; ++q) {
+      const float4 c = column(q + kRadius);
+#pragma unroll
+      for (int k = 0; k < kSums; ++k) {
+        float4& sum = sums[q][(j + k) % kSums];
+        const float w = k == kRadius ? 3 * weight(0) : weight(kRadius - k);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) lane(sum, i) = k == 2 * kRadius ? w * lane(c, i) : fmaf(w, lane(c, i), lane(sum, i));
+      }
+      if (s >= kRadius && s < steps - kRadius) {  // a plane of the chunk (the same branch in every thread)
+        float4& sum = sums[q][(j + kRadius) % kSums];
+        const int centre_row = row0 + q + kRadius;
+        float4 left, right;
+        if constexpr (kSplit) {
+          left = threadIdx.x == 0 ? sides[slot][0][centre_row] : tile[centre_row][threadIdx.x - 1];
+          right = threadIdx.x == kTileX - 1 ? sides[slot][1][centre_row] : tile[centre_row][threadIdx.x + 1];
+        } else {
+          left = tile[centre_row][threadIdx.x];
+          right = tile[centre_row][threadIdx.x + 2];
+        }
+        float w[2 * kRadius + 4];  // floats x0 - R .. x0 + 3 + R
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          w[i] = lane(left, i);
+          w[kRadius + i] = lane(c, i);
+          w[2 * kRadius + i] = lane(right, i);
+        }
+#pragma unroll
+        for (int r = 0; r <= 2 * kRadius; ++r) {
+          if (r == kRadius) continue;
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            lane(sum, i) = fmaf(weight(r - kRadius), w[i + r], fmaf(weight(r - kRadius), lane(column(q + r), i), lane(sum, i)));
+        }
+      }
+    }
+    if (s >= 2 * kRadius) {
+#pragma unroll
+      for (int q = 0; q < kRows; ++q) {
+        const float4& sum = sums[q][j];
+        float* to = target + q * g.pitch;
+        if (x0 + 4 <= g.dx && y0 + q < g.dy) {
+          course::store_streaming(reinterpret_cast<float4*>(to), sum);
+        } else if (y0 + q < g.dy) {
+          for (int i = 0; i < 4 && x0 + i < g.dx; ++i) course::store_streaming(to + i, lane(sum, i));
+        }
+      }
+      target += g.plane;
+    }
+  };
+  for (int s = 0; s < steps; s += kSums) {
+    plane_step(s, std::integral_constant<int, 0>{});
+    if (s + 1 < steps) plane_step(s + 1, std::integral_constant<int, 1>{});
+    if (s + 2 < steps) plane_step(s + 2, std::integral_constant<int, 2>{});
+    if (s + 3 < steps) plane_step(s + 3, std::integral_constant<int, 3>{});
+    if (s + 4 < steps) plane_step(s + 4, std::integral_constant<int, 4>{});
+    if (s + 5 < steps) plane_step(s + 5, std::integral_constant<int, 5>{});
+    if (s + 6 < steps) plane_step(s + 6, std::integral_constant<int, 6>{});
+    if (s + 7 < steps) plane_step(s + 7, std::integral_constant<int, 7>{});
+    if (s + 8 < steps) plane_step(s + 8, std::integral_constant<int, 8>{});
+  }
+  static_assert(kSums == 9, "the loop above is unrolled by kSums");
+}
+
+template <int kStages, int kMinBlocks, int kPlanes, int kRows, bool kSplit>
+void launch_tensor_ring(const float* in, float* out, const Grid& grid) {
+  require_aligned_rows(grid, 64, "step 10");
+  // The whole array, halos and padding included, x fastest; a box is one plane of a tile (or of
+  // its x-halo), kTileY * kRows rows and the y-halo tall.
+  const std::array<long long, 3> extent{grid.pitch, grid.dy + 2LL * grid.hy, grid.dz + 2LL * grid.hz};
+  const std::array<long long, 2> stride{grid.pitch, grid.plane};
+  const int height = kTileY * kRows + 2 * kRadius;
+  const course::TileMap centres = course::make_tile_map(in, extent, stride, {(kSplit ? kTileX : kTileX + 2) * 4, height, 1}, "step 10");
+  const course::TileMap sides = course::make_tile_map(in, extent, stride, {4, height, 1}, "step 10");
+  course::launch(tensor_ring_kernel<kStages, kMinBlocks, kPlanes, kRows, kSplit>,
+                 {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY * kRows),
+                       course::blocks_for(grid.dz, kPlanes)),
+                  dim3(kTileX, kTileY)},
+                 centres, sides, out, grid);
+}
+
+}  // namespace
+
+void laplacian_tensor_ring_one_box(const float* in, float* out, const Grid& grid) { launch_tensor_ring<3, 2, 64, 1, false>(in, out, grid); }
+void laplacian_tensor_ring(const float* in, float* out, const Grid& grid) { launch_tensor_ring<3, 3, 64, 1, true>(in, out, grid); }
+void laplacian_tensor_ring_two_rows(const float* in, float* out, const Grid& grid) { launch_tensor_ring<3, 2, 64, 2, true>(in, out, grid); }
+void laplacian_tensor_ring_two_rows_planes128(const float* in, float* out, const Grid& grid) {
+  launch_tensor_ring<3, 2, 128, 2, true>(in, out, grid);
+}
+void laplacian_tensor_ring_two_rows_planes256(const float* in, float* out, const Grid& grid) {
+  launch_tensor_ring<3, 2, 256, 2, true>(in, out, grid);
+}
+
+}  // namespace ch03
