@@ -26,10 +26,10 @@ struct Size {
 
 // The tiles: 64x4 threads of one float (steps 00-03) or of 4 floats (steps 03-04: 256 wide),
 // 32x8 float4s (steps 04-10: 128 x 8 points, 128 x 16 with step 10's two rows a thread); the
-// z-chunks: 64 planes (steps 02-05), 16, 64 or 256 (step 06), 64 to 512 (steps 08 and 10). 1x1x1 is the degenerate grid; dz = 1, 2, 5 and 6 are thinner than the 9-point
+// z-chunks: 64 planes (steps 02-05), 16, 64 or 256 (step 06), 64 to 512 (step 08), 64 and 128 (step 10). 1x1x1 is the degenerate grid; dz = 1, 2, 5 and 6 are thinner than the 9-point
 // window; 131 and 258 cut the 128- and 256-wide tiles and leave 3 and 2 floats of a last float4;
 // dz = 70 cuts the 16- and 64-plane chunks (and is one partial 256-plane chunk); dz = 515 cuts
-// steps 08's and 10's 128-, 256- and 512-plane chunks, 3 planes past a whole number of each; 3 x 70 puts
+// step 08's 128-, 256- and 512-plane chunks (and step 10's 128), 3 planes past a whole number of each; 3 x 70 puts
 // the tile's y-halo past both ends and gets wider, unequal halos (grid_for).
 constexpr std::array kSizes{Size{1, 1, 1},  Size{37, 29, 23}, Size{131, 9, 5},  Size{258, 3, 2},
                             Size{3, 70, 6}, Size{21, 11, 70}, Size{64, 16, 1}, Size{5, 4, 515}};

@@ -21,13 +21,25 @@
 // 3 blocks; `tensor_ring_two_rows`: two output rows a thread, so a 32 x 8 block covers 128 x 16
 // points and its tile is 24 rows tall instead of 16 (the y-halo 1.5x the outputs instead of
 // 2.0x; 10 shared loads for two outputs instead of 18), 18 partial sums, 2 blocks;
-// `_planes128`, `_planes256`: 128 and 256 planes a block instead of 64.
+// `_planes128`: 128 planes a block instead of 64; `_plain_stores`: plain stores instead of
+// non-temporal ones (step 08's A/B: level on the H200, 1% faster on the H100).
 // BEGIN FINDINGS
-// Measured on the H200 (512^3): one box is no faster than step 08 (its boxes read 3.8 cubes from
-// the L2 where step 08 reads 3.1, and 86 registers still give 2 blocks); the aligned centre and
-// side boxes at 3 blocks, 80 registers, 0.74 of the copy; two rows a thread, 124 registers at 2
-// blocks, 150 M warp instructions instead of 205 M: 0.82, and 0.84 at 128 planes a block.
+// Measured at 7d22743 (512^3; results/GPU/tensor-ring-2026-11-24/, not yet in the chapter's
+// recording below), of each run's copy. One box: about step 08's speed on the H200 (0.656 against
+// the deep ring's 0.647), slower on the H100 (0.733 against 0.820); its boxes read 3.8 cubes from
+// the L2 where step 08 reads 3.1, and 87 registers still give 2 blocks. The aligned centre and
+// side boxes at 3 blocks (80 registers, 36% of the warps): 0.749 (H200) and 0.808 (H100), the
+// warps waiting for tiles more than for anything else. Two rows a thread (124 registers, 2
+// blocks; 150 M warp instructions instead of 205 M, 2.5 cubes read from the L2 instead of 3.2):
+// 0.827 and 0.845, the H100's best; with 128 planes a block 0.843 on the H200, its best (0.798
+// on the H100, which then reads more from DRAM).
 // END FINDINGS
+// BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
+//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
+//     not measured yet
+//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
+//     not measured yet
+// END MEASURED
 #include <type_traits>
 
 #include "course/tile_copies.hpp"
@@ -41,8 +53,9 @@ constexpr int kSums = 2 * kRadius + 1;
 
 // kStages tiles in the ring, kMinBlocks blocks per multiprocessor asked of the compiler, kPlanes
 // z-planes per block; kRows rows of outputs per thread (neighbours in y); kSplit: the tile's
-// centre (128 floats, on a 512-byte boundary) and its two 4-float x-halos as three boxes, else one box.
-template <int kStages, int kMinBlocks, int kPlanes, int kRows, bool kSplit>
+// centre (128 floats, on a 512-byte boundary) and its two 4-float x-halos as three boxes, else one
+// box; kStreaming: out stored with non-temporal stores (course::store_streaming) or plain ones.
+template <int kStages, int kMinBlocks, int kPlanes, int kRows, bool kSplit, bool kStreaming = true>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks)
     tensor_ring_kernel(const __grid_constant__ course::TileMap centres, const __grid_constant__ course::TileMap sides_map,
                        float* __restrict__ out, Grid g) {
@@ -151,14 +164,18 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks)
       }
     }
     if (s >= 2 * kRadius) {
+      auto store = [](auto* to, const auto& value) {
+        if constexpr (kStreaming) course::store_streaming(to, value);
+        else *to = value;
+      };
 #pragma unroll
       for (int q = 0; q < kRows; ++q) {
         const float4& sum = sums[q][j];
         float* to = target + q * g.pitch;
         if (x0 + 4 <= g.dx && y0 + q < g.dy) {
-          course::store_streaming(reinterpret_cast<float4*>(to), sum);
+          store(reinterpret_cast<float4*>(to), sum);
         } else if (y0 + q < g.dy) {
-          for (int i = 0; i < 4 && x0 + i < g.dx; ++i) course::store_streaming(to + i, lane(sum, i));
+          for (int i = 0; i < 4 && x0 + i < g.dx; ++i) store(to + i, lane(sum, i));
         }
       }
       target += g.plane;
@@ -178,7 +195,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks)
   static_assert(kSums == 9, "the loop above is unrolled by kSums");
 }
 
-template <int kStages, int kMinBlocks, int kPlanes, int kRows, bool kSplit>
+template <int kStages, int kMinBlocks, int kPlanes, int kRows, bool kSplit, bool kStreaming = true>
 void launch_tensor_ring(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 10");
   // The whole array, halos and padding included, x fastest; a box is one plane of a tile (or of
@@ -188,7 +205,7 @@ void launch_tensor_ring(const float* in, float* out, const Grid& grid) {
   const int height = kTileY * kRows + 2 * kRadius;
   const course::TileMap centres = course::make_tile_map(in, extent, stride, {(kSplit ? kTileX : kTileX + 2) * 4, height, 1}, "step 10");
   const course::TileMap sides = course::make_tile_map(in, extent, stride, {4, height, 1}, "step 10");
-  course::launch(tensor_ring_kernel<kStages, kMinBlocks, kPlanes, kRows, kSplit>,
+  course::launch(tensor_ring_kernel<kStages, kMinBlocks, kPlanes, kRows, kSplit, kStreaming>,
                  {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY * kRows),
                        course::blocks_for(grid.dz, kPlanes)),
                   dim3(kTileX, kTileY)},
@@ -203,8 +220,11 @@ void laplacian_tensor_ring_two_rows(const float* in, float* out, const Grid& gri
 void laplacian_tensor_ring_two_rows_planes128(const float* in, float* out, const Grid& grid) {
   launch_tensor_ring<3, 2, 128, 2, true>(in, out, grid);
 }
-void laplacian_tensor_ring_two_rows_planes256(const float* in, float* out, const Grid& grid) {
-  launch_tensor_ring<3, 2, 256, 2, true>(in, out, grid);
+void laplacian_tensor_ring_two_rows_plain_stores(const float* in, float* out, const Grid& grid) {
+  launch_tensor_ring<3, 2, 64, 2, true, false>(in, out, grid);
+}
+void laplacian_tensor_ring_two_rows_planes128_plain_stores(const float* in, float* out, const Grid& grid) {
+  launch_tensor_ring<3, 2, 128, 2, true, false>(in, out, grid);
 }
 
 }  // namespace ch03

@@ -133,7 +133,7 @@ class CommandLine(unittest.TestCase):
     def test_a_step_that_does_not_exist_is_refused_before_any_build(self):
         done = self.run_grade("3", "--step", "99", "--preset", "student-hip")
         self.assertEqual(done.returncode, 2)
-        self.assertEqual(done.stderr, "error: chapter 3 has no step 99; its steps are 0, 1, 2, 3, 4, 5, 6, 7, 8, 9\n")
+        self.assertEqual(done.stderr, "error: chapter 3 has no step 99; its steps are 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10\n")
 
     def test_a_seed_that_is_not_a_number_is_refused_in_one_line(self):
         done = self.run_grade("1", env={"COURSE_SEED": "abc"})
