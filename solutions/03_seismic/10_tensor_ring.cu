@@ -24,15 +24,15 @@
 // `_planes128`: 128 planes a block instead of 64; `_plain_stores`: plain stores instead of
 // non-temporal ones (step 08's A/B: level on the H200, 1% faster on the H100).
 // BEGIN FINDINGS
-// Measured at 7d22743 (512^3; results/GPU/tensor-ring-2026-11-24/, not yet in the chapter's
-// recording below), of each run's copy. One box: about step 08's speed on the H200 (0.656 against
-// the deep ring's 0.647), slower on the H100 (0.733 against 0.820); its boxes read 3.8 cubes from
+// Measured at 47f4ca9 (512^3; results/GPU/tensor-ring-2026-11-24/, not yet in the chapter's
+// recording below), of each run's copy. One box: about step 08's speed on the H200 (0.655 against
+// the deep ring's 0.647), slower on the H100 (0.728 against 0.814); its boxes read 3.8 cubes from
 // the L2 where step 08 reads 3.1, and 87 registers still give 2 blocks. The aligned centre and
-// side boxes at 3 blocks (80 registers, 36% of the warps): 0.749 (H200) and 0.808 (H100), the
+// side boxes at 3 blocks (80 registers, 36% of the warps): 0.747 (H200) and 0.802 (H100), the
 // warps waiting for tiles more than for anything else. Two rows a thread (124 registers, 2
 // blocks; 150 M warp instructions instead of 205 M, 2.5 cubes read from the L2 instead of 3.2):
-// 0.827 and 0.845, the H100's best; with 128 planes a block 0.843 on the H200, its best (0.798
-// on the H100, which then reads more from DRAM).
+// 0.826 and 0.839, the H100's best (plain stores the same); on the H200, 128 planes a block 0.839
+// and with plain stores 0.853, its best (on the H100, which then reads more from DRAM, 0.79).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
