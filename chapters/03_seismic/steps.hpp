@@ -42,6 +42,7 @@
   STEP(09_prefetched_sums, prefetched_sums, 64)                         \
   STEP(10_tensor_ring, tensor_ring_one_box, 64)                         \
   STEP(10_tensor_ring, tensor_ring, 64)                                 \
+  STEP(10_tensor_ring, tensor_ring_64x4, 64)                            \
   STEP(10_tensor_ring, tensor_ring_two_rows, 64)                        \
   STEP(10_tensor_ring, tensor_ring_two_rows_planes128, 64)              \
   STEP(10_tensor_ring, tensor_ring_two_rows_plain_stores, 64)           \

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint 9833f13f80d4): edit the TODOs.
+// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint b5b2f9dc4124): edit the TODOs.
 // Step 10 — step 08's ring filled by the tensor memory accelerator (sm_90 on), then taller tiles.
 //
 // Step 08 runs as fast as its own loads can at its occupancy (the README's diagnosis): 101-103
@@ -19,7 +19,11 @@
 // `tensor_ring_one_box`: the haloed tile as one 136 x 16 box (544-byte rows starting 16 bytes
 // before a 128-byte line), 2 blocks; `tensor_ring`: the tile's centre as a box of 128 floats on a
 // 512-byte boundary and its two x-halos as 4-float boxes (three copies a plane on one barrier),
-// 3 blocks; `tensor_ring_two_rows`: two output rows a thread, so a 32 x 8 block covers 128 x 16
+// 3 blocks; `tensor_ring_64x4`: the same on the source document's blocks of 64 x 4 threads (256 x 4
+// points: the y-halo 3.0x the outputs instead of 2.0x, added to set the two shapes side by side;
+// predicted, before it ran: about a cube more read from the L2 than `tensor_ring`, so slower,
+// 0.65-0.70 of the copy on the H200);
+// `tensor_ring_two_rows`: two output rows a thread, so a 32 x 8 block covers 128 x 16
 // points and its tile is 24 rows tall instead of 16 (the y-halo 1.5x the outputs instead of
 // 2.0x; 10 shared loads for two outputs instead of 18), 18 partial sums, 2 blocks;
 // `_planes128`: 128 planes a block instead of 64; `_plain_stores`: plain stores instead of
@@ -34,17 +38,33 @@
 namespace ch03 {
 namespace {
 
-constexpr int kTileX = 32, kTileY = 8;  // threads, one float4 each in x: 128 points
 constexpr int kSums = 2 * kRadius + 1;
 
-// kStages tiles in the ring, kMinBlocks blocks per multiprocessor asked of the compiler, kPlanes
-// z-planes per block; kRows rows of outputs per thread (neighbours in y); kSplit: the tile's
-// centre (128 floats, on a 512-byte boundary) and its two 4-float x-halos as three boxes, else one
-// box; kStreaming: out stored with non-temporal stores (course::store_streaming) or plain ones.
-template <int kStages, int kMinBlocks, int kPlanes, int kRows, bool kSplit, bool kStreaming = true>
-__global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks)
+// The variants of the step, one type each, named in profiles as what they change: `stages`
+// tiles in the ring; `min_blocks` blocks per multiprocessor asked of the compiler; `planes`
+// z-planes per block; `rows` rows of outputs per thread (neighbours in y); `split`: the tile's
+// centre (on a 512-byte boundary) and its two 4-float x-halos as three boxes, else one box;
+// `streaming`: out stored with non-temporal stores (course::store_streaming) or plain ones; blocks
+// of `tile_x` x `tile_y` threads, each thread a float4 wide.
+struct Ring {
+  static constexpr int stages = 3, min_blocks = 2, planes = 64, rows = 1, tile_x = 32, tile_y = 8;
+  static constexpr bool split = true, streaming = true;
+};
+struct OneBox : Ring { static constexpr bool split = false; };
+struct ThreeBlocks : Ring { static constexpr int min_blocks = 3; };
+struct ThreeBlocks64x4 : ThreeBlocks { static constexpr int tile_x = 64, tile_y = 4; };
+struct TwoRows : Ring { static constexpr int rows = 2; };
+struct TwoRowsPlanes128 : TwoRows { static constexpr int planes = 128; };
+struct TwoRowsPlainStores : TwoRows { static constexpr bool streaming = false; };
+struct TwoRowsPlanes128PlainStores : TwoRowsPlanes128 { static constexpr bool streaming = false; };
+
+template <class Variant>
+__global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::min_blocks)
     tensor_ring_kernel(const __grid_constant__ course::TileMap centres, const __grid_constant__ course::TileMap sides_map,
                        float* __restrict__ out, Grid g) {
+  constexpr int kStages = Variant::stages, kPlanes = Variant::planes, kRows = Variant::rows;
+  constexpr int kTileX = Variant::tile_x, kTileY = Variant::tile_y;
+  constexpr bool kSplit = Variant::split;
   // The tiles, aligned as the tensor memory accelerator needs, a barrier each, and which tile the
   // boxes of plane s go to: the copy plan is given, the pipeline is yours.
   constexpr int kHeight = kTileY * kRows + 2 * kRadius;  // rows per tile
@@ -91,7 +111,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks)
     // This thread's column of the tile, rows y0 - R .. y0 + kRows - 1 + R: with one row, each
     // loaded where it is used (fewer registers live: 80 fit, for 3 blocks); with more, loaded once
     // up front, since the rows share 2R of them (ptxas then needs no spills at 2 blocks).
-    float4 loaded_rows[kRows > 1 ? kRows + 2 * kRadius : 1];
+    [[maybe_unused]] float4 loaded_rows[kRows > 1 ? kRows + 2 * kRadius : 1];
     if constexpr (kRows > 1) {
 #pragma unroll
       for (int r = 0; r < kRows + 2 * kRadius; ++r) loaded_rows[r] = tile[row0 + r][threadIdx.x + kShift];
@@ -139,7 +159,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks)
     }
     if (s >= 2 * kRadius) {
       auto store = [](auto* to, const auto& value) {
-        if constexpr (kStreaming) course::store_streaming(to, value);
+        if constexpr (Variant::streaming) course::store_streaming(to, value);
         else *to = value;
       };
 #pragma unroll
@@ -169,36 +189,38 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks)
   static_assert(kSums == 9, "the loop above is unrolled by kSums");
 }
 
-template <int kStages, int kMinBlocks, int kPlanes, int kRows, bool kSplit, bool kStreaming = true>
+template <class Variant>
 void launch_tensor_ring(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 10");
   // The whole array, halos and padding included, x fastest; a box is one plane of a tile (or of
-  // its x-halo), kTileY * kRows rows and the y-halo tall.
+  // its x-halo), tile_y * rows rows and the y-halo tall.
   const std::array<long long, 3> extent{grid.pitch, grid.dy + 2LL * grid.hy, grid.dz + 2LL * grid.hz};
   const std::array<long long, 2> stride{grid.pitch, grid.plane};
-  const int height = kTileY * kRows + 2 * kRadius;
-  const course::TileMap centres = course::make_tile_map(in, extent, stride, {(kSplit ? kTileX : kTileX + 2) * 4, height, 1}, "step 10");
+  const int rows = Variant::tile_y * Variant::rows, height = rows + 2 * kRadius;
+  const int width = 4 * (Variant::split ? Variant::tile_x : Variant::tile_x + 2);
+  const course::TileMap centres = course::make_tile_map(in, extent, stride, {width, height, 1}, "step 10");
   const course::TileMap sides = course::make_tile_map(in, extent, stride, {4, height, 1}, "step 10");
-  course::launch(tensor_ring_kernel<kStages, kMinBlocks, kPlanes, kRows, kSplit, kStreaming>,
-                 {dim3(course::blocks_for(grid.dx, kTileX * 4), course::blocks_for(grid.dy, kTileY * kRows),
-                       course::blocks_for(grid.dz, kPlanes)),
-                  dim3(kTileX, kTileY)},
+  course::launch(tensor_ring_kernel<Variant>,
+                 {dim3(course::blocks_for(grid.dx, 4 * Variant::tile_x), course::blocks_for(grid.dy, rows),
+                       course::blocks_for(grid.dz, Variant::planes)),
+                  dim3(Variant::tile_x, Variant::tile_y)},
                  centres, sides, out, grid);
 }
 
 }  // namespace
 
-void laplacian_tensor_ring_one_box(const float* in, float* out, const Grid& grid) { launch_tensor_ring<3, 2, 64, 1, false>(in, out, grid); }
-void laplacian_tensor_ring(const float* in, float* out, const Grid& grid) { launch_tensor_ring<3, 3, 64, 1, true>(in, out, grid); }
-void laplacian_tensor_ring_two_rows(const float* in, float* out, const Grid& grid) { launch_tensor_ring<3, 2, 64, 2, true>(in, out, grid); }
+void laplacian_tensor_ring_one_box(const float* in, float* out, const Grid& grid) { launch_tensor_ring<OneBox>(in, out, grid); }
+void laplacian_tensor_ring(const float* in, float* out, const Grid& grid) { launch_tensor_ring<ThreeBlocks>(in, out, grid); }
+void laplacian_tensor_ring_64x4(const float* in, float* out, const Grid& grid) { launch_tensor_ring<ThreeBlocks64x4>(in, out, grid); }
+void laplacian_tensor_ring_two_rows(const float* in, float* out, const Grid& grid) { launch_tensor_ring<TwoRows>(in, out, grid); }
 void laplacian_tensor_ring_two_rows_planes128(const float* in, float* out, const Grid& grid) {
-  launch_tensor_ring<3, 2, 128, 2, true>(in, out, grid);
+  launch_tensor_ring<TwoRowsPlanes128>(in, out, grid);
 }
 void laplacian_tensor_ring_two_rows_plain_stores(const float* in, float* out, const Grid& grid) {
-  launch_tensor_ring<3, 2, 64, 2, true, false>(in, out, grid);
+  launch_tensor_ring<TwoRowsPlainStores>(in, out, grid);
 }
 void laplacian_tensor_ring_two_rows_planes128_plain_stores(const float* in, float* out, const Grid& grid) {
-  launch_tensor_ring<3, 2, 128, 2, true, false>(in, out, grid);
+  launch_tensor_ring<TwoRowsPlanes128PlainStores>(in, out, grid);
 }
 
 }  // namespace ch03
