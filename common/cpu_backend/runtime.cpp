@@ -152,10 +152,13 @@ void run_block(const uint3& block_idx, const dim3& grid, const dim3& block, std:
   // Dynamic shared memory starts as NaN-like garbage, as uninitialised memory might on a GPU.
   dynamic_shared.assign(shared_bytes, std::byte{0xff});
 
+  thread_local std::uint64_t blocks_run = 0;
+  const std::uint64_t block_serial = ++blocks_run;
   for (unsigned t = 0; t < n; ++t) {
     ThreadContext& context = contexts[t];
     context.thread_idx = {t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
     context.block_idx = block_idx;
+    context.block_serial = block_serial;
     context.block_dim = block;
     context.grid_dim = grid;
     context.dynamic_shared = dynamic_shared.data();

@@ -12,8 +12,10 @@
 namespace course {
 
 namespace {
-void check_shape(std::array<long long, 3> extent, std::array<long long, 2> stride, std::array<int, 3> box, const char* why) {
+void check_shape(const float* array, std::array<long long, 3> extent, std::array<long long, 2> stride, std::array<int, 3> box,
+                 const char* why) {
   const auto refuse = [why](const std::string& what) { throw std::invalid_argument(std::string(why) + ": " + what); };
+  if (reinterpret_cast<std::uintptr_t>(array) % 16 != 0) refuse("a tile map's array must start on a 16-byte boundary");
   for (int d = 0; d < 3; ++d) {
     if (extent[d] < 1) refuse("a tile map needs an array of at least one float along each axis");
     if (box[d] < 1 || box[d] > 256) refuse("a tile's sides are 1 to 256 floats (this box: " + std::to_string(box[d]) + ")");
@@ -41,7 +43,7 @@ std::optional<std::string> tile_copies_unavailable_reason() {
 TileMap make_tile_map(const float* array, std::array<long long, 3> extent, std::array<long long, 2> stride,
                       std::array<int, 3> box, const char* why) {
   if (const auto reason = tile_copies_unavailable_reason()) throw Unsupported(std::string(why) + ": " + *reason);
-  check_shape(extent, stride, box, why);
+  check_shape(array, extent, stride, box, why);
   // The driver's encoder, found at run time: the course links the runtime only.
   static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* function = nullptr;
@@ -57,8 +59,8 @@ TileMap make_tile_map(const float* array, std::array<long long, 3> extent, std::
       throw Unsupported("cuTensorMapEncodeTiled is missing from this driver (it needs CUDA 12.0 or later)");
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
   }();
-  // No L2 promotion: chapter 3's boxes (rows of 16 to 512 bytes) read 10-12% more from DRAM with
-  // the 256-byte promotion and run 6-8% slower on the H200 (results/h200/tensor-ring-2026-11-24.md).
+  // No L2 promotion: with 256-byte promotion chapter 3's step 10 read 12% more from DRAM and ran
+  // 6-8% slower on the H200 (chapters/03_seismic/results/h200/tensor-ring-2026-11-24/README.md).
   TileMap map{};
   const cuuint64_t sizes[3] = {cuuint64_t(extent[0]), cuuint64_t(extent[1]), cuuint64_t(extent[2])};
   const cuuint64_t strides[2] = {cuuint64_t(stride[0]) * sizeof(float), cuuint64_t(stride[1]) * sizeof(float)};
@@ -79,18 +81,37 @@ std::optional<std::string> tile_copies_unavailable_reason() { return std::nullop
 
 TileMap make_tile_map(const float* array, std::array<long long, 3> extent, std::array<long long, 2> stride,
                       std::array<int, 3> box, const char* why) {
-  check_shape(extent, stride, box, why);
+  check_shape(array, extent, stride, box, why);
   return TileMap{array, extent, {1, stride[0], stride[1]}, box};
 }
 
-void TileBarrier::start(const TileMap& map, float* tile, unsigned bytes, int x, int y, int z) {
-  const std::size_t count = std::size_t(map.box[0]) * map.box[1] * map.box[2];
-  if (bytes != count * sizeof(float)) {
-    std::fprintf(stderr, "\nerror: course::load_tile_async expects %u bytes on the barrier for a box of %zu (a GPU would "
-                 "never complete the phase, or complete it early)\n", bytes, count * sizeof(float));
+namespace {
+[[noreturn]] void stop(const char* why) {
+  std::fprintf(stderr, "\nerror: %s\n", why);
+  std::abort();
+}
+}  // namespace
+
+void TileBarrier::require_initialised(const char* call) const {
+  if (block_ != cpu::current->block_serial) {
+    std::fprintf(stderr, "\nerror: %s on a barrier this block has not initialised: one thread calls "
+                 "course::init_tile_barrier, then every thread a __syncthreads(), before the first copy\n", call);
     std::abort();
   }
-  if (pending_.size() == copies_) wait(completed_ % 2);  // the previous phase has landed by now on a GPU
+}
+
+void TileBarrier::start(const TileMap& map, float* tile, unsigned bytes, int x, int y, int z) {
+  require_initialised("course::load_tile_async");
+  const std::size_t count = std::size_t(map.box[0]) * map.box[1] * map.box[2];
+  if (bytes != count * sizeof(float))
+    stop("course::load_tile_async: the bytes expected on the barrier are not the box's (a GPU would never complete "
+         "the phase, or complete it early)");
+  if (reinterpret_cast<std::uintptr_t>(tile) % 128 != 0)
+    stop("course::load_tile_async: the tile does not start on a 128-byte boundary of shared memory (a GPU stops "
+         "with 'misaligned address')");
+  if (pending_.size() == copies_)
+    stop("course::load_tile_async: one copy more than the barrier's phase holds (init_tile_barrier's count of copies "
+         "a phase), or the next phase's copy started before any thread waited for this one (wait_tile)");
   Copy copy{tile, std::vector<float>(count, 0.0f)};  // outside the array: zeros
   std::size_t n = 0;
   for (int k = 0; k < map.box[2]; ++k)
@@ -105,12 +126,11 @@ void TileBarrier::start(const TileMap& map, float* tile, unsigned bytes, int x, 
 }
 
 void TileBarrier::wait(unsigned phase) {
+  require_initialised("course::wait_tile");
   if (completed_ % 2 != phase % 2) return;  // that phase has completed
-  if (pending_.size() < copies_) {
-    std::fprintf(stderr, "\nerror: course::wait_tile waits for a copy that no thread has started yet (the block's threads "
-                 "run one after another here: start the copy before a __syncthreads() that comes before the wait)\n");
-    std::abort();
-  }
+  if (pending_.size() < copies_)
+    stop("course::wait_tile waits for a copy that no thread has started yet (the block's threads run one after "
+         "another here: start the copy before a __syncthreads() that comes before the wait)");
   for (unsigned c = 0; c < copies_; ++c)
     std::memcpy(pending_[c].tile, pending_[c].values.data(), pending_[c].values.size() * sizeof(float));
   pending_.erase(pending_.begin(), pending_.begin() + copies_);

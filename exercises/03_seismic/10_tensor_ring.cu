@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint b5b2f9dc4124): edit the TODOs.
+// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint 907d137f5c23): edit the TODOs.
 // Step 10 — step 08's ring filled by the tensor memory accelerator (sm_90 on), then taller tiles.
 //
 // Step 08 runs as fast as its own loads can at its occupancy (the README's diagnosis): 101-103
@@ -71,7 +71,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
   constexpr int kColumns = kSplit ? kTileX : kTileX + 2;  // float4s per tile row
   constexpr int kShift = kSplit ? 0 : 1;                 // this thread's column is threadIdx.x + kShift
   alignas(128) __shared__ float4 tiles[kStages][kHeight][kColumns];
-  alignas(128) __shared__ float4 sides[kSplit ? kStages : 1][2][kHeight];  // x-halos, left and right
+  // The x-halos, left and right, each padded to whole 128-byte lines: the accelerator writes only
+  // to 128-byte boundaries (a GPU stops with "misaligned address" otherwise).
+  constexpr int kSideRows = (kHeight + 7) / 8 * 8;
+  alignas(128) __shared__ float4 sides[kSplit ? kStages : 1][2][kSideRows];
   __shared__ course::TileBarrier landed[kStages];
   const bool issuer = threadIdx.x == 0 && threadIdx.y == 0;
   const int x_begin = blockIdx.x * kTileX * 4;  // the tile's first interior float
@@ -83,8 +86,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
     const int x = g.lead + x_begin, y = g.hy + y_top, z = g.hz + z_begin - kRadius + s;  // array coordinates
     if constexpr (kSplit) {
       course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, x, y, z, landed[slot]);
-      course::load_tile_async(reinterpret_cast<float*>(sides[slot][0]), sizeof sides[slot][0], sides_map, x - kRadius, y, z, landed[slot]);
-      course::load_tile_async(reinterpret_cast<float*>(sides[slot][1]), sizeof sides[slot][1], sides_map, x + 4 * kTileX, y, z, landed[slot]);
+      constexpr unsigned kSideBytes = kHeight * sizeof(float4);
+      course::load_tile_async(reinterpret_cast<float*>(sides[slot][0]), kSideBytes, sides_map, x - kRadius, y, z, landed[slot]);
+      course::load_tile_async(reinterpret_cast<float*>(sides[slot][1]), kSideBytes, sides_map, x + 4 * kTileX, y, z, landed[slot]);
     } else {
       course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, x - kRadius, y, z, landed[slot]);
     }
@@ -96,13 +100,18 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
   float* target = out + g.at(x0, y0, z_begin);  // out(p - R) from s = 2R on
   float4 sums[kRows][kSums] = {};  // at step s, sums[q][(s + k) % kSums] is out(p - R + k)'s in row y0 + q
 
-  // TODO: one thread initialises the kStages barriers (kSplit: 3 copies a phase), then a __syncthreads(); it primes the ring with planes 0 .. kStages - 2; per plane s: a __syncthreads() (every thread has finished plane s - 1), the issuer starts plane s + kStages - 1 into the slot plane s - 1 used, and every thread waits for plane s's tile with that slot's phase (0 on its first use, then 1, 0, ...)
-  int counted_slot = 0;
+  // The pipeline, in two parts:
+  //   1. the issuer initialises the kStages barriers (kSplit: 3 copies a phase) and starts planes
+  //      0 .. kStages - 2 into tiles 0 .. kStages - 2; then every thread a __syncthreads();
+  //   2. per plane s: a __syncthreads() (every thread has finished plane s - 1); the issuer starts
+  //      plane s + kStages - 1 into the tile plane s - 1 used; every thread waits for plane s's
+  //      tile with that tile's phase (0 on its first use, then 1, 0, ...).
+  // TODO: part 1, and a phase bit per tile for part 2
+  static_assert(kSums % kStages == 0, "the ring's tiles cycle whole within the loop unrolled by kSums");
   auto plane_step = [&](int s, auto position) {
     constexpr int j = decltype(position)::value;  // s % kSums
-    const int slot = kSums % kStages == 0 ? j % kStages : counted_slot;
-    counted_slot = counted_slot + 1 == kStages ? 0 : counted_slot + 1;
-    // TODO: the slot of plane s - 1 takes plane s + kStages - 1; plane s has landed
+    constexpr int slot = j % kStages;             // the tile of plane s
+    // TODO: part 2
     (void)start_copy; (void)issuer;
 
     // Step 08's arithmetic, for kRows rows: each centre goes into the 9 sums it weighs in; the

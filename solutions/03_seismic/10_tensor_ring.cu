@@ -85,7 +85,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
   constexpr int kColumns = kSplit ? kTileX : kTileX + 2;  // float4s per tile row
   constexpr int kShift = kSplit ? 0 : 1;                 // this thread's column is threadIdx.x + kShift
   alignas(128) __shared__ float4 tiles[kStages][kHeight][kColumns];
-  alignas(128) __shared__ float4 sides[kSplit ? kStages : 1][2][kHeight];  // x-halos, left and right
+  // The x-halos, left and right, each padded to whole 128-byte lines: the accelerator writes only
+  // to 128-byte boundaries (a GPU stops with "misaligned address" otherwise).
+  constexpr int kSideRows = (kHeight + 7) / 8 * 8;
+  alignas(128) __shared__ float4 sides[kSplit ? kStages : 1][2][kSideRows];
   __shared__ course::TileBarrier landed[kStages];
   const bool issuer = threadIdx.x == 0 && threadIdx.y == 0;
   const int x_begin = blockIdx.x * kTileX * 4;  // the tile's first interior float
@@ -97,8 +100,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
     const int x = g.lead + x_begin, y = g.hy + y_top, z = g.hz + z_begin - kRadius + s;  // array coordinates
     if constexpr (kSplit) {
       course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, x, y, z, landed[slot]);
-      course::load_tile_async(reinterpret_cast<float*>(sides[slot][0]), sizeof sides[slot][0], sides_map, x - kRadius, y, z, landed[slot]);
-      course::load_tile_async(reinterpret_cast<float*>(sides[slot][1]), sizeof sides[slot][1], sides_map, x + 4 * kTileX, y, z, landed[slot]);
+      constexpr unsigned kSideBytes = kHeight * sizeof(float4);
+      course::load_tile_async(reinterpret_cast<float*>(sides[slot][0]), kSideBytes, sides_map, x - kRadius, y, z, landed[slot]);
+      course::load_tile_async(reinterpret_cast<float*>(sides[slot][1]), kSideBytes, sides_map, x + 4 * kTileX, y, z, landed[slot]);
     } else {
       course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, x - kRadius, y, z, landed[slot]);
     }
@@ -110,7 +114,13 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
   float* target = out + g.at(x0, y0, z_begin);  // out(p - R) from s = 2R on
   float4 sums[kRows][kSums] = {};  // at step s, sums[q][(s + k) % kSums] is out(p - R + k)'s in row y0 + q
 
-  // BEGIN SOLUTION: one thread initialises the kStages barriers (kSplit: 3 copies a phase), then a __syncthreads(); it primes the ring with planes 0 .. kStages - 2; per plane s: a __syncthreads() (every thread has finished plane s - 1), the issuer starts plane s + kStages - 1 into the slot plane s - 1 used, and every thread waits for plane s's tile with that slot's phase (0 on its first use, then 1, 0, ...)
+  // The pipeline, in two parts:
+  //   1. the issuer initialises the kStages barriers (kSplit: 3 copies a phase) and starts planes
+  //      0 .. kStages - 2 into tiles 0 .. kStages - 2; then every thread a __syncthreads();
+  //   2. per plane s: a __syncthreads() (every thread has finished plane s - 1); the issuer starts
+  //      plane s + kStages - 1 into the tile plane s - 1 used; every thread waits for plane s's
+  //      tile with that tile's phase (0 on its first use, then 1, 0, ...).
+  // BEGIN SOLUTION: part 1, and a phase bit per tile for part 2
   if (issuer) {
     for (int slot = 0; slot < kStages; ++slot) course::init_tile_barrier(landed[slot], kSplit ? 3 : 1);
     for (int s = 0; s + 1 < kStages && s < steps; ++s) start_copy(s, s);
@@ -118,12 +128,11 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
   __syncthreads();
   unsigned phases = 0;  // bit `slot`: the phase of that slot's next wait
   // END SOLUTION
-  int counted_slot = 0;
+  static_assert(kSums % kStages == 0, "the ring's tiles cycle whole within the loop unrolled by kSums");
   auto plane_step = [&](int s, auto position) {
     constexpr int j = decltype(position)::value;  // s % kSums
-    const int slot = kSums % kStages == 0 ? j % kStages : counted_slot;
-    counted_slot = counted_slot + 1 == kStages ? 0 : counted_slot + 1;
-    // BEGIN SOLUTION: the slot of plane s - 1 takes plane s + kStages - 1; plane s has landed
+    constexpr int slot = j % kStages;             // the tile of plane s
+    // BEGIN SOLUTION: part 2
     __syncthreads();
     if (issuer && s + kStages - 1 < steps) start_copy(s + kStages - 1, slot == 0 ? kStages - 1 : slot - 1);
     course::wait_tile(landed[slot], (phases >> slot) & 1u);

@@ -326,11 +326,41 @@ TEST_F(CpuBackend, ATileLandsAtItsWaitWithZerosOutsideTheArray) {
   for (const float value : d_out.to_host()) EXPECT_TRUE(std::isnan(value)) << "a tile read before its wait";
 }
 
+// A pipeline mistake each, which a GPU answers with a hang, a race or an error: the CPU backend
+// stops the program, naming it.
+enum class TileMistake { kNoInit, kCountTooLow, kWrongBytes, kMisaligned };
+
+__global__ void misuse_tiles(const __grid_constant__ course::TileMap map, TileMistake mistake) {
+  alignas(128) __shared__ float tiles[2][32];  // two 4 x 2 boxes, a 128-byte line each, room to misalign one
+  __shared__ course::TileBarrier landed;
+  if (threadIdx.x == 0) {
+    if (mistake != TileMistake::kNoInit) course::init_tile_barrier(landed, mistake == TileMistake::kCountTooLow ? 1 : 2);
+    float* second = mistake == TileMistake::kMisaligned ? &tiles[1][4] : &tiles[1][0];
+    const unsigned bytes = mistake == TileMistake::kWrongBytes ? 16 : 32;
+    course::load_tile_async(&tiles[0][0], 32, map, 0, 0, 0, landed);
+    course::load_tile_async(second, bytes, map, 0, 1, 0, landed);
+  }
+  __syncthreads();
+  course::wait_tile(landed, 0);
+}
+
+TEST(CpuBackendDeathTest, ATilePipelineMistakeStopsTheProgram) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<float> in(3 * 8, 1.0f);
+  DeviceBuffer<float> d_in{std::span<const float>(in)};
+  const course::TileMap map = course::make_tile_map(d_in.data(), {6, 3, 1}, {8, 24}, {4, 2, 1}, "test");
+  EXPECT_DEATH(course::launch(misuse_tiles, {1, 4}, map, TileMistake::kNoInit), "has not initialised");
+  EXPECT_DEATH(course::launch(misuse_tiles, {1, 4}, map, TileMistake::kCountTooLow), "one copy more than the barrier");
+  EXPECT_DEATH(course::launch(misuse_tiles, {1, 4}, map, TileMistake::kWrongBytes), "not the box's");
+  EXPECT_DEATH(course::launch(misuse_tiles, {1, 4}, map, TileMistake::kMisaligned), "128-byte boundary");
+}
+
 TEST(CpuBackendTiles, AMapRefusesAShapeTheHardwareCannotCopy) {
   std::vector<float> in(64);
   EXPECT_THROW(course::make_tile_map(in.data(), {6, 3, 1}, {8, 24}, {3, 2, 1}, "test"), std::invalid_argument);   // rows of 12 bytes
   EXPECT_THROW(course::make_tile_map(in.data(), {6, 3, 1}, {6, 18}, {4, 2, 1}, "test"), std::invalid_argument);   // rows 24 bytes apart
   EXPECT_THROW(course::make_tile_map(in.data(), {6, 3, 1}, {8, 24}, {4, 300, 1}, "test"), std::invalid_argument); // a side past 256
+  EXPECT_THROW(course::make_tile_map(in.data() + 1, {6, 3, 1}, {8, 24}, {4, 2, 1}, "test"), std::invalid_argument); // 4 bytes off
 }
 
 __global__ void read_one_past(const float* in, float* out, int n) { out[0] = in[n]; }

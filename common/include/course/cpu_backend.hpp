@@ -228,6 +228,7 @@ struct ThreadContext {
   std::byte* dynamic_shared;
   struct FiberState* fiber;
   AsyncCopies* copies;
+  std::uint64_t block_serial;  // which block of which launch, unique on this OS thread (shared memory's owner)
 };
 inline thread_local ThreadContext* current = nullptr;
 

@@ -65,6 +65,7 @@ class TileBarrier {
     pending_.clear();
     completed_ = 0;
     copies_ = copies;
+    block_ = cpu::current->block_serial;
   }
   void start(const TileMap& map, float* tile, unsigned bytes, int x, int y, int z);
   void wait(unsigned phase);
@@ -76,7 +77,9 @@ class TileBarrier {
   };
   std::vector<Copy> pending_;  // in the order they started
   unsigned long long completed_ = 0;
-  unsigned copies_ = 1;  // per phase
+  unsigned copies_ = 1;      // per phase
+  std::uint64_t block_ = 0;  // the block that initialised it: __shared__ outlives a block here
+  void require_initialised(const char* call) const;
 };
 #else
 struct TileMap {
