@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint 907d137f5c23): edit the TODOs.
+// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint d4a9e487ff19): edit the TODOs.
 // Step 10 — step 08's ring filled by the tensor memory accelerator (sm_90 on), then taller tiles.
 //
 // Step 08 runs as fast as its own loads can at its occupancy (the README's diagnosis): 101-103
@@ -17,8 +17,8 @@
 // spilling: 36% of the warps instead of 24%, toward the 0.85 of the copy the chapter targets.
 // Variants, in the order they were measured (the README's "Step 10" section has the numbers):
 // `tensor_ring_one_box`: the haloed tile as one 136 x 16 box (544-byte rows starting 16 bytes
-// before a 128-byte line), 2 blocks; `tensor_ring`: the tile's centre as a box of 128 floats on a
-// 512-byte boundary and its two x-halos as 4-float boxes (three copies a plane on one barrier),
+// before a 128-byte line), 2 blocks; `tensor_ring`: the tile's centre as a box of 128 floats
+// starting on a 128-byte line and its two x-halos as 4-float boxes (three copies a plane on one barrier),
 // 3 blocks; `tensor_ring_64x4`: the same on the source document's blocks of 64 x 4 threads (256 x 4
 // points: the y-halo 3.0x the outputs instead of 2.0x, added to set the two shapes side by side;
 // predicted, before it ran: about a cube more read from the L2 than `tensor_ring`, so slower,
@@ -27,7 +27,7 @@
 // points and its tile is 24 rows tall instead of 16 (the y-halo 1.5x the outputs instead of
 // 2.0x; 10 shared loads for two outputs instead of 18), 18 partial sums, 2 blocks;
 // `_planes128`: 128 planes a block instead of 64; `_plain_stores`: plain stores instead of
-// non-temporal ones (step 08's A/B: level on the H200, 1% faster on the H100).
+// non-temporal ones (predicted level, as in step 08's A/B on the H200).
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
@@ -43,7 +43,7 @@ constexpr int kSums = 2 * kRadius + 1;
 // The variants of the step, one type each, named in profiles as what they change: `stages`
 // tiles in the ring; `min_blocks` blocks per multiprocessor asked of the compiler; `planes`
 // z-planes per block; `rows` rows of outputs per thread (neighbours in y); `split`: the tile's
-// centre (on a 512-byte boundary) and its two 4-float x-halos as three boxes, else one box;
+// centre (starting on a 128-byte line) and its two 4-float x-halos as three boxes, else one box;
 // `streaming`: out stored with non-temporal stores (course::store_streaming) or plain ones; blocks
 // of `tile_x` x `tile_y` threads, each thread a float4 wide.
 struct Ring {

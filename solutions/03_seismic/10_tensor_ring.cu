@@ -16,8 +16,8 @@
 // spilling: 36% of the warps instead of 24%, toward the 0.85 of the copy the chapter targets.
 // Variants, in the order they were measured (the README's "Step 10" section has the numbers):
 // `tensor_ring_one_box`: the haloed tile as one 136 x 16 box (544-byte rows starting 16 bytes
-// before a 128-byte line), 2 blocks; `tensor_ring`: the tile's centre as a box of 128 floats on a
-// 512-byte boundary and its two x-halos as 4-float boxes (three copies a plane on one barrier),
+// before a 128-byte line), 2 blocks; `tensor_ring`: the tile's centre as a box of 128 floats
+// starting on a 128-byte line and its two x-halos as 4-float boxes (three copies a plane on one barrier),
 // 3 blocks; `tensor_ring_64x4`: the same on the source document's blocks of 64 x 4 threads (256 x 4
 // points: the y-halo 3.0x the outputs instead of 2.0x, added to set the two shapes side by side;
 // predicted, before it ran: about a cube more read from the L2 than `tensor_ring`, so slower,
@@ -26,17 +26,12 @@
 // points and its tile is 24 rows tall instead of 16 (the y-halo 1.5x the outputs instead of
 // 2.0x; 10 shared loads for two outputs instead of 18), 18 partial sums, 2 blocks;
 // `_planes128`: 128 planes a block instead of 64; `_plain_stores`: plain stores instead of
-// non-temporal ones (step 08's A/B: level on the H200, 1% faster on the H100).
+// non-temporal ones (predicted level, as in step 08's A/B on the H200).
 // BEGIN FINDINGS
-// Measured at 47f4ca9 (512^3; results/GPU/tensor-ring-2026-11-24/, not yet in the chapter's
-// recording below), of each run's copy. One box: about step 08's speed on the H200 (0.655 against
-// the deep ring's 0.647), slower on the H100 (0.728 against 0.814); its boxes read 3.8 cubes from
-// the L2 where step 08 reads 3.1, and 87 registers still give 2 blocks. The aligned centre and
-// side boxes at 3 blocks (80 registers, 36% of the warps): 0.747 (H200) and 0.802 (H100), the
-// warps waiting for tiles more than for anything else. Two rows a thread (124 registers, 2
-// blocks; 150 M warp instructions instead of 205 M, 2.5 cubes read from the L2 instead of 3.2):
-// 0.826 and 0.839, the H100's best (plain stores the same); on the H200, 128 planes a block 0.839
-// and with plain stores 0.853, its best (on the H100, which then reads more from DRAM, 0.79).
+// Measured (dated runs, results/GPU/tensor-ring-2026-11-24/; not yet in the recording below):
+// one box 0.66 / 0.73 of the copy (H200 / H100), the split boxes at 3 blocks 0.75 / 0.80, 64 x 4
+// 0.72 / 0.80, two rows 0.83 / 0.84, with 128 planes and plain stores 0.85 / 0.79; the README's
+// step 10 section has the predictions beside them, the profiles and the two misses.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
@@ -57,7 +52,7 @@ constexpr int kSums = 2 * kRadius + 1;
 // The variants of the step, one type each, named in profiles as what they change: `stages`
 // tiles in the ring; `min_blocks` blocks per multiprocessor asked of the compiler; `planes`
 // z-planes per block; `rows` rows of outputs per thread (neighbours in y); `split`: the tile's
-// centre (on a 512-byte boundary) and its two 4-float x-halos as three boxes, else one box;
+// centre (starting on a 128-byte line) and its two 4-float x-halos as three boxes, else one box;
 // `streaming`: out stored with non-temporal stores (course::store_streaming) or plain ones; blocks
 // of `tile_x` x `tile_y` threads, each thread a float4 wide.
 struct Ring {
