@@ -13,40 +13,42 @@
 #include "course/step.hpp"
 #include "seismic.hpp"
 
-#define CH03_STEPS(STEP)                                                \
-  STEP(00_naive, naive, 1)                                              \
-  STEP(01_aligned, aligned, 64)                                         \
-  STEP(02_sliding_window, sliding_window, 64)                           \
-  STEP(03_vectors, vectors_1, 64)                                       \
-  STEP(03_vectors, vectors_2, 64)                                       \
-  STEP(03_vectors, vectors_4, 64)                                       \
-  STEP(03_vectors, vectors_4_z2, 64)                                    \
-  STEP(03_vectors, vectors_4_z4, 64)                                    \
-  STEP(04_shared_y, shared_y, 64)                                       \
-  STEP(05_xy_fused, xy_fused, 64)                                       \
-  STEP(06_one_pass, one_pass_16, 64)                                    \
-  STEP(06_one_pass, one_pass_64, 64)                                    \
-  STEP(06_one_pass, one_pass_256, 64)                                   \
-  STEP(07_prefetch, prefetch_4, 64)                                     \
-  STEP(07_prefetch, prefetch_2, 64)                                     \
-  STEP(08_async_ring, async_ring, 64)                                   \
-  STEP(08_async_ring, async_ring_capped, 64)                            \
-  STEP(08_async_ring, async_ring_deep, 64)                              \
-  STEP(08_async_ring, async_ring_planes16, 64)                          \
-  STEP(08_async_ring, async_ring_planes32, 64)                          \
-  STEP(08_async_ring, async_ring_planes128, 64)                         \
-  STEP(08_async_ring, async_ring_planes256, 64)                         \
-  STEP(08_async_ring, async_ring_planes512, 64)                         \
-  STEP(08_async_ring, async_ring_3blocks, 64)                           \
-  STEP(08_async_ring, async_ring_deep_plain_stores, 64)                 \
-  STEP(09_prefetched_sums, prefetched_sums, 64)                         \
-  STEP(10_tensor_ring, tensor_ring_one_box, 64)                         \
-  STEP(10_tensor_ring, tensor_ring, 64)                                 \
-  STEP(10_tensor_ring, tensor_ring_64x4, 64)                            \
-  STEP(10_tensor_ring, tensor_ring_two_rows, 64)                        \
-  STEP(10_tensor_ring, tensor_ring_two_rows_planes128, 64)              \
-  STEP(10_tensor_ring, tensor_ring_two_rows_plain_stores, 64)           \
-  STEP(10_tensor_ring, tensor_ring_two_rows_planes128_plain_stores, 64) \
+#define CH03_STEPS(STEP)                                                         \
+  STEP(00_naive, naive, 1)                                                       \
+  STEP(01_aligned, aligned, 64)                                                  \
+  STEP(02_sliding_window, sliding_window, 64)                                    \
+  STEP(03_vectors, vectors_1, 64)                                                \
+  STEP(03_vectors, vectors_2, 64)                                                \
+  STEP(03_vectors, vectors_4, 64)                                                \
+  STEP(03_vectors, vectors_4_z2, 64)                                             \
+  STEP(03_vectors, vectors_4_z4, 64)                                             \
+  STEP(04_shared_y, shared_y, 64)                                                \
+  STEP(05_xy_fused, xy_fused, 64)                                                \
+  STEP(06_one_pass, one_pass_16, 64)                                             \
+  STEP(06_one_pass, one_pass_64, 64)                                             \
+  STEP(06_one_pass, one_pass_256, 64)                                            \
+  STEP(07_prefetch, prefetch_4, 64)                                              \
+  STEP(07_prefetch, prefetch_2, 64)                                              \
+  STEP(08_async_ring, async_ring, 64)                                            \
+  STEP(08_async_ring, async_ring_capped, 64)                                     \
+  STEP(08_async_ring, async_ring_deep, 64)                                       \
+  STEP(08_async_ring, async_ring_planes16, 64)                                   \
+  STEP(08_async_ring, async_ring_planes32, 64)                                   \
+  STEP(08_async_ring, async_ring_planes128, 64)                                  \
+  STEP(08_async_ring, async_ring_planes256, 64)                                  \
+  STEP(08_async_ring, async_ring_planes512, 64)                                  \
+  STEP(08_async_ring, async_ring_3blocks, 64)                                    \
+  STEP(08_async_ring, async_ring_deep_plain_stores, 64)                          \
+  STEP(09_prefetched_sums, prefetched_sums, 64)                                  \
+  STEP(10_tensor_ring, tensor_ring_one_box, 64)                                  \
+  STEP(10_tensor_ring, tensor_ring, 64)                                          \
+  STEP(10_tensor_ring, tensor_ring_64x4, 64)                                     \
+  STEP(10_tensor_ring, tensor_ring_two_rows, 64)                                 \
+  STEP(10_tensor_ring, tensor_ring_two_rows_planes128, 64)                       \
+  STEP(10_tensor_ring, tensor_ring_two_rows_plain_stores, 64)                    \
+  STEP(10_tensor_ring, tensor_ring_two_rows_planes128_plain_stores, 64)          \
+  STEP(10_tensor_ring, tensor_ring_two_rows_plain_stores_one_load, 64)           \
+  STEP(10_tensor_ring, tensor_ring_two_rows_planes128_plain_stores_one_load, 64) \
   /* one row per step, above this line */
 
 namespace ch03 {
