@@ -32,8 +32,9 @@
 // BEGIN FINDINGS
 // Measured (dated runs, results/GPU/tensor-ring-2026-11-24/; not yet in the recording below):
 // one box 0.66 / 0.73 of the copy (H200 / H100), the split boxes at 3 blocks 0.75 / 0.80, 64 x 4
-// 0.72 / 0.80, two rows 0.83 / 0.84, with 128 planes and plain stores 0.85 / 0.79; the README's
-// step 10 section has the predictions beside them, the profiles and the two misses.
+// 0.72 / 0.80, two rows 0.83 / 0.84, with 128 planes and plain stores 0.85 / 0.79; one load of
+// the x-halo: 21% fewer shared loads, no faster. The README's step 10 section has the predictions
+// beside them, the profiles and the misses.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
