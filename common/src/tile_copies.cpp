@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 #if defined(COURSE_BACKEND_CUDA)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
@@ -30,6 +32,8 @@ void check_shape(const float* array, std::array<long long, 3> extent, std::array
 
 #if defined(COURSE_BACKEND_CUDA)
 
+namespace {
+// Why this device cannot copy tiles, or nothing.
 std::optional<std::string> tile_copies_unavailable_reason() {
   int device = 0, major = 0, minor = 0;
   check_gpu(cudaGetDevice(&device), "cudaGetDevice", __FILE__, __LINE__);
@@ -39,6 +43,7 @@ std::optional<std::string> tile_copies_unavailable_reason() {
   return "the tensor memory accelerator needs an NVIDIA GPU of sm_90 or later; this one is sm_" + std::to_string(major) +
          std::to_string(minor);
 }
+}  // namespace
 
 TileMap make_tile_map(const float* array, std::array<long long, 3> extent, std::array<long long, 2> stride,
                       std::array<int, 3> box, const char* why) {
@@ -77,8 +82,6 @@ TileMap make_tile_map(const float* array, std::array<long long, 3> extent, std::
 
 #elif defined(COURSE_BACKEND_CPU)
 
-std::optional<std::string> tile_copies_unavailable_reason() { return std::nullopt; }
-
 TileMap make_tile_map(const float* array, std::array<long long, 3> extent, std::array<long long, 2> stride,
                       std::array<int, 3> box, const char* why) {
   check_shape(array, extent, stride, box, why);
@@ -86,18 +89,17 @@ TileMap make_tile_map(const float* array, std::array<long long, 3> extent, std::
 }
 
 namespace {
-[[noreturn]] void stop(const char* why) {
-  std::fprintf(stderr, "\nerror: %s\n", why);
+// A protocol mistake a GPU would hang or race on: the program stops, naming it.
+[[noreturn]] void stop(const std::string& why) {
+  std::fprintf(stderr, "\nerror: %s\n", why.c_str());
   std::abort();
 }
 }  // namespace
 
 void TileBarrier::require_initialised(const char* call) const {
-  if (block_ != cpu::current->block_serial) {
-    std::fprintf(stderr, "\nerror: %s on a barrier this block has not initialised: one thread calls "
-                 "course::init_tile_barrier, then every thread a __syncthreads(), before the first copy\n", call);
-    std::abort();
-  }
+  if (block_ != cpu::current->block_serial)
+    stop(std::string(call) + " on a barrier this block has not initialised: one thread calls course::init_tile_barrier, "
+         "then every thread a __syncthreads(), before the first copy");
 }
 
 void TileBarrier::start(const TileMap& map, float* tile, unsigned bytes, int x, int y, int z) {
@@ -139,12 +141,9 @@ void TileBarrier::wait(unsigned phase) {
 
 #else
 
-std::optional<std::string> tile_copies_unavailable_reason() {
-  return std::string("the tensor memory accelerator is NVIDIA's (sm_90 or later); " COURSE_BACKEND_NAME " has none");
-}
-
 TileMap make_tile_map(const float*, std::array<long long, 3>, std::array<long long, 2>, std::array<int, 3>, const char* why) {
-  throw Unsupported(std::string(why) + ": " + *tile_copies_unavailable_reason());
+  throw Unsupported(std::string(why) + ": the tensor memory accelerator is NVIDIA's (sm_90 or later); " COURSE_BACKEND_NAME
+                    " has none");
 }
 
 #endif

@@ -7,6 +7,8 @@
 //   --case=other_stream        doubles its input on a stream of its own (GPU backends), so the
 //                              event pair on the default stream times nothing; the device is
 //                              still busy after the stop event
+//   --case=unsupported         needs what no device has (course::Unsupported before any launch):
+//                              skipped, saying why (and, nothing else being timed, exit 1)
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -99,6 +101,8 @@ int main(int argc, char** argv) try {
       }
       GPU_CHECK(gpuMemcpy(b.d_out.data(), (*first_answer)->data(), 4 * kCount, gpuMemcpyDeviceToDevice));
     };
+  } else if (which == "unsupported") {
+    c.run = [] { throw course::Unsupported("this case needs a unit no device has"); };
 #if !defined(COURSE_BACKEND_CPU)
   } else if (which == "other_stream") {
     const Stream stream = make_stream();
@@ -108,7 +112,7 @@ int main(int argc, char** argv) try {
     };
 #endif
   } else {
-    std::fprintf(stderr, "error: --case=%s: this backend has right, keeps_first_answer%s\n", which.c_str(),
+    std::fprintf(stderr, "error: --case=%s: this backend has right, keeps_first_answer, unsupported%s\n", which.c_str(),
                  course::bench::on_cpu_backend() ? "" : ", other_stream");
     return 2;
   }

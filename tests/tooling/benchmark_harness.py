@@ -70,6 +70,10 @@ def main() -> int:
            r"^FAILED double/keeps_first_answer after timing: on fresh inputs from seed \d+ "
            r"\(the run replays with COURSE_SEED=\d+",
            r"^keeps_first_answer +FAILED after timing")
+    expect("a case this device cannot run", run(misbehaving, "--case=unsupported"), 1,
+           r"^skipped double/unsupported: this case needs a unit no device has$",
+           r"^unsupported +skipped: this case needs a unit no device has",
+           r"nothing to time: every selected case was skipped")
     if args.backend != "CPU":
         expect("a case on another stream", run(misbehaving, "--case=other_stream"), 1,
                r"^FAILED double/other_stream after timing: work ran outside the timed stream \(another stream\?\)")

@@ -6,7 +6,7 @@
 // array arrive as zeros.
 //
 // On the host, describe the array and the box once:
-//   const course::TileMap map = course::make_tile_map(array, {pitch, rows, planes}, {pitch, plane}, {bx, by, bz});
+//   const course::TileMap map = course::make_tile_map(array, {pitch, rows, planes}, {pitch, plane}, {bx, by, bz}, "step 10");
 // (extents and strides in floats; CUDA's CUtensorMap, passed to the kernel by value as a
 // `const __grid_constant__ course::TileMap` parameter). In the kernel:
 //   __shared__ course::TileBarrier landed;              // one per tile buffer
@@ -21,15 +21,16 @@
 //
 // The CPU backend keeps the protocol: a tile holds the poison (all bits set) from the moment its
 // copy starts until a wait covers it, so a missing wait, or a refill before every thread has
-// read the tile, computes NaNs there as it would read stale data on a GPU. Its threads run one
-// after another, so a wait must come after the copy it waits for has started (on a GPU it would
-// wait; here it stops the program, naming the reason). HIP and NVIDIA GPUs before sm_90 have no
+// read the tile, computes NaNs there as it would read stale data on a GPU. What a GPU would hang
+// or race on stops the program there, naming it: a barrier this block did not initialise, more
+// copies than its count (or the next phase's before a wait), bytes that are not the box's, a tile
+// off a 128-byte boundary. Its threads run one after another, so a wait must also come after the
+// copy it waits for has started (on a GPU it would wait). HIP and NVIDIA GPUs before sm_90 have no
 // tensor memory accelerator: make_tile_map() throws course::Unsupported there.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "course/gpu.hpp"
@@ -89,9 +90,6 @@ struct TileBarrier {
   std::uint64_t word;
 };
 #endif
-
-// Why this device cannot copy tiles (HIP; NVIDIA before sm_90), or nothing.
-std::optional<std::string> tile_copies_unavailable_reason();
 
 // The descriptor of a 3D float array (extents and strides in floats, x fastest; strides along y
 // and z multiples of 4 floats, as the hardware needs) and of the box one copy moves (each side
