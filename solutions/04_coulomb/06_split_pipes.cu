@@ -308,25 +308,36 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 // Warp specialisation, by block: a block of 16 x 8 threads (4 warps, one a scheduler) computes
 // all its roots one way, on the FMA pipe with the minimax root or on the XU, so that the schedulers
 // interleave the two kinds of warps instead of ptxas interleaving the two kinds of roots in one
-// warp's code. kBlocksPerSm blocks fit a multiprocessor and the grid is exactly that many; the
-// first kFmaBlocks to arrive on each multiprocessor (course::multiprocessor_id(); on the CPU
-// backend one for all, so there the roles take turns in arrival order) take the FMA pipe (by position in the grid
-// the mix would be only roughly even: the hardware puts 3 of the first 132 blocks on some H200
-// multiprocessors and none on others). A block on the FMA pipe is about 3 times slower per
-// evaluation, so the work is given out as it is asked for: units of one stretch (128 x 32
-// points) and one chunk of kUnitAtoms atoms, numbered chunk by chunk, the next taken from a
-// counter; a unit's sums are added to the output. The host zeroes the counters and the output
-// before each launch.
+// warp's code. kBlocksPerSm blocks fit a multiprocessor and the grid is exactly that many, so
+// kFmaBlocks of each multiprocessor's blocks (and of each scheduler's warps) take the FMA pipe.
+// Which ones, kRoles says:
+//   first_arrivals: the first kFmaBlocks to arrive on each multiprocessor (course::
+//     multiprocessor_id(); by position in the grid the mix would be only roughly even: the
+//     hardware puts 3 of the first 132 blocks on some H200 multiprocessors and none on others).
+//   xu_priority: the blocks in the highest warp slots (course::warp_slot()), so that the XU
+//     warps hold the lowest, which the scheduler favours: the XU's queue is refilled first and
+//     the FMA warps take the issue slots left. A block's 4 warps hold slots 4 l to 4 l + 3, l from
+//     0 to 7 on every multiprocessor of the H200 (results/h200/xu-priority-2026-11-25/). Where
+//     the backend cannot tell a warp's slot, roles go by unit instead (kFmaBlocks of every
+//     kBlocksPerSm units), so the tests run both kinds of code everywhere.
+// A block on the FMA pipe is several times slower per evaluation, so the work is given out as it
+// is asked for: units of one stretch (128 x 32 points) and one chunk of kUnitAtoms atoms,
+// numbered chunk by chunk, the next taken from a counter; a unit's sums are added to the output.
+// The FMA-pipe blocks do a unit in kFmaPasses passes of 4 / kFmaPasses rows. The host zeroes the
+// counters and the output before each launch.
 constexpr int kSpecialisedRows = 8;  // thread rows of a specialised block
 constexpr int kUnitAtoms = 512;      // 4 tiles, 2 million evaluations: the last units end close together
 constexpr int kArrivalSlots = 1024;  // per-multiprocessor counters (ids beyond share one)
+constexpr int kSchedulers = 4;       // of a multiprocessor: a block's 4 warps take one slot level
 struct Schedule {
   unsigned long long next_unit;
   unsigned arrived[kArrivalSlots];  // blocks that have started on each multiprocessor
 };
 __device__ Schedule schedule;
 
-template <int kFmaBlocks, int kBlocksPerSm>
+enum class Roles { first_arrivals, xu_priority };
+
+template <int kFmaBlocks, int kBlocksPerSm, Roles kRoles, int kFmaPasses>
 __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     specialised_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
                        int stretches) {
@@ -334,8 +345,12 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
   __shared__ unsigned long long unit;
   __shared__ bool on_fma_pipe;
   if (kFmaBlocks > 0 && threadIdx.x == 0 && threadIdx.y == 0) {  // (0 of n: no FMA-pipe code at all)
-    const unsigned place = course::multiprocessor_id() % kArrivalSlots;
-    on_fma_pipe = static_cast<int>(atomicAdd(&schedule.arrived[place], 1u) % kBlocksPerSm) < kFmaBlocks;
+    if constexpr (kRoles == Roles::first_arrivals) {
+      const unsigned place = course::multiprocessor_id() % kArrivalSlots;
+      on_fma_pipe = static_cast<int>(atomicAdd(&schedule.arrived[place], 1u) % kBlocksPerSm) < kFmaBlocks;
+    } else {
+      on_fma_pipe = static_cast<int>(course::warp_slot() / kSchedulers) >= kBlocksPerSm - kFmaBlocks;
+    }
   }
   const unsigned long long units = static_cast<unsigned long long>((count + kUnitAtoms - 1) / kUnitAtoms) * stretches;
   for (;;) {
@@ -346,23 +361,29 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     if (taken >= units) return;
     const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
     const int n = min(kUnitAtoms, count - first);
-    if (kFmaBlocks > 0 && on_fma_pipe)
-      split_stretch<8, 4, 32, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
-                                                                    stretch / across);
-    else
+    const bool fma_unit = kRoles == Roles::xu_priority && !course::has_warp_slots
+                              ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks
+                              : on_fma_pipe;
+    if (kFmaBlocks > 0 && fma_unit) {
+      constexpr int kRowsPerPass = 4 / kFmaPasses;
+      for (int pass = 0; pass < kFmaPasses; ++pass)
+        split_stretch<8, kRowsPerPass, 8 * kRowsPerPass, Root::minimax, true, kSpecialisedRows>(
+            tile, atoms + first, n, out, s, stretch % across, stretch / across * kFmaPasses + pass);
+    } else {
       split_stretch<8, 4, 0, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
                                                                    stretch / across);
+    }
   }
 }
 
-template <int kFmaBlocks, int kBlocksPerSm>
+template <int kFmaBlocks, int kBlocksPerSm, Roles kRoles = Roles::first_arrivals, int kFmaPasses = 1>
 void launch_specialised(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   const int across = static_cast<int>(course::blocks_for(slice.nx, kBlock * 8));
   const int stretches = across * static_cast<int>(course::blocks_for(slice.ny, kSpecialisedRows * 4));
   GPU_CHECK(gpuMemsetAsync(out, 0, sizeof(float) * slice.nx * slice.ny));
   static const Schedule kStart{};
   GPU_CHECK(gpuMemcpyToSymbol(schedule, &kStart, sizeof kStart));
-  course::launch(specialised_kernel<kFmaBlocks, kBlocksPerSm>,
+  course::launch(specialised_kernel<kFmaBlocks, kBlocksPerSm, kRoles, kFmaPasses>,
                  {dim3(kBlocksPerSm * multiprocessors()), dim3(kBlock, kSpecialisedRows)}, atoms, count, out, slice,
                  across, stretches);
 }
@@ -432,6 +453,25 @@ void potential_split_specialised_2_of_8(const SliceAtom* atoms, int count, float
 }
 void potential_split_specialised_3_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_specialised<3, 8>(atoms, count, out, slice);
+}
+
+// The XU warps in the lowest slots, the FMA warps' units in two passes of 2 rows (and one, to
+// compare).
+void potential_split_specialised_2_of_8_xu_priority(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<2, 8, Roles::xu_priority, 2>(atoms, count, out, slice);
+}
+void potential_split_specialised_3_of_8_xu_priority(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<3, 8, Roles::xu_priority, 2>(atoms, count, out, slice);
+}
+void potential_split_specialised_4_of_8_xu_priority(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<4, 8, Roles::xu_priority, 2>(atoms, count, out, slice);
+}
+void potential_split_specialised_5_of_8_xu_priority(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
+  launch_specialised<5, 8, Roles::xu_priority, 2>(atoms, count, out, slice);
+}
+void potential_split_specialised_4_of_8_xu_priority_one_pass(const SliceAtom* atoms, int count, float* out,
+                                                             const Slice& slice) {
+  launch_specialised<4, 8, Roles::xu_priority, 1>(atoms, count, out, slice);
 }
 
 }  // namespace ch04

@@ -313,6 +313,25 @@ __device__ __forceinline__ unsigned multiprocessor_id() { return __smid(); }
 inline unsigned multiprocessor_id() { return 0; }
 #endif
 
+// The calling warp's slot on its multiprocessor, where the backend can tell (has_warp_slots):
+// NVIDIA's %warpid (slot s is served by scheduler s % 4). Chapter 4's step 06 measures that a
+// scheduler favours its warps in the lowest slots, and puts there the warps whose work must not
+// wait. Elsewhere (AMD, the CPU backend) 0.
+#if defined(COURSE_BACKEND_CUDA)
+inline constexpr bool has_warp_slots = true;
+__device__ __forceinline__ unsigned warp_slot() {
+  unsigned slot;
+  asm volatile("mov.u32 %0, %%warpid;" : "=r"(slot));
+  return slot;
+}
+#elif defined(COURSE_BACKEND_HIP)
+inline constexpr bool has_warp_slots = false;
+__device__ __forceinline__ unsigned warp_slot() { return 0; }
+#else
+inline constexpr bool has_warp_slots = false;
+inline unsigned warp_slot() { return 0; }
+#endif
+
 // Asynchronous copies from global to shared memory: copy_async() starts a copy of one 4-, 8- or
 // 16-byte value (both addresses aligned to its size), commit_copies() closes the group of copies
 // this thread started since the last commit, and wait_copies<N>() waits until at most N of this
