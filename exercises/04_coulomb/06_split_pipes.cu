@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint ad1dffc0b701): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint f067cff794e7): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -51,6 +51,13 @@
 // recording's; 1.019 then). Predicted (before measuring, with 1.019): 0 of 8, the XU alone on this
 // grid, 0.99; with FMA warps, 1.15 at u = 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs
 // u >= 0.74), best at 2 of 8.
+// Which warps take which role (split_specialised_k_of_8_xu_priority): the kernels above gave the
+// FMA pipe to the first blocks to arrive on a multiprocessor, likely those in its lowest warp
+// slots. If
+// a scheduler picks among its ready warps by slot rather than in turn, the XU warps belong there:
+// refilled first, they keep the XU near the 0.97 that XU warps alone reach, and the FMA warps take
+// the slots left. Predicted (before measuring): at b = 0.97, 1.2-1.25 at 2-3 of 8 (u = 0.73-0.78);
+// no change if the scheduler serves its warps in turn.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>

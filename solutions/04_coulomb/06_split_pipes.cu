@@ -50,6 +50,13 @@
 // recording's; 1.019 then). Predicted (before measuring, with 1.019): 0 of 8, the XU alone on this
 // grid, 0.99; with FMA warps, 1.15 at u = 0.67, 1.25 at u = 0.80, 1.39 at u = 1 (1.2 needs
 // u >= 0.74), best at 2 of 8.
+// Which warps take which role (split_specialised_k_of_8_xu_priority): the kernels above gave the
+// FMA pipe to the first blocks to arrive on a multiprocessor, likely those in its lowest warp
+// slots. If
+// a scheduler picks among its ready warps by slot rather than in turn, the XU warps belong there:
+// refilled first, they keep the XU near the 0.97 that XU warps alone reach, and the FMA warps take
+// the slots left. Predicted (before measuring): at b = 0.97, 1.2-1.25 at 2-3 of 8 (u = 0.73-0.78);
+// no change if the scheduler serves its warps in turn.
 // BEGIN FINDINGS
 // Measured at 2048 x 2048, 100,000 atoms (the recording, H200 / H100): 0 of 8 0.986 / 0.984;
 // 1 of 8 1.086 / 1.084; **2 of 8 1.091 / 1.106**, the chapter's best; 3 of 8 0.982 / 0.958 (the
@@ -64,6 +71,16 @@
 // predicted +1-2%), 1 of 8 1.085 and 2 of 8 1.083, no gain. And with roles by position in the
 // grid (call 1), which left 24 of 132 multiprocessors with the wrong mix: 1 of 8 1.085 (predicted
 // 1.11 once fixed: 1.082 in call 2), 2 of 8 1.061 (predicted 1.08: 1.090 in call 2).
+// XU priority, measured (results/{h200,h100-80gb-hbm3}/xu-priority-2026-11-25/, H200 / H100, the
+// FMA warps' units in two passes): 2 of 8 1.143 / 1.146; 3 of 8 1.180 / 1.183; **4 of 8 1.198 /
+// 1.201** (84.99 ms on both), the chapter's best; 5 of 8 1.197 / 1.201; 4 of 8 in one pass 1.183 /
+// 1.186. The scheduler does favour its low slots, but less than predicted: b 0.93 at 2 of 8 (not
+// 0.97), 0.92, 0.92 and 0.91 at 3, 4 and 5 as u rises from 0.72 to 0.83, so the best moves to 4-5
+// of 8. Two
+// passes, no gain with the old roles, gain 1.3% here (u +4 points, the FMA-pipe evaluation 12.5
+// instructions against 11.8). Dropped (exploration.md there): 9 blocks a multiprocessor, four
+// passes, and the FMA warps computing 1-3 of each pass's 16 roots on the XU (0.985-1.162: they
+// queue at the XU and hold their FMA work behind it).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
