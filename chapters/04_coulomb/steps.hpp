@@ -37,10 +37,10 @@
   STEP(06_split_pipes, split_specialised_1_of_8)                \
   STEP(06_split_pipes, split_specialised_2_of_8)                \
   STEP(06_split_pipes, split_specialised_3_of_8)                \
-  STEP(06_split_pipes, split_specialised_2_of_8_xu_priority) \
-  STEP(06_split_pipes, split_specialised_3_of_8_xu_priority) \
-  STEP(06_split_pipes, split_specialised_4_of_8_xu_priority) \
-  STEP(06_split_pipes, split_specialised_5_of_8_xu_priority) \
+  STEP(06_split_pipes, split_specialised_2_of_8_xu_priority)    \
+  STEP(06_split_pipes, split_specialised_3_of_8_xu_priority)    \
+  STEP(06_split_pipes, split_specialised_4_of_8_xu_priority)    \
+  STEP(06_split_pipes, split_specialised_5_of_8_xu_priority)    \
   STEP(06_split_pipes, split_specialised_4_of_8_xu_priority_one_pass) \
   STEP(07_constant_coarsening, constant_1_point)                \
   STEP(07_constant_coarsening, constant_1_point_chunks_of_128)  \

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint f067cff794e7): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 4a3714a2c6e7): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -56,8 +56,9 @@
 // slots. If
 // a scheduler picks among its ready warps by slot rather than in turn, the XU warps belong there:
 // refilled first, they keep the XU near the 0.97 that XU warps alone reach, and the FMA warps take
-// the slots left. Predicted (before measuring): at b = 0.97, 1.2-1.25 at 2-3 of 8 (u = 0.73-0.78);
-// no change if the scheduler serves its warps in turn.
+// the slots left. Predicted (before measuring): at b = 0.97 and u = 0.73-0.78, 1.19-1.23 at 2-3
+// of 8 by the model above (first written down as 1.2-1.25); no change if the scheduler serves its
+// warps in turn.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 4 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>
@@ -232,11 +233,13 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 //     multiprocessor_id(); by position in the grid the mix would be only roughly even: the
 //     hardware puts 3 of the first 132 blocks on some H200 multiprocessors and none on others).
 //   xu_priority: the blocks in the highest warp slots (course::warp_slot()), so that the XU
-//     warps hold the lowest, which the scheduler favours: the XU's queue is refilled first and
-//     the FMA warps take the issue slots left. A block's 4 warps hold slots 4 l to 4 l + 3, l from
-//     0 to 7 on every multiprocessor of the H200 (results/h200/xu-priority-2026-11-25/). Where
-//     the backend cannot tell a warp's slot, roles go by unit instead (kFmaBlocks of every
-//     kBlocksPerSm units), so the tests run both kinds of code everywhere.
+//     warps hold the lowest, which the scheduler favours (measured: the README): the XU's queue
+//     is refilled first and the FMA warps take the issue slots left. A block's warps hold one
+//     level of slots, warp_slot() / kWarpsPerBlock, 0 to 7 on each multiprocessor in a probe on
+//     the H200 and the H100 (results/h200/xu-priority-2026-11-25/warp-slots.txt). Where the
+//     backend does not implement warp_slot() (HIP, the CPU backend), roles go by unit instead
+//     (kFmaBlocks of every kBlocksPerSm units), so the tests run both kinds of code; on an AMD GPU
+//     these kernels are then not specialised by warp, each block alternating between roles.
 // A block on the FMA pipe is several times slower per evaluation, so the work is given out as it
 // is asked for: units of one stretch (128 x 32 points) and one chunk of kUnitAtoms atoms,
 // numbered chunk by chunk, the next taken from a counter; a unit's sums are added to the output.
@@ -245,7 +248,7 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 constexpr int kSpecialisedRows = 8;  // thread rows of a specialised block
 constexpr int kUnitAtoms = 512;      // 4 tiles, 2 million evaluations: the last units end close together
 constexpr int kArrivalSlots = 1024;  // per-multiprocessor counters (ids beyond share one)
-constexpr int kSchedulers = 4;       // of a multiprocessor: a block's 4 warps take one slot level
+constexpr int kWarpsPerBlock = kBlock * kSpecialisedRows / 32;  // one a scheduler: a block takes one slot level
 struct Schedule {
   unsigned long long next_unit;
   unsigned arrived[kArrivalSlots];  // blocks that have started on each multiprocessor
@@ -265,8 +268,8 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     if constexpr (kRoles == Roles::first_arrivals) {
       const unsigned place = course::multiprocessor_id() % kArrivalSlots;
       on_fma_pipe = static_cast<int>(atomicAdd(&schedule.arrived[place], 1u) % kBlocksPerSm) < kFmaBlocks;
-    } else {
-      on_fma_pipe = static_cast<int>(course::warp_slot() / kSchedulers) >= kBlocksPerSm - kFmaBlocks;
+    } else if constexpr (course::has_warp_slots) {
+      on_fma_pipe = static_cast<int>(course::warp_slot() / kWarpsPerBlock) >= kBlocksPerSm - kFmaBlocks;
     }
   }
   const unsigned long long units = static_cast<unsigned long long>((count + kUnitAtoms - 1) / kUnitAtoms) * stretches;
@@ -278,10 +281,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     if (taken >= units) return;
     const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
     const int n = min(kUnitAtoms, count - first);
-    const bool fma_unit = kRoles == Roles::xu_priority && !course::has_warp_slots
-                              ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks
-                              : on_fma_pipe;
-    if (kFmaBlocks > 0 && fma_unit) {
+    const bool fma_unit = kFmaBlocks > 0 && (kRoles == Roles::xu_priority && !course::has_warp_slots
+                                                 ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks
+                                                 : on_fma_pipe);
+    if (fma_unit) {
       constexpr int kRowsPerPass = 4 / kFmaPasses;
       for (int pass = 0; pass < kFmaPasses; ++pass)
         split_stretch<8, kRowsPerPass, 8 * kRowsPerPass, Root::minimax, true, kSpecialisedRows>(

@@ -55,8 +55,9 @@
 // slots. If
 // a scheduler picks among its ready warps by slot rather than in turn, the XU warps belong there:
 // refilled first, they keep the XU near the 0.97 that XU warps alone reach, and the FMA warps take
-// the slots left. Predicted (before measuring): at b = 0.97, 1.2-1.25 at 2-3 of 8 (u = 0.73-0.78);
-// no change if the scheduler serves its warps in turn.
+// the slots left. Predicted (before measuring): at b = 0.97 and u = 0.73-0.78, 1.19-1.23 at 2-3
+// of 8 by the model above (first written down as 1.2-1.25); no change if the scheduler serves its
+// warps in turn.
 // BEGIN FINDINGS
 // Measured at 2048 x 2048, 100,000 atoms (the recording, H200 / H100): 0 of 8 0.986 / 0.984;
 // 1 of 8 1.086 / 1.084; **2 of 8 1.091 / 1.106**, the chapter's best; 3 of 8 0.982 / 0.958 (the
@@ -74,13 +75,15 @@
 // XU priority, measured (results/{h200,h100-80gb-hbm3}/xu-priority-2026-11-25/, H200 / H100, the
 // FMA warps' units in two passes): 2 of 8 1.143 / 1.146; 3 of 8 1.180 / 1.183; **4 of 8 1.198 /
 // 1.201** (84.99 ms on both), the chapter's best; 5 of 8 1.197 / 1.201; 4 of 8 in one pass 1.183 /
-// 1.186. The scheduler does favour its low slots, but less than predicted: b 0.93 at 2 of 8 (not
-// 0.97), 0.92, 0.92 and 0.91 at 3, 4 and 5 as u rises from 0.72 to 0.83, so the best moves to 4-5
-// of 8. Two
+// 1.186: not 1.2 on the H200, the target's GPU; the H100's 1.201 is against its call's ceiling
+// (1.196 against the recording's). The scheduler does favour the XU warps there, but less than
+// predicted: b 0.93 at 2 of 8 (not 0.97), 0.92, 0.92 and 0.91 at 3, 4 and 5 as u rises from 0.72 to
+// 0.83, so the best moves to 4-5 of 8; and each FMA-pipe evaluation takes 12.46 instructions, not
+// the model's 11.63. Two
 // passes, no gain with the old roles, gain 1.3% here (u +4 points, the FMA-pipe evaluation 12.5
 // instructions against 11.8). Dropped (exploration.md there): 9 blocks a multiprocessor, four
-// passes, and the FMA warps computing 1-3 of each pass's 16 roots on the XU (0.985-1.162: they
-// queue at the XU and hold their FMA work behind it).
+// passes, and the FMA warps computing 1-3 of each pass's 16 roots on the XU (0.985-1.072 at 4-5
+// of 8: they queue at the XU and hold their FMA work behind it).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
@@ -332,11 +335,13 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 //     multiprocessor_id(); by position in the grid the mix would be only roughly even: the
 //     hardware puts 3 of the first 132 blocks on some H200 multiprocessors and none on others).
 //   xu_priority: the blocks in the highest warp slots (course::warp_slot()), so that the XU
-//     warps hold the lowest, which the scheduler favours: the XU's queue is refilled first and
-//     the FMA warps take the issue slots left. A block's 4 warps hold slots 4 l to 4 l + 3, l from
-//     0 to 7 on every multiprocessor of the H200 (results/h200/xu-priority-2026-11-25/). Where
-//     the backend cannot tell a warp's slot, roles go by unit instead (kFmaBlocks of every
-//     kBlocksPerSm units), so the tests run both kinds of code everywhere.
+//     warps hold the lowest, which the scheduler favours (measured: the README): the XU's queue
+//     is refilled first and the FMA warps take the issue slots left. A block's warps hold one
+//     level of slots, warp_slot() / kWarpsPerBlock, 0 to 7 on each multiprocessor in a probe on
+//     the H200 and the H100 (results/h200/xu-priority-2026-11-25/warp-slots.txt). Where the
+//     backend does not implement warp_slot() (HIP, the CPU backend), roles go by unit instead
+//     (kFmaBlocks of every kBlocksPerSm units), so the tests run both kinds of code; on an AMD GPU
+//     these kernels are then not specialised by warp, each block alternating between roles.
 // A block on the FMA pipe is several times slower per evaluation, so the work is given out as it
 // is asked for: units of one stretch (128 x 32 points) and one chunk of kUnitAtoms atoms,
 // numbered chunk by chunk, the next taken from a counter; a unit's sums are added to the output.
@@ -345,7 +350,7 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 constexpr int kSpecialisedRows = 8;  // thread rows of a specialised block
 constexpr int kUnitAtoms = 512;      // 4 tiles, 2 million evaluations: the last units end close together
 constexpr int kArrivalSlots = 1024;  // per-multiprocessor counters (ids beyond share one)
-constexpr int kSchedulers = 4;       // of a multiprocessor: a block's 4 warps take one slot level
+constexpr int kWarpsPerBlock = kBlock * kSpecialisedRows / 32;  // one a scheduler: a block takes one slot level
 struct Schedule {
   unsigned long long next_unit;
   unsigned arrived[kArrivalSlots];  // blocks that have started on each multiprocessor
@@ -365,8 +370,8 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     if constexpr (kRoles == Roles::first_arrivals) {
       const unsigned place = course::multiprocessor_id() % kArrivalSlots;
       on_fma_pipe = static_cast<int>(atomicAdd(&schedule.arrived[place], 1u) % kBlocksPerSm) < kFmaBlocks;
-    } else {
-      on_fma_pipe = static_cast<int>(course::warp_slot() / kSchedulers) >= kBlocksPerSm - kFmaBlocks;
+    } else if constexpr (course::has_warp_slots) {
+      on_fma_pipe = static_cast<int>(course::warp_slot() / kWarpsPerBlock) >= kBlocksPerSm - kFmaBlocks;
     }
   }
   const unsigned long long units = static_cast<unsigned long long>((count + kUnitAtoms - 1) / kUnitAtoms) * stretches;
@@ -378,10 +383,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     if (taken >= units) return;
     const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
     const int n = min(kUnitAtoms, count - first);
-    const bool fma_unit = kRoles == Roles::xu_priority && !course::has_warp_slots
-                              ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks
-                              : on_fma_pipe;
-    if (kFmaBlocks > 0 && fma_unit) {
+    const bool fma_unit = kFmaBlocks > 0 && (kRoles == Roles::xu_priority && !course::has_warp_slots
+                                                 ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks
+                                                 : on_fma_pipe);
+    if (fma_unit) {
       constexpr int kRowsPerPass = 4 / kFmaPasses;
       for (int pass = 0; pass < kFmaPasses; ++pass)
         split_stretch<8, kRowsPerPass, 8 * kRowsPerPass, Root::minimax, true, kSpecialisedRows>(

@@ -313,10 +313,11 @@ __device__ __forceinline__ unsigned multiprocessor_id() { return __smid(); }
 inline unsigned multiprocessor_id() { return 0; }
 #endif
 
-// The calling warp's slot on its multiprocessor, where the backend can tell (has_warp_slots):
-// NVIDIA's %warpid (slot s is served by scheduler s % 4). Chapter 4's step 06 measures that a
-// scheduler favours its warps in the lowest slots, and puts there the warps whose work must not
-// wait. Elsewhere (AMD, the CPU backend) 0.
+// The calling warp's slot on its multiprocessor, where the backend implements it
+// (has_warp_slots): NVIDIA's %warpid, which PTX calls volatile (a warp may move, as on
+// preemption), so read it for placement, never for correctness. Chapter 4's step 06 is faster
+// with the warps whose work must not wait in the lowest slots. Elsewhere (not implemented for AMD,
+// whose HW_ID register holds it; nothing to say on the CPU backend) 0.
 #if defined(COURSE_BACKEND_CUDA)
 inline constexpr bool has_warp_slots = true;
 __device__ __forceinline__ unsigned warp_slot() {
