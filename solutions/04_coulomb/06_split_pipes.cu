@@ -208,9 +208,10 @@ template <int kPoints, int kRows, int kSoftware, Root kRoot, bool kAdd = false, 
 __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out,
                               const Slice& s, int bx, int by) {
   constexpr int kTileAtoms = kBlock * kBlockRows;
-  // Unrolled by 4 as in step 05, but not when every root is on the FMA pipe: one atom's work is
-  // then already some 360 instructions, and 4 copies would crowd the instruction cache.
-  constexpr int kUnroll = kSoftware == kPoints * kRows ? 1 : 4;
+  // Unrolled by 4 as in step 05, but less when every root is on the FMA pipe, where one atom's
+  // work is about 12 instructions a point: to some 400 instructions, twice for 16 points, once
+  // for 32 (4 copies of 32 points' work would crowd the instruction cache).
+  constexpr int kUnroll = kSoftware != kPoints * kRows ? 4 : kSoftware <= 16 ? 2 : 1;
   const int i0 = bx * kBlock * kPoints + threadIdx.x;
   const int j0 = by * kBlockRows * kRows + threadIdx.y;
   const int t = threadIdx.y * kBlock + threadIdx.x;
