@@ -73,17 +73,17 @@
 // grid (call 1), which left 24 of 132 multiprocessors with the wrong mix: 1 of 8 1.085 (predicted
 // 1.11 once fixed: 1.082 in call 2), 2 of 8 1.061 (predicted 1.08: 1.090 in call 2).
 // XU priority, measured (results/{h200,h100-80gb-hbm3}/xu-priority-2026-11-25/, H200 / H100, the
-// FMA warps' units in two passes): 2 of 8 1.143 / 1.146; 3 of 8 1.180 / 1.183; **4 of 8 1.198 /
-// 1.201** (84.99 ms on both), the chapter's best; 5 of 8 1.197 / 1.201; 4 of 8 in one pass 1.183 /
-// 1.186: not 1.2 on the H200, the target's GPU; the H100's 1.201 is against its call's ceiling
-// (1.196 against the recording's). The scheduler does favour the XU warps there, but less than
-// predicted: b 0.93 at 2 of 8 (not 0.97), 0.92, 0.92 and 0.91 at 3, 4 and 5 as u rises from 0.72 to
-// 0.83, so the best moves to 4-5 of 8; and each FMA-pipe evaluation takes 12.46 instructions, not
-// the model's 11.63. Two
-// passes, no gain with the old roles, gain 1.3% here (u +4 points, the FMA-pipe evaluation 12.5
-// instructions against 11.8). Dropped (exploration.md there): 9 blocks a multiprocessor, four
-// passes, and the FMA warps computing 1-3 of each pass's 16 roots on the XU (0.985-1.072 at 4-5
-// of 8: they queue at the XU and hold their FMA work behind it).
+// FMA warps' units in two passes, their atom loop unrolled twice): 2 of 8 1.155 / 1.151; 3 of 8
+// 1.196 / 1.191; **4 of 8 1.216 / 1.211** (84.12 ms on both; 1.208 or more against every ceiling
+// measured), the chapter's best; 5 of 8 1.215 / 1.211; 4 of 8 in one pass 1.188 / 1.184. The
+// scheduler does favour the XU warps there, but less than predicted: b 0.94 at 2 of 8 (not 0.97),
+// 0.94, 0.93 and 0.92 at 3, 4 and 5 as u rises from 0.72 to 0.83, so the best moves to 4-5 of 8;
+// and each FMA-pipe evaluation takes 12.3 instructions, not the model's 11.63. Two passes, no gain
+// with the old roles, gain here (u +4 points; 11.8 instructions an FMA-pipe evaluation in one
+// pass); unrolling their loop twice another 1.0% (the XU 1.2 points busier). Dropped
+// (exploration.md there): 9 blocks a multiprocessor, four passes, other unit sizes, and the FMA
+// warps computing 1-3 of each pass's 16 roots on the XU (0.985-1.072 at 4-5 of 8: they queue at
+// the XU and hold their FMA work behind it).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
