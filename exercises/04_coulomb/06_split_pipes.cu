@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 1da2a03c5ef0): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint fa03e863969a): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -234,8 +234,9 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 //     multiprocessor_id(); by position in the grid the mix would be only roughly even: the
 //     hardware puts 3 of the first 132 blocks on some H200 multiprocessors and none on others).
 //   xu_priority: the blocks in the highest warp slots (course::warp_slot()), so that the XU
-//     warps hold the lowest, which the scheduler favours (measured: the README): the XU's queue
-//     is refilled first and the FMA warps take the issue slots left. A block's warps hold one
+//     warps hold the lowest, which the scheduler favours (or its oldest warps: the measurements in
+//     the README cannot tell the two apart, as the first to arrive appear to take the lowest): the
+//     XU's queue is refilled first and the FMA warps take the issue slots left. A block's warps hold one
 //     level of slots, warp_slot() / kWarpsPerBlock, 0 to 7 on each multiprocessor in a probe on
 //     the H200 and the H100 (results/h200/xu-priority-2026-11-25/warp-slots.txt). Where the
 //     backend does not implement warp_slot() (HIP, the CPU backend), roles go by unit instead

@@ -74,13 +74,13 @@
 // 1.11 once fixed: 1.082 in call 2), 2 of 8 1.061 (predicted 1.08: 1.090 in call 2).
 // XU priority, measured (results/{h200,h100-80gb-hbm3}/xu-priority-2026-11-25/, H200 / H100, the
 // FMA warps' units in two passes, their atom loop unrolled twice): 2 of 8 1.155 / 1.151; 3 of 8
-// 1.196 / 1.191; **4 of 8 1.216 / 1.211** (84.12 ms on both; 1.208 or more against every ceiling
+// 1.196 / 1.191; **4 of 8 1.216 / 1.211** (84.11-84.12 ms on both; 1.208 or more against every ceiling
 // measured), the chapter's best; 5 of 8 1.215 / 1.211; 4 of 8 in one pass 1.188 / 1.184. The
 // scheduler does favour the XU warps there, but less than predicted: b 0.94 at 2 of 8 (not 0.97),
-// 0.94, 0.93 and 0.92 at 3, 4 and 5 as u rises from 0.72 to 0.83, so the best moves to 4-5 of 8;
+// 0.93, 0.93 and 0.92 at 3, 4 and 5 as u rises from 0.72 to 0.83, so the best moves to 4-5 of 8;
 // and each FMA-pipe evaluation takes 12.3 instructions, not the model's 11.63. Two passes, no gain
 // with the old roles, gain here (u +4 points; 11.8 instructions an FMA-pipe evaluation in one
-// pass); unrolling their loop twice another 1.0% (the XU 1.2 points busier). Dropped
+// pass); unrolling their loop twice another 1.0%, about what the instructions it saves predict. Dropped
 // (exploration.md there): 9 blocks a multiprocessor, four passes, other unit sizes, and the FMA
 // warps computing 1-3 of each pass's 16 roots on the XU (0.985-1.072 at 4-5 of 8: they queue at
 // the XU and hold their FMA work behind it).
@@ -336,8 +336,9 @@ void launch_split_balanced(const SliceAtom* atoms, int count, float* out, const 
 //     multiprocessor_id(); by position in the grid the mix would be only roughly even: the
 //     hardware puts 3 of the first 132 blocks on some H200 multiprocessors and none on others).
 //   xu_priority: the blocks in the highest warp slots (course::warp_slot()), so that the XU
-//     warps hold the lowest, which the scheduler favours (measured: the README): the XU's queue
-//     is refilled first and the FMA warps take the issue slots left. A block's warps hold one
+//     warps hold the lowest, which the scheduler favours (or its oldest warps: the measurements in
+//     the README cannot tell the two apart, as the first to arrive appear to take the lowest): the
+//     XU's queue is refilled first and the FMA warps take the issue slots left. A block's warps hold one
 //     level of slots, warp_slot() / kWarpsPerBlock, 0 to 7 on each multiprocessor in a probe on
 //     the H200 and the H100 (results/h200/xu-priority-2026-11-25/warp-slots.txt). Where the
 //     backend does not implement warp_slot() (HIP, the CPU backend), roles go by unit instead
