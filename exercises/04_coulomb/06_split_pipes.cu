@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint fa03e863969a): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 54a72a134baf): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -283,9 +283,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     if (taken >= units) return;
     const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
     const int n = min(kUnitAtoms, count - first);
-    const bool fma_unit = kFmaBlocks > 0 && (kRoles == Roles::xu_priority && !course::has_warp_slots
-                                                 ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks
-                                                 : on_fma_pipe);
+    constexpr bool kRolesByUnit = kRoles == Roles::xu_priority && !course::has_warp_slots;
+    const bool fma_unit =
+        kFmaBlocks > 0 && (kRolesByUnit ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks : on_fma_pipe);
     if (fma_unit) {
       constexpr int kRowsPerPass = 4 / kFmaPasses;
       for (int pass = 0; pass < kFmaPasses; ++pass)

@@ -385,9 +385,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     if (taken >= units) return;
     const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
     const int n = min(kUnitAtoms, count - first);
-    const bool fma_unit = kFmaBlocks > 0 && (kRoles == Roles::xu_priority && !course::has_warp_slots
-                                                 ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks
-                                                 : on_fma_pipe);
+    constexpr bool kRolesByUnit = kRoles == Roles::xu_priority && !course::has_warp_slots;
+    const bool fma_unit =
+        kFmaBlocks > 0 && (kRolesByUnit ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks : on_fma_pipe);
     if (fma_unit) {
       constexpr int kRowsPerPass = 4 / kFmaPasses;
       for (int pass = 0; pass < kFmaPasses; ++pass)

@@ -325,12 +325,9 @@ __device__ __forceinline__ unsigned warp_slot() {
   asm volatile("mov.u32 %0, %%warpid;" : "=r"(slot));
   return slot;
 }
-#elif defined(COURSE_BACKEND_HIP)
-inline constexpr bool has_warp_slots = false;
-__device__ __forceinline__ unsigned warp_slot() { return 0; }
 #else
 inline constexpr bool has_warp_slots = false;
-inline unsigned warp_slot() { return 0; }
+__host__ __device__ inline unsigned warp_slot() { return 0; }
 #endif
 
 // Asynchronous copies from global to shared memory: copy_async() starts a copy of one 4-, 8- or
