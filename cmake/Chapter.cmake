@@ -1,8 +1,9 @@
 # course_add_chapter(): a chapter's whole build, derived from its folder, chapters/NN_name/:
 #
-#   steps.hpp       registers the steps: every row STEP(NN_file, ...) names a file of the track
-#                   (solutions/NN_name/NN_file.cu or exercises/...; COURSE_TRACK). A row whose file
-#                   is missing, or a step file that no row names, stops the configure.
+#   steps.hpp       registers the steps: every row STEP(NN_file, ...) (the taught variant) or
+#                   EXPERIMENT(NN_file, ...) names a file of the track (solutions/NN_name/NN_file.cu
+#                   or exercises/...; COURSE_TRACK). A row whose file is missing, a step file that
+#                   no row names, or one with experiments and no STEP( row stops the configure.
 #   test_*.cpp      the chapter's tests (one file)
 #   bench_*.cpp     the chapter's benchmark (one file)
 #   *.cpp, *.cu     everything else: the chapter's own sources (references, helpers)
@@ -34,16 +35,26 @@ function(course_add_chapter)
     message(FATAL_ERROR "chapters/${dir} has no steps.hpp registering its steps (see cmake/Chapter.cmake)")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${registry})
-  # A row is a line that begins with STEP( ; the build reads the file as text, so a row inside a
-  # comment would count too.
+  # A row is a line that begins with STEP( or EXPERIMENT( ; the build reads the file as text, so
+  # a row inside a comment would count too.
   file(READ ${registry} text)
-  string(REGEX MATCHALL "\n[ \t]*STEP\\([0-9][0-9]_[a-z0-9_]+," rows "${text}")
+  string(REGEX MATCHALL "\n[ \t]*(STEP|EXPERIMENT)\\([0-9][0-9]_[a-z0-9_]+," rows "${text}")
   set(registered "")
+  set(taught "")
   foreach(row IN LISTS rows)
-    string(REGEX REPLACE ".*STEP\\(([0-9][0-9]_[a-z0-9_]+),$" "\\1.cu" file "${row}")
+    string(REGEX REPLACE ".*(STEP|EXPERIMENT)\\(([0-9][0-9]_[a-z0-9_]+),$" "\\2.cu" file "${row}")
     list(APPEND registered ${file})
+    if(row MATCHES "^\n[ \t]*STEP\\(")
+      list(APPEND taught ${file})
+    endif()
   endforeach()
   list(REMOVE_DUPLICATES registered)
+  foreach(file IN LISTS registered)
+    if(NOT file IN_LIST taught)
+      message(FATAL_ERROR "chapters/${dir}/steps.hpp registers only experiments of ${file}: "
+                          "make the variant its lesson teaches a STEP(...) row")
+    endif()
+  endforeach()
   file(GLOB present RELATIVE ${track} CONFIGURE_DEPENDS ${track}/*.cu)
   foreach(file IN LISTS registered)
     if(NOT file IN_LIST present)

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Writes a chapter's measured figures from its committed results into its lesson and its step
-files: the README's tables between `<!-- BEGIN GENERATED: NAME -->` and
-`<!-- END GENERATED: NAME -->`, and in each step file of solutions/NN_name/ the block between
-`// BEGIN MEASURED` and `// END MEASURED` (that step's cases, from the same runs).
+"""Writes a chapter's measured figures from its committed results into its lesson, its notes and
+its step files: each table between `<!-- BEGIN GENERATED: NAME -->` and
+`<!-- END GENERATED: NAME -->` in the lesson (README.md) or the record (NOTES.md), wherever its
+markers are, and in each step file of solutions/NN_name/ the block between `// BEGIN MEASURED`
+and `// END MEASURED` (that step's cases, experiments marked, from the same runs).
 
     profiling/report.py chapters/NN_name          rewrite them
     profiling/report.py --check chapters/NN_name  exit 1 if any differs from results/
@@ -173,14 +174,23 @@ def generated(chapter: pathlib.Path, runs: list) -> dict:
     return {name: f"{source}\n{table}" for name, table in chapter_tables(chapter, runs).items()}
 
 
-def fill(readme: str, tables: dict, readme_path="README.md") -> str:
+def markers(name: str):
+    return re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.S)
+
+
+def fill(documents: dict, tables: dict) -> dict:
+    """{path: text} of the chapter's documents (its README.md, and NOTES.md when it has one) with
+    each table written between its markers, in whichever documents hold them; a table whose
+    markers none holds is a ToolError."""
+    documents = dict(documents)
     for name, table in tables.items():
-        pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.S)
-        if not pattern.search(readme):
+        holders = [path for path, text in documents.items() if markers(name).search(text)]
+        if not holders:
             raise cli.ToolError(f"has no markers for the '{name}' table (<!-- BEGIN GENERATED: {name} --> ... "
-                                f"<!-- END GENERATED: {name} -->)", readme_path)
-        readme = pattern.sub(lambda m: m.group(1) + table + "\n" + m.group(2), readme)
-    return readme
+                                f"<!-- END GENERATED: {name} -->)", " or ".join(str(path) for path in documents))
+        for path in holders:
+            documents[path] = markers(name).sub(lambda m: m.group(1) + table + "\n" + m.group(2), documents[path])
+    return documents
 
 
 def case_lines(res: results.ChapterResults, number: str, indent: str) -> list:
@@ -193,7 +203,7 @@ def case_lines(res: results.ChapterResults, number: str, indent: str) -> list:
     run = f" ({res.context['steps']} time steps)" if res.context.get("steps") else ""  # chapters 5 and 6 time runs of steps
     lines = []
     for c in cases:
-        cells = [f"{c.median_ms:.4f} ms{run}"]
+        cells = [f"{c.median_ms:.4f} ms{run}"] + (["an experiment"] if c.experiment else [])
         for unit in report_tables.units_of([c]):
             cells.append(f"{c.rate(unit):.0f} {unit}/s")
             if unit in results.CEILINGS:
@@ -234,12 +244,11 @@ def main() -> int:
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     runs = results.load_chapter(args.chapter)
-    readme_path = args.chapter / "README.md"
-    readme = cli.read_text(readme_path, "the chapter's lesson")
-    updated = {}
-    new_readme = fill(readme, generated(args.chapter, runs), readme_path)
-    if new_readme != readme:
-        updated[readme_path] = new_readme
+    documents = {args.chapter / "README.md": cli.read_text(args.chapter / "README.md", "the chapter's lesson")}
+    if (args.chapter / "NOTES.md").exists():
+        documents[args.chapter / "NOTES.md"] = cli.read_text(args.chapter / "NOTES.md", "the chapter's notes")
+    filled = fill(documents, generated(args.chapter, runs))
+    updated = {path: text for path, text in filled.items() if text != documents[path]}
     updated |= updated_step_files(args.chapter, runs)
     if args.check:
         for path in updated:

@@ -32,10 +32,10 @@ def units_of(cases: list) -> list:
 
 
 def group_table(res: results_module.ChapterResults, group: str) -> str:
-    """One benchmark group: median and spread, every rate with its fraction of its ceiling, the
-    fraction of the roofline bound where the group has work against a compute ceiling, and the
-    speedup over the group's first step."""
-    cases = [c for c in res.cases if c.group == group]
+    """One benchmark group's taught steps and peers (experiments_table has the rest): median and
+    spread, every rate with its fraction of its ceiling, the fraction of the roofline bound where
+    the group has work against a compute ceiling, and the speedup over the group's first step."""
+    cases = [c for c in res.taught if c.group == group]
     units = units_of(cases)
     roofline = any(u in results_module.CEILINGS for u in units[1:])
     baseline = next((c for c in cases if c.is_step), None)
@@ -61,6 +61,32 @@ def group_table(res: results_module.ChapterResults, group: str) -> str:
     return "\n".join(lines)
 
 
+def binding(case: results_module.Case, ceilings: dict) -> tuple:
+    """(fraction, "of copy") of the ceiling that binds the case's work: the roofline's."""
+    bound_ms, unit = case.roofline_ms(ceilings)
+    return bound_ms / case.median_ms, results_module.CEILINGS[unit][1]
+
+
+def experiments_table(res: results_module.ChapterResults) -> str:
+    """Every experiment (a variant its step file does not teach, timed with --all) beside the
+    taught variant of its file in the same group: its time, the fraction of the ceiling that binds
+    it, and its speed against the taught one."""
+    if not res.experiments:
+        return ("No experiment in this recording: the benchmark ran without --all "
+                f"(its context says: {res.context.get('selection', 'the taught steps')}).")
+    lines = ["| group | taught variant | experiment | median ms | of the binding ceiling | vs the taught variant |",
+             "|---|---|---|---:|---:|---:|"]
+    for c in res.experiments:
+        taught = next((t for t in res.taught if t.group == c.group and t.is_step and t.name[:2] == c.name[:2]), None)
+        fraction, ceiling = binding(c, res.ceilings)
+        lines.append(f"| {c.group} | " + (f"`{taught.name}`" if taught else "—") + f" | `{c.name}` | "
+                     f"{c.median_ms:.4f} | {fraction:.3f} {ceiling} | " +
+                     (f"{taught.median_ms / c.median_ms:.2f}x" if taught else "") + " |")
+    lines += ["", "Experiments are the knobs a step file was tried with, measured and kept; the lesson teaches the "
+              "taught variant. `vs the taught variant` above 1 is faster than it."]
+    return "\n".join(lines)
+
+
 def step_numbers(cases: list) -> str:
     """The steps' numbers, runs of consecutive ones joined: "00–11", "12", "03, 05–06"."""
     numbers = sorted({int(c.name[:2]) for c in cases})
@@ -73,7 +99,7 @@ def step_numbers(cases: list) -> str:
 
 
 def roofline_table(res: results_module.ChapterResults) -> str:
-    """Per group and per form of its work (steps that do different work for the same result,
+    """Per group and per form of its work (taught steps that do different work for the same result,
     e.g. another formulation, get a row each): the work per byte of the minimum traffic, which
     ceiling binds (the roofline bound: the longest of bytes / copy bandwidth and each kind of
     work / its ceiling), and how close the fastest such step comes to it."""
@@ -82,7 +108,7 @@ def roofline_table(res: results_module.ChapterResults) -> str:
              " | bound by | roofline ms | best step | its ms | of roofline |",
              "|---|---|" + "---:|" * len(compute) + "---|---:|---|---:|---:|"]
     for group in res.groups():
-        steps = [c for c in res.cases if c.group == group and c.is_step and any(u in c.amounts for u in compute)]
+        steps = [c for c in res.taught if c.group == group and c.is_step and any(u in c.amounts for u in compute)]
         forms = []  # (work per byte, steps): within 1%, above the noise of amounts recovered from rates
         for c in steps:
             work = [c.amounts.get(u, 0.0) / c.amounts["GB"] for u in compute]
@@ -115,6 +141,7 @@ def default_tables(res: results_module.ChapterResults) -> dict:
     tables = {"steps": "\n\n".join(f"**{group}**\n\n{group_table(res, group)}" for group in res.groups())}
     if any(u in c.amounts for c in res.cases for u in results_module.CEILINGS if u != "GB"):
         tables["roofline"] = roofline_table(res)
+    tables["experiments"] = experiments_table(res)
     if (res.folder / "traffic.csv").exists():
         tables["traffic"] = traffic_table(res.folder / "traffic.csv", "problem's array")
     return tables

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 
 import cli
+import registry
 
 # unit -> (key in ceilings.json, how tables name the fraction)
 CEILINGS = {
@@ -44,11 +45,17 @@ class Case:
     max_ms: float
     repetitions: int
     amounts: dict = field(default_factory=dict)  # unit -> amount per run
+    experiment: bool = False  # a variant its step file does not teach (registry.py); marked by load_gpu
 
     @property
     def is_step(self) -> bool:
         """Steps are named after their files (NN_...); anything else is a peer."""
         return self.name[:2].isdigit()
+
+    @property
+    def is_taught(self) -> bool:
+        """A step its lesson teaches: a step that is not an experiment."""
+        return self.is_step and not self.experiment
 
     @property
     def bytes_per_run(self) -> float:
@@ -232,6 +239,15 @@ class ChapterResults:
         return list(dict.fromkeys(c.group for c in self.cases))
 
     @property
+    def taught(self) -> list:
+        """The cases of taught steps and peers: what the lesson's tables show."""
+        return [c for c in self.cases if not c.experiment]
+
+    @property
+    def experiments(self) -> list:
+        return [c for c in self.cases if c.experiment]
+
+    @property
     def gpu(self) -> str:
         return self.context["gpu"]
 
@@ -243,8 +259,15 @@ class ChapterResults:
 
 
 def load_gpu(folder: pathlib.Path) -> ChapterResults:
-    """One GPU's results: FOLDER/bench.json and FOLDER/ceilings.json."""
+    """One GPU's results: FOLDER/bench.json and FOLDER/ceilings.json, the cases of experiments
+    marked from the chapter's registry (FOLDER is chapters/NN_name/results/GPU/)."""
+    folder = pathlib.Path(folder)
     context, cases = load(folder / "bench.json")
+    chapter = folder.parent.parent
+    if (chapter / "steps.hpp").exists():
+        experiments = registry.experiments(chapter)
+        for case in cases:
+            case.experiment = case.name in experiments
     return ChapterResults(folder, context, cases, load_ceilings(folder / "ceilings.json", cases))
 
 

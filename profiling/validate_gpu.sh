@@ -4,7 +4,7 @@
 # configure + build (cuda preset), ctest (every test, or the chosen chapters' and the course's
 # own), the machine's ceilings, then for each chapter (every chapters/NN_name/, or the numbers
 # given: 1 2) what its folder holds, by name:
-#   bench_*.cpp  its benchmark, into bench.json
+#   bench_*.cpp  its benchmark with --all (every taught step, experiment and peer), into bench.json
 #   peer_*.py    each peer, into <peer>.json (peer_torch.py: torch.json)
 #   profile.sh   its traffic profile (ncu.csv, traffic.csv, traffic.md, ...)
 #   test_*.cpp   compute-sanitizer (memcheck, racecheck, synccheck) over its solution tests
@@ -133,7 +133,7 @@ for chapter in "${selected[@]}"; do
   $dry_run || mkdir -p "$out"
   bench=$(basename "$(ls "$here"/bench_*.cpp)" .cpp)
   test=$(basename "$(ls "$here"/test_*.cpp)" .cpp)
-  stage "$n benchmark" "$n-bench.log" "$build/$here/$bench" \
+  stage "$n benchmark" "$n-bench.log" "$build/$here/$bench" --all --quiet \
     --ceilings="$results/ceilings.json" --benchmark_out="$out/bench.json" --benchmark_out_format=json
   peers=()
   for peer in "$here"/peer_*.py; do

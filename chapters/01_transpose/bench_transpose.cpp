@@ -101,7 +101,8 @@ int main(int argc, char** argv) try {
                    Matrix& m = **matrix;
                    run(m.d_a.data(), m.d_out.data(), m.rows, m.cols);
                  },
-                 .bytes = transpose_bytes, .validate = transposed, .family = "transpose"});
+                 .bytes = transpose_bytes, .validate = transposed, .is_experiment = step.source.experiment,
+                 .family = "transpose"});
   }
 
   // y = A^T x over k passes of the same matrix: the flagged matrix pays its transpose once.

@@ -10,21 +10,21 @@
 
 // Transposes: void transpose_<variant>(const float* in, float* out, int rows, int cols), a
 // rows x cols input into a cols x rows output.
-#define CH01_TRANSPOSE_STEPS(STEP)                  \
+#define CH01_TRANSPOSE_STEPS(STEP, EXPERIMENT)      \
   STEP(00_naive, naive)                             \
   STEP(01_coalesced, write_coalesced)               \
-  STEP(02_shared_tile, tile_unpadded)               \
+  EXPERIMENT(02_shared_tile, tile_unpadded)         \
   STEP(02_shared_tile, tile_padded)                 \
   STEP(04_rows_per_thread, rows_per_thread)         \
   STEP(05_vector_tile, vector_tile)                 \
-  STEP(05_vector_tile, vector_tile_streaming)       \
+  EXPERIMENT(05_vector_tile, vector_tile_streaming) \
   STEP(06_block_order, block_order)                 \
-  STEP(06_block_order, block_order_8_rows)          \
+  EXPERIMENT(06_block_order, block_order_8_rows)    \
   /* one row per step, above this line */
 
 // Column consumers y = A^T x, i.e. y[c] = sum over r of A[r][c] * x[r]:
 // void multiply_transposed_<variant>(const float* a, const float* x, float* y, int rows, int cols).
-#define CH01_CONSUMER_STEPS(STEP)                   \
+#define CH01_CONSUMER_STEPS(STEP, EXPERIMENT)       \
   STEP(00_naive, naive)                             \
   STEP(01_coalesced, coalesced)                     \
   STEP(07_split_rows, split_rows)                   \
@@ -49,22 +49,26 @@ struct Step {
 #define CH01_DECLARE_TRANSPOSE(file, variant) void transpose_##variant(const float* in, float* out, int rows, int cols);
 #define CH01_DECLARE_CONSUMER(file, variant) \
   void multiply_transposed_##variant(const float* a, const float* x, float* y, int rows, int cols);
-CH01_TRANSPOSE_STEPS(CH01_DECLARE_TRANSPOSE)
-CH01_CONSUMER_STEPS(CH01_DECLARE_CONSUMER)
+CH01_TRANSPOSE_STEPS(CH01_DECLARE_TRANSPOSE, CH01_DECLARE_TRANSPOSE)
+CH01_CONSUMER_STEPS(CH01_DECLARE_CONSUMER, CH01_DECLARE_CONSUMER)
 #undef CH01_DECLARE_TRANSPOSE
 #undef CH01_DECLARE_CONSUMER
 
 inline std::span<const Step<TransposeFn>> transpose_steps() {
 #define CH01_ROW(file, variant) Step<TransposeFn>{COURSE_STEP_SOURCE(file, variant), transpose_##variant},
-  static constexpr auto table = std::to_array<Step<TransposeFn>>({CH01_TRANSPOSE_STEPS(CH01_ROW)});
+#define CH01_EXPERIMENT_ROW(file, variant) Step<TransposeFn>{COURSE_EXPERIMENT_SOURCE(file, variant), transpose_##variant},
+  static constexpr auto table = std::to_array<Step<TransposeFn>>({CH01_TRANSPOSE_STEPS(CH01_ROW, CH01_EXPERIMENT_ROW)});
 #undef CH01_ROW
+#undef CH01_EXPERIMENT_ROW
   return table;
 }
 
 inline std::span<const Step<ColumnConsumerFn>> consumer_steps() {
 #define CH01_ROW(file, variant) Step<ColumnConsumerFn>{COURSE_STEP_SOURCE(file, variant), multiply_transposed_##variant},
-  static constexpr auto table = std::to_array<Step<ColumnConsumerFn>>({CH01_CONSUMER_STEPS(CH01_ROW)});
+#define CH01_EXPERIMENT_ROW(file, variant) Step<ColumnConsumerFn>{COURSE_EXPERIMENT_SOURCE(file, variant), multiply_transposed_##variant},
+  static constexpr auto table = std::to_array<Step<ColumnConsumerFn>>({CH01_CONSUMER_STEPS(CH01_ROW, CH01_EXPERIMENT_ROW)});
 #undef CH01_ROW
+#undef CH01_EXPERIMENT_ROW
   return table;
 }
 

@@ -69,7 +69,8 @@ void add_operator(course::bench::Session& session, int n) {
                  },
                  .bytes = bytes,
                  .rates = {course::bench::flops(step.form == ch02::Form::separable ? separable_flops : table_flops)},
-                 .validate = [arrays] { return (*arrays)->template check<Op>(); }, .family = Op::name});
+                 .validate = [arrays] { return (*arrays)->template check<Op>(); },
+                 .is_experiment = step.source.experiment, .family = Op::name});
   }
 }
 

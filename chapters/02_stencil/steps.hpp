@@ -15,7 +15,7 @@
 #include "course/step.hpp"
 #include "stencils.hpp"
 
-#define CH02_STEPS(STEP)                                       \
+#define CH02_STEPS(STEP, EXPERIMENT)                           \
   STEP(00_naive, naive, weights, 1)                            \
   STEP(01_coalesced, coalesced, weights, 1)                    \
   STEP(02_shared_tile, shared_tile, weights, 1)                \
@@ -23,9 +23,9 @@
   STEP(04_plane_load, plane_load, weights, 1)                  \
   STEP(05_register_queue, register_queue, weights, 1)          \
   STEP(06_prefetch, prefetch, weights, 1)                      \
-  STEP(06_prefetch, prefetch_4_rows, weights, 1)               \
+  EXPERIMENT(06_prefetch, prefetch_4_rows, weights, 1)         \
   STEP(07_z_chunks, z_chunks, weights, 1)                      \
-  STEP(07_z_chunks, z_chunks_4_rows, weights, 1)               \
+  EXPERIMENT(07_z_chunks, z_chunks_4_rows, weights, 1)         \
   STEP(08_fewer_instructions, fewer_instructions, weights, 1)  \
   STEP(09_deeper_prefetch, deeper_prefetch, weights, 1)        \
   STEP(10_async_copy, async_copy, weights, 4)                  \
@@ -57,7 +57,7 @@ inline void require_16_byte_rows(const float* in, const Grid& grid, const char* 
 #define CH02_DECLARE(file, variant, form, row_align) \
   template <class Stencil>                           \
   void stencil_##variant(const float* in, float* out, const Grid& grid);
-CH02_STEPS(CH02_DECLARE)
+CH02_STEPS(CH02_DECLARE, CH02_DECLARE)
 #undef CH02_DECLARE
 
 // The steps for one operator, in order.
@@ -65,8 +65,11 @@ template <class Stencil>
 std::span<const Step> steps() {
 #define CH02_ROW(file, variant, form, row_align) \
   Step{COURSE_STEP_SOURCE(file, variant), stencil_##variant<Stencil>, Form::form, row_align},
-  static constexpr auto table = std::to_array<Step>({CH02_STEPS(CH02_ROW)});
+#define CH02_EXPERIMENT_ROW(file, variant, form, row_align) \
+  Step{COURSE_EXPERIMENT_SOURCE(file, variant), stencil_##variant<Stencil>, Form::form, row_align},
+  static constexpr auto table = std::to_array<Step>({CH02_STEPS(CH02_ROW, CH02_EXPERIMENT_ROW)});
 #undef CH02_ROW
+#undef CH02_EXPERIMENT_ROW
   return table;
 }
 

@@ -6,6 +6,10 @@ ones, the stall reasons, and the size sweep."""
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/02_stencil")
 
+# The groups the course README's chapter table takes this chapter's best taught step from
+# (profiling/course_table.py): the 27-point box, the stencil the patent's queue is for.
+HEADLINE_GROUPS = r"^box27"
+
 import csv
 import io
 import math
@@ -26,7 +30,7 @@ def fmas_per_point(case) -> int:
 
 
 def steps_table(res, conv3d: tuple) -> str:
-    cases = res.cases
+    cases = res.taught
     operators = res.groups()
     by = {(c.group, c.name): c for c in cases}
     steps = list(dict.fromkeys(c.name for c in cases if c.is_step))
@@ -82,7 +86,7 @@ def roofline_table(res) -> str:
              "|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|"]
     notes = []
     for group in res.groups():
-        steps = [c for c in res.cases if c.group == group and c.is_step]
+        steps = [c for c in res.taught if c.group == group and c.is_step]
         forms = {}
         for c in steps:
             forms.setdefault(fmas_per_point(c), []).append(c)
@@ -286,4 +290,5 @@ def tables(res) -> dict:
         "l2_model": l2_model_table(traffic_csv),
         "dram_gap": dram_gap_table(res, traffic_csv),
         "stalls": stalls_table(res.folder / "stalls.csv"),
+        "experiments": report_tables.experiments_table(res),
     }

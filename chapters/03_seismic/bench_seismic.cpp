@@ -138,7 +138,7 @@ int main(int argc, char** argv) try {
   for (const ch03::Step& step : ch03::steps())
     session.add({.group = group, .name = step.source.id(), .prepare = poison(step.align), .run = run_on(step.align, step.run),
                  .bytes = bytes, .rates = {course::bench::flops(flops)}, .validate = matches_reference(step.align),
-                 .family = "laplacian8"});
+                 .is_experiment = step.source.experiment, .family = "laplacian8"});
   return session.run();
 } catch (const std::exception& error) {
   std::fprintf(stderr, "error: %s\n", error.what());

@@ -126,7 +126,7 @@ int main(int argc, char** argv) try {
                    },
                    .bytes = bytes,
                    .rates = {course::bench::rsqrts(evaluations), course::bench::flops(5 * evaluations)},
-                   .validate = validate, .family = "potential"});
+                   .validate = validate, .is_experiment = step.source.experiment, .family = "potential"});
     }
   }
   // Measured once every case is declared (a size given twice is refused first), from the atoms

@@ -4,6 +4,10 @@ ceilings with the PyTorch peers and the host reference, the roofline, and the pr
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/04_coulomb")
 
+# The groups the course README's chapter table takes this chapter's best taught step from
+# (profiling/course_table.py): the production size.
+HEADLINE_GROUPS = r"^2048x2048"
+
 
 import report_tables
 import results
@@ -12,7 +16,7 @@ PROFILE_EVALUATIONS = 2048 * 2048 * 4096  # profile.sh's problem: one chunk of c
 
 
 def size_table(res, group: str, peers: list, torch_version: str) -> str:
-    cases = [c for c in res.cases if c.group == group] + [p for p in peers if p.group == group]
+    cases = [c for c in res.taught if c.group == group] + [p for p in peers if p.group == group]
     first = next(c for c in cases if c.is_step)
     rsqrt, fma = res.ceilings["rsqrt_Gops"], res.ceilings["fma_GFLOPs"]
     lines = ["| step | median ms | min–max ms | G evaluations/s | of rsqrt ceiling | GFLOP/s | of FMA ceiling | vs 00 |",
@@ -55,4 +59,5 @@ def tables(res) -> dict:
         "production": size_table(res, groups[1], peers, context["torch"]),
         "roofline": report_tables.roofline_table(res),
         "profile": profile_table(res.folder / "traffic.csv"),
+        "experiments": report_tables.experiments_table(res),
     }

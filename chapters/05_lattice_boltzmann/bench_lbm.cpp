@@ -375,7 +375,8 @@ void add_capacity_cases(course::bench::Session& session, const std::vector<Chann
                    .run = [run] { (*run)->lattice->advance((*run)->steps, nullptr); },
                    .bytes = step.fewest_bytes_per_update() * double(c.cells()) * steps,
                    .rates = {{"MLUP", double(c.cells()) * steps / 1e6}},
-                   .validate = [run, &step] { return (*run)->check(step.storage); }});
+                   .validate = [run, &step] { return (*run)->check(step.storage); },
+                   .is_experiment = step.source.experiment});
     }
 }
 
@@ -449,7 +450,7 @@ int main(int argc, char** argv) try {
                      Buffers& b = **buffers;
                      return b.check(b.lattice_of(step), step.storage);
                    },
-                   .family = "channel"});
+                   .is_experiment = step.source.experiment, .family = "channel"});
     }
     // The copies' content is not checked.
     const auto halves = [](DeviceBuffer<float>& room) { return reinterpret_cast<std::uint16_t*>(room.data()); };

@@ -19,7 +19,7 @@ namespace ch05 {
 
 enum class Storage { f32, f16, bf16, f16_stochastic, bf16_stochastic };
 
-#define CH05_STEPS(STEP)                                                      \
+#define CH05_STEPS(STEP, EXPERIMENT)                                          \
   STEP(00_paper, paper, f32, 2)                                               \
   STEP(01_subscript, subscript, f32, 2)                                       \
   STEP(02_ping_pong, ping_pong, f32, 2)                                       \
@@ -27,20 +27,20 @@ enum class Storage { f32, f16, bf16, f16_stochastic, bf16_stochastic };
   STEP(04_fused, fused, f32, 2)                                               \
   STEP(05_in_place, in_place, f32, 1)                                         \
   STEP(06_half_storage, fp16_storage, f16, 2)                                 \
-  STEP(06_half_storage, bf16_storage, bf16, 2)                                \
-  STEP(07_lean, lean_f32, f32, 2)                                             \
+  EXPERIMENT(06_half_storage, bf16_storage, bf16, 2)                          \
+  EXPERIMENT(07_lean, lean_f32, f32, 2)                                       \
   STEP(07_lean, lean_fp16, f16, 2)                                            \
-  STEP(07_lean, lean_bf16, bf16, 2)                                           \
-  STEP(08_fma_collision, fma_f32, f32, 2)                                     \
+  EXPERIMENT(07_lean, lean_bf16, bf16, 2)                                     \
+  EXPERIMENT(08_fma_collision, fma_f32, f32, 2)                               \
   STEP(08_fma_collision, fma_fp16, f16, 2)                                    \
-  STEP(08_fma_collision, fma_bf16, bf16, 2)                                   \
+  EXPERIMENT(08_fma_collision, fma_bf16, bf16, 2)                             \
   STEP(09_pairs, pairs_fp16, f16, 2)                                          \
-  STEP(09_pairs, pairs_bf16, bf16, 2)                                         \
+  EXPERIMENT(09_pairs, pairs_bf16, bf16, 2)                                   \
   STEP(10_stochastic_rounding, stochastic_fp16, f16_stochastic, 2)            \
-  STEP(10_stochastic_rounding, stochastic_bf16, bf16_stochastic, 2)           \
+  EXPERIMENT(10_stochastic_rounding, stochastic_bf16, bf16_stochastic, 2)     \
   STEP(11_lean_in_place, lean_in_place, f32, 1)                               \
   STEP(12_in_place_stochastic, in_place_stochastic_fp16, f16_stochastic, 1)   \
-  STEP(13_pairs_stochastic, pairs_stochastic_fp16, f16_stochastic, 2)         \
+  EXPERIMENT(13_pairs_stochastic, pairs_stochastic_fp16, f16_stochastic, 2)   \
   STEP(13_pairs_stochastic, quads_stochastic_fp16, f16_stochastic, 2)         \
   /* one row per step, above this line */
 
@@ -76,7 +76,7 @@ inline course::Tolerance tolerance(Storage storage) {
 }
 
 #define CH05_DECLARE(file, variant, storage, buffers) std::unique_ptr<Lattice> make_##variant(const Channel& channel);
-CH05_STEPS(CH05_DECLARE)
+CH05_STEPS(CH05_DECLARE, CH05_DECLARE)
 #undef CH05_DECLARE
 
 // A step's lattice for `channel`, which is checked first (check_channel: std::invalid_argument
@@ -88,8 +88,10 @@ inline std::unique_ptr<Lattice> make_lattice(const Step& step, const Channel& ch
 
 inline std::span<const Step> steps() {
 #define CH05_ROW(file, variant, storage, buffers) Step{COURSE_STEP_SOURCE(file, variant), make_##variant, Storage::storage, buffers},
-  static const auto table = std::to_array<Step>({CH05_STEPS(CH05_ROW)});
+#define CH05_EXPERIMENT_ROW(file, variant, storage, buffers) Step{COURSE_EXPERIMENT_SOURCE(file, variant), make_##variant, Storage::storage, buffers},
+  static const auto table = std::to_array<Step>({CH05_STEPS(CH05_ROW, CH05_EXPERIMENT_ROW)});
 #undef CH05_ROW
+#undef CH05_EXPERIMENT_ROW
   return table;
 }
 

@@ -6,6 +6,10 @@ storage keeps of the physics (results/flow.csv: the Poiseuille start-up, bench_l
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/05_lattice_boltzmann")
 
+# The groups the course README's chapter table takes this chapter's best taught step from
+# (profiling/course_table.py): the largest channel.
+HEADLINE_GROUPS = r"^8192x8192"
+
 import math
 
 import report_tables
@@ -24,7 +28,7 @@ def bytes_per_update(case) -> int:
 
 
 def size_table(res, group: str, peers: list, torch_version: str) -> str:
-    cases = [c for c in res.cases if c.group == group] + [p for p in peers if p.group == group]
+    cases = [c for c in res.taught if c.group == group] + [p for p in peers if p.group == group]
     copy = res.ceilings["copy_GBps"]
     first = next(c for c in cases if c.is_step)
     lines = ["| step | median ms | MLUPS | bytes per update | GB/s at those bytes | of copy | vs 00 |",
@@ -77,9 +81,9 @@ def targets_table(res, peers) -> str:
              "best step vs PyTorch eager |",
              "|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|"]
     for group in res.groups():
-        f32 = best(res.cases, group, False)
-        kept = best(res.cases, group, True, keeps_the_flow)
-        nearest = best(res.cases, group, True, lambda case: "stochastic" not in case.name)
+        f32 = best(res.taught, group, False)
+        kept = best(res.taught, group, True, keeps_the_flow)
+        nearest = best(res.taught, group, True, lambda case: "stochastic" not in case.name)
         torch32 = [p for p in peers if p.group == group and bytes_per_update(p) == 72]
         torch16 = [p for p in peers if p.group == group and bytes_per_update(p) == 36]
         eager = next((p for p in torch32 if "eager" in p.name), None)
@@ -110,7 +114,7 @@ def cpu_table(res) -> str:
     """The paper's comparison: its CPU schemes on the host against the GPU at the same size."""
     entries = {key.split(" ", 1)[1]: float(value) for key, value in res.context.items() if key.startswith("cpu_MLUPS ")}
     size = next(iter(entries)).rsplit(" ", 1)[1]
-    gpu = [c for c in res.cases if c.group == size and c.is_step]
+    gpu = [c for c in res.taught if c.group == size and c.is_step]
     paper, fastest = gpu[0], max(gpu, key=lambda c: c.rate("MLUP"))
     lines = ["| CPU scheme | threads | MLUPS | `00_paper` on the GPU is | the fastest step is |",
              "|---|---:|---:|---:|---:|"]
@@ -174,6 +178,7 @@ def tables(res) -> dict:
         "cpu": cpu_table(res),
         "traffic": report_tables.traffic_table(res.folder / "traffic.csv", "state (4096² cells x 9 floats, 604 MB)"),
         "instructions": instructions_table(res.folder / "traffic.csv"),
+        "experiments": report_tables.experiments_table(res),
     }
     # The flow's accuracy does not depend on the GPU: a recording may leave `bench_lbm --flow` out.
     if (res.folder / "flow.csv").exists():

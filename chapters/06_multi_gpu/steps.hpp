@@ -13,7 +13,7 @@
 #include "course/step.hpp"
 #include "team.hpp"
 
-#define CH06_STEPS(STEP)                         \
+#define CH06_STEPS(STEP, EXPERIMENT)             \
   STEP(00_one_gpu, one_gpu, one_rank)            \
   STEP(01_host_staging, host_staging, ranks)     \
   STEP(02_peer_copies, peer_copies, ranks)       \
@@ -33,13 +33,15 @@ struct Step {
 };
 
 #define CH06_DECLARE(file, variant, needs) std::unique_ptr<Propagator> make_##variant(Crew& crew, int rank);
-CH06_STEPS(CH06_DECLARE)
+CH06_STEPS(CH06_DECLARE, CH06_DECLARE)
 #undef CH06_DECLARE
 
 inline std::span<const Step> steps() {
 #define CH06_ROW(file, variant, needs) Step{COURSE_STEP_SOURCE(file, variant), make_##variant, Needs::needs},
-  static constexpr auto table = std::to_array<Step>({CH06_STEPS(CH06_ROW)});
+#define CH06_EXPERIMENT_ROW(file, variant, needs) Step{COURSE_EXPERIMENT_SOURCE(file, variant), make_##variant, Needs::needs},
+  static constexpr auto table = std::to_array<Step>({CH06_STEPS(CH06_ROW, CH06_EXPERIMENT_ROW)});
 #undef CH06_ROW
+#undef CH06_EXPERIMENT_ROW
   return table;
 }
 

@@ -193,6 +193,9 @@ std::string fixed(double value, int digits) {
 
 std::string case_id(const Case& c) { return c.group + "/" + c.name; }
 
+// A case as the console shows it: peers and experiments marked.
+std::string display_name(const Case& c) { return (c.is_peer ? "[peer] " : c.is_experiment ? "[experiment] " : "") + c.name; }
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values.empty() ? 0.0 : values[values.size() / 2];
@@ -270,6 +273,24 @@ const char* ceiling_name(const std::string& unit) {
   return unit == "GB" ? "of copy" : unit == "GFLOP" ? "of FMA" : unit == "Grsqrt" ? "of rsqrt" : "";
 }
 
+// How a case that took `seconds` stands against the ceiling that binds its work (the slowest of
+// bytes / copy and each rate / its ceiling): "0.853 of copy"; without ceilings, its bandwidth.
+std::string against_binding_ceiling(const Case& c, double seconds, const std::optional<Ceilings>& ceilings) {
+  double bound_seconds = 0;
+  std::string unit;
+  if (ceilings) {
+    std::vector<Rate> work = c.rates;
+    work.push_back({"GB", c.bytes / 1e9});
+    for (const Rate& rate : work)
+      if (const double ceiling = ceiling_for(rate.unit, *ceilings); ceiling > 0 && rate.amount / ceiling > bound_seconds) {
+        bound_seconds = rate.amount / ceiling;
+        unit = rate.unit;
+      }
+  }
+  if (unit.empty()) return fixed(c.bytes / 1e9 / seconds, 1) + " GB/s";
+  return fixed(bound_seconds / seconds, 3) + " " + ceiling_name(unit);
+}
+
 // One group's table: median, min, max, then every rate per second and, where its unit has a
 // ceiling, the fraction of it; where the group does work against a compute ceiling, the fraction
 // of the roofline bound (the slowest of bytes / copy and work / its ceiling).
@@ -322,7 +343,7 @@ void print_group(std::span<const Case> cases, const std::map<std::string, Summar
       row += cell;
     }
     const std::string speedup = baseline_ms > 0 ? fixed(baseline_ms / s.median_ms, 2) + "x" : "-";
-    std::printf("%-34s %10.4f %10.4f %10.4f%s %9s\n", ((c.is_peer ? "[peer] " : "") + c.name).c_str(), s.median_ms,
+    std::printf("%-34s %10.4f %10.4f %10.4f%s %9s\n", display_name(c).c_str(), s.median_ms,
                 s.min_ms, s.max_ms, row.c_str(), speedup.c_str());
   }
 }
@@ -333,7 +354,7 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
     : options_(std::move(defaults)), seed_(fresh_seed()) {
   exit_with_one_line_on_uncaught_exceptions();
   repetitions_ = on_cpu_backend() ? 3 : 20;
-  std::string course_options = "--warm-l2, --quiet, --verdict, --repetitions=N, --ceilings=FILE";
+  std::string course_options = "--all, --warm-l2, --quiet, --verdict, --repetitions=N, --ceilings=FILE";
   for (const auto& [option, fallback] : options_) course_options += ", --" + option + "=" + (fallback.empty() ? "VALUE" : fallback);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -354,9 +375,9 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
     if (name.rfind("--benchmark_", 0) == 0) {
       check_benchmark_flag(name, value, has_value);
       if (name == "--benchmark_out") out_path = value;
-    } else if (name == "--warm-l2" || name == "--quiet" || name == "--verdict") {
+    } else if (name == "--warm-l2" || name == "--quiet" || name == "--verdict" || name == "--all") {
       if (has_value) usage_error(name + " takes no value, not '" + arg + "'");
-      (name == "--warm-l2" ? warm_l2_ : name == "--quiet" ? quiet_ : verdict_) = true;
+      (name == "--warm-l2" ? warm_l2_ : name == "--quiet" ? quiet_ : name == "--verdict" ? verdict_ : all_) = true;
     } else if (name == "--repetitions") {
       const auto count = parse_whole_number(value, 1, 10000);
       if (!count) usage_error("--repetitions needs a whole number from 1 to 10000, not '" + value + "'");
@@ -372,6 +393,7 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
                   kBenchmarkFlags);
     }
   }
+  if (verdict_ && all_) usage_error("--verdict times the taught steps only; --all does not go with it");
   if (out_path) {  // the JSON goes to a partial file, renamed when the run is whole
     try {
       json_out_ = std::make_unique<OutputFile>(*out_path);
@@ -445,6 +467,7 @@ struct Session::Timing {
   std::vector<CaseRecord> cases;
   std::vector<std::string> found_after_timing;  // "FAILED case after timing: ...", printed after the run
   int failures = 0;
+  int registered = 0, finished = 0;    // cases handed to Google Benchmark, and those done
   std::optional<std::size_t> current;  // the problem being timed
   bool built = false;                  // whether it holds memory now
 
@@ -581,6 +604,22 @@ struct Session::Timing {
                                " ms timed run");
   }
 
+  // --quiet: one line as each case finishes, so that a long run is never silent for long.
+  void report_finished(std::size_t i) {
+    const Case& c = session.cases_[i];
+    const CaseRecord& record = cases[i];
+    ++finished;
+    const std::string progress = "[" + std::to_string(finished) + "/" + std::to_string(registered) + "]";
+    if (!record.note.empty()) {
+      std::printf("%-9s %-40s %s: %s\n", progress.c_str(), display_name(c).c_str(), c.group.c_str(), record.note.c_str());
+    } else {
+      const double ms = median(record.event_ms);
+      std::printf("%-9s %-40s %s: %.4f ms, %s\n", progress.c_str(), display_name(c).c_str(),
+                  c.group.c_str(), ms, against_binding_ceiling(c, ms / 1e3, session.ceilings_).c_str());
+    }
+    std::fflush(stdout);
+  }
+
   // One repetition of case `i`.
   void body(benchmark::State& state, std::size_t i) {
     enter(session.problem_of_[i]);
@@ -617,7 +656,10 @@ struct Session::Timing {
         state.counters["GB/s"] = c.bytes / 1e9 / (ms / 1e3);
         for (const Rate& rate : c.rates) state.counters[rate.unit + "/s"] = rate.amount / (ms / 1e3);
       }
-      if (++record.runs == session.repetitions_) after_last_run(i);
+      if (++record.runs == session.repetitions_) {
+        after_last_run(i);
+        if (session.quiet_) report_finished(i);
+      }
     } catch (const std::exception& error) {
       fail_after_timing(i, error.what());
       state.SkipWithError(record.note.c_str());
@@ -642,6 +684,7 @@ int Session::run() {
   }
   describe_device(prop);
   benchmark::AddCustomContext("l2_flushed", warm_l2_ ? "no" : "yes");
+  benchmark::AddCustomContext("selection", all_ ? "all: taught steps, experiments, peers" : "taught steps and peers");
   for (const auto& [name, value] : options_) benchmark::AddCustomContext(name, value);
   if (ceilings_) {
     benchmark::AddCustomContext("ceiling_copy_GBps", fixed(ceilings_->copy_GBps, 1));
@@ -655,12 +698,18 @@ int Session::run() {
   if (negated) filter.erase(0, 1);
   const std::regex selector(filter.empty() || filter == "all" ? "." : filter, std::regex::extended);
   Timing timing(*this, warm_l2_ ? 0 : static_cast<size_t>(prop.l2CacheSize));
-  bool any = false;
-  for (std::size_t i = 0; i < cases_.size(); ++i)
-    any |= timing.cases[i].selected = std::regex_search(case_id(cases_[i]), selector) != negated;
+  bool any = false, experiments_only = false;
+  for (std::size_t i = 0; i < cases_.size(); ++i) {
+    const bool matches = std::regex_search(case_id(cases_[i]), selector) != negated;
+    const bool wanted = all_ || !cases_[i].is_experiment;
+    experiments_only |= matches && !wanted;
+    any |= timing.cases[i].selected = matches && wanted;
+  }
   if (!any) {
-    std::fprintf(stderr, "error: --benchmark_filter='%s' selects none of the %zu cases (e.g. '%s')\n",
-                 benchmark::GetBenchmarkFilter().c_str(), cases_.size(), cases_.empty() ? "" : case_id(cases_.front()).c_str());
+    std::fprintf(stderr, "error: --benchmark_filter='%s' selects none of the %zu %s (e.g. '%s')%s\n",
+                 benchmark::GetBenchmarkFilter().c_str(), cases_.size(), all_ ? "cases" : "cases of taught steps and peers",
+                 cases_.empty() ? "" : case_id(cases_.front()).c_str(),
+                 experiments_only ? "; it selects experiments, which run with --all" : "");
     return 2;
   }
   const Memory memory = available_memory(prop, device_memory_cap_);
@@ -694,7 +743,7 @@ int Session::run() {
       benchmark::AddCustomContext("skipped " + problems_[p].name, why);
     }
   }
-  int registered = 0;
+  int& registered = timing.registered;
   for (std::size_t i = 0; i < cases_.size(); ++i) {
     if (!timing.cases[i].selected || skipped[problem_of_[i]]) continue;
     ++registered;
@@ -716,7 +765,7 @@ int Session::run() {
   for (const std::string& line : timing.found_after_timing) std::printf("%s\n", line.c_str());
 
   // The summary: one table per group, but none for a group whose problem was skipped (its line
-  // said so); speedups are over the group's first step (not a peer).
+  // said so); speedups are over the group's first taught step.
   std::printf("\n%s on %s (backend %s, commit %s, L2 %s)%s\n", "Summary", prop.name, COURSE_BACKEND_NAME,
               commit().c_str(), warm_l2_ ? "warm" : "flushed before each run",
               on_cpu_backend() ? "\nCPU backend: these times are not GPU times." : "");
@@ -728,7 +777,7 @@ int Session::run() {
     if (!timing.cases[i].note.empty()) notes[case_id(c)] = timing.cases[i].note;
     timed += timing.cases[i].runs == repetitions_;
     const auto found = reporter.summaries.find(case_id(c));
-    if (!c.is_peer && found != reporter.summaries.end() && !baseline_ms.count(c.group))
+    if (!c.is_peer && !c.is_experiment && found != reporter.summaries.end() && !baseline_ms.count(c.group))
       baseline_ms[c.group] = found->second.median_ms;
   }
   for (std::size_t first = 0; first < cases_.size();) {

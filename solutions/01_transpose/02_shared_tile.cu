@@ -14,10 +14,10 @@
 // element per thread, a barrier between load and store, little in flight).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
-//     02_tile_unpadded  transpose 16384x16384  2.1468 ms, 1000 GB/s (0.335 of copy)
+//     02_tile_unpadded  transpose 16384x16384  2.1468 ms, an experiment, 1000 GB/s (0.335 of copy)
 //     02_tile_padded    transpose 16384x16384  1.2824 ms, 1675 GB/s (0.561 of copy)
 //   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
-//     02_tile_unpadded  transpose 16384x16384  2.1084 ms, 1019 GB/s (0.242 of copy)
+//     02_tile_unpadded  transpose 16384x16384  2.1084 ms, an experiment, 1019 GB/s (0.242 of copy)
 //     02_tile_padded    transpose 16384x16384  1.2232 ms, 1756 GB/s (0.417 of copy)
 // END MEASURED
 #include "transpose.hpp"

@@ -21,10 +21,10 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     05_vector_tile            transpose 16384x16384  0.7375 ms, 2912 GB/s (0.975 of copy)
-//     05_vector_tile_streaming  transpose 16384x16384  0.7383 ms, 2909 GB/s (0.974 of copy)
+//     05_vector_tile_streaming  transpose 16384x16384  0.7383 ms, an experiment, 2909 GB/s (0.974 of copy)
 //   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
 //     05_vector_tile            transpose 16384x16384  0.5324 ms, 4034 GB/s (0.957 of copy)
-//     05_vector_tile_streaming  transpose 16384x16384  0.5340 ms, 4022 GB/s (0.954 of copy)
+//     05_vector_tile_streaming  transpose 16384x16384  0.5340 ms, an experiment, 4022 GB/s (0.954 of copy)
 // END MEASURED
 #include "transpose.hpp"
 

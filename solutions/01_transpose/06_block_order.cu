@@ -21,7 +21,7 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     06_block_order         transpose 16384x16384  0.7329 ms, 2930 GB/s (0.981 of copy)
-//     06_block_order_8_rows  transpose 16384x16384  0.7300 ms, 2942 GB/s (0.985 of copy)
+//     06_block_order_8_rows  transpose 16384x16384  0.7300 ms, an experiment, 2942 GB/s (0.985 of copy)
 //     06_block_order         size sweep, 1 MiB      0.0046 ms, 458 GB/s (0.153 of copy)
 //     06_block_order         size sweep, 2 MiB      0.0050 ms, 835 GB/s (0.280 of copy)
 //     06_block_order         size sweep, 4 MiB      0.0061 ms, 1380 GB/s (0.462 of copy)
@@ -35,7 +35,7 @@
 //     06_block_order         size sweep, 1024 MiB   0.7329 ms, 2930 GB/s (0.981 of copy)
 //   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
 //     06_block_order         transpose 16384x16384  0.5184 ms, 4143 GB/s (0.983 of copy)
-//     06_block_order_8_rows  transpose 16384x16384  0.5370 ms, 3999 GB/s (0.949 of copy)
+//     06_block_order_8_rows  transpose 16384x16384  0.5370 ms, an experiment, 3999 GB/s (0.949 of copy)
 //     06_block_order         size sweep, 1 MiB      0.0050 ms, 423 GB/s (0.100 of copy)
 //     06_block_order         size sweep, 2 MiB      0.0051 ms, 819 GB/s (0.194 of copy)
 //     06_block_order         size sweep, 4 MiB      0.0056 ms, 1489 GB/s (0.353 of copy)

@@ -17,22 +17,22 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     06_prefetch         star7 512^3        0.5579 ms, 1925 GB/s (0.642 of copy), 3368 GFLOP/s (0.057 of FMA)
-//     06_prefetch_4_rows  star7 512^3        0.5973 ms, 1798 GB/s (0.600 of copy), 3146 GFLOP/s (0.053 of FMA)
+//     06_prefetch_4_rows  star7 512^3        0.5973 ms, an experiment, 1798 GB/s (0.600 of copy), 3146 GFLOP/s (0.053 of FMA)
 //     06_prefetch         box27 512^3        0.5611 ms, 1914 GB/s (0.638 of copy), 12918 GFLOP/s (0.218 of FMA)
-//     06_prefetch_4_rows  box27 512^3        0.5914 ms, 1815 GB/s (0.605 of copy), 12254 GFLOP/s (0.207 of FMA)
+//     06_prefetch_4_rows  box27 512^3        0.5914 ms, an experiment, 1815 GB/s (0.605 of copy), 12254 GFLOP/s (0.207 of FMA)
 //     06_prefetch         compound_r1 512^3  0.5629 ms, 1908 GB/s (0.636 of copy), 12876 GFLOP/s (0.217 of FMA)
-//     06_prefetch_4_rows  compound_r1 512^3  0.5919 ms, 1814 GB/s (0.605 of copy), 12246 GFLOP/s (0.207 of FMA)
+//     06_prefetch_4_rows  compound_r1 512^3  0.5919 ms, an experiment, 1814 GB/s (0.605 of copy), 12246 GFLOP/s (0.207 of FMA)
 //     06_prefetch         compound_r2 512^3  0.8835 ms, 1215 GB/s (0.405 of copy), 37979 GFLOP/s (0.641 of FMA)
-//     06_prefetch_4_rows  compound_r2 512^3  0.8888 ms, 1208 GB/s (0.403 of copy), 37753 GFLOP/s (0.638 of FMA)
+//     06_prefetch_4_rows  compound_r2 512^3  0.8888 ms, an experiment, 1208 GB/s (0.403 of copy), 37753 GFLOP/s (0.638 of FMA)
 //   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
 //     06_prefetch         star7 512^3        0.4855 ms, 2211 GB/s (0.526 of copy), 3870 GFLOP/s (0.066 of FMA)
-//     06_prefetch_4_rows  star7 512^3        0.5365 ms, 2001 GB/s (0.476 of copy), 3502 GFLOP/s (0.060 of FMA)
+//     06_prefetch_4_rows  star7 512^3        0.5365 ms, an experiment, 2001 GB/s (0.476 of copy), 3502 GFLOP/s (0.060 of FMA)
 //     06_prefetch         box27 512^3        0.4969 ms, 2161 GB/s (0.514 of copy), 14586 GFLOP/s (0.249 of FMA)
-//     06_prefetch_4_rows  box27 512^3        0.5333 ms, 2013 GB/s (0.479 of copy), 13591 GFLOP/s (0.232 of FMA)
+//     06_prefetch_4_rows  box27 512^3        0.5333 ms, an experiment, 2013 GB/s (0.479 of copy), 13591 GFLOP/s (0.232 of FMA)
 //     06_prefetch         compound_r1 512^3  0.4980 ms, 2156 GB/s (0.513 of copy), 14553 GFLOP/s (0.249 of FMA)
-//     06_prefetch_4_rows  compound_r1 512^3  0.5333 ms, 2013 GB/s (0.479 of copy), 13589 GFLOP/s (0.232 of FMA)
+//     06_prefetch_4_rows  compound_r1 512^3  0.5333 ms, an experiment, 2013 GB/s (0.479 of copy), 13589 GFLOP/s (0.232 of FMA)
 //     06_prefetch         compound_r2 512^3  0.8853 ms, 1213 GB/s (0.288 of copy), 37903 GFLOP/s (0.647 of FMA)
-//     06_prefetch_4_rows  compound_r2 512^3  0.8897 ms, 1207 GB/s (0.287 of copy), 37714 GFLOP/s (0.644 of FMA)
+//     06_prefetch_4_rows  compound_r2 512^3  0.8897 ms, an experiment, 1207 GB/s (0.287 of copy), 37714 GFLOP/s (0.644 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

@@ -10,22 +10,22 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     07_z_chunks         star7 512^3        0.5269 ms, 2038 GB/s (0.680 of copy), 3566 GFLOP/s (0.060 of FMA)
-//     07_z_chunks_4_rows  star7 512^3        0.4704 ms, 2283 GB/s (0.761 of copy), 3994 GFLOP/s (0.067 of FMA)
+//     07_z_chunks_4_rows  star7 512^3        0.4704 ms, an experiment, 2283 GB/s (0.761 of copy), 3994 GFLOP/s (0.067 of FMA)
 //     07_z_chunks         box27 512^3        0.5350 ms, 2007 GB/s (0.669 of copy), 13548 GFLOP/s (0.229 of FMA)
-//     07_z_chunks_4_rows  box27 512^3        0.5131 ms, 2093 GB/s (0.698 of copy), 14127 GFLOP/s (0.239 of FMA)
+//     07_z_chunks_4_rows  box27 512^3        0.5131 ms, an experiment, 2093 GB/s (0.698 of copy), 14127 GFLOP/s (0.239 of FMA)
 //     07_z_chunks         compound_r1 512^3  0.5346 ms, 2008 GB/s (0.670 of copy), 13556 GFLOP/s (0.229 of FMA)
-//     07_z_chunks_4_rows  compound_r1 512^3  0.5132 ms, 2092 GB/s (0.698 of copy), 14121 GFLOP/s (0.238 of FMA)
+//     07_z_chunks_4_rows  compound_r1 512^3  0.5132 ms, an experiment, 2092 GB/s (0.698 of copy), 14121 GFLOP/s (0.238 of FMA)
 //     07_z_chunks         compound_r2 512^3  0.8868 ms, 1211 GB/s (0.404 of copy), 37838 GFLOP/s (0.639 of FMA)
-//     07_z_chunks_4_rows  compound_r2 512^3  0.8974 ms, 1197 GB/s (0.399 of copy), 37392 GFLOP/s (0.631 of FMA)
+//     07_z_chunks_4_rows  compound_r2 512^3  0.8974 ms, an experiment, 1197 GB/s (0.399 of copy), 37392 GFLOP/s (0.631 of FMA)
 //   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
 //     07_z_chunks         star7 512^3        0.4508 ms, 2382 GB/s (0.566 of copy), 4168 GFLOP/s (0.071 of FMA)
-//     07_z_chunks_4_rows  star7 512^3        0.3767 ms, 2850 GB/s (0.678 of copy), 4988 GFLOP/s (0.085 of FMA)
+//     07_z_chunks_4_rows  star7 512^3        0.3767 ms, an experiment, 2850 GB/s (0.678 of copy), 4988 GFLOP/s (0.085 of FMA)
 //     07_z_chunks         box27 512^3        0.4638 ms, 2315 GB/s (0.551 of copy), 15628 GFLOP/s (0.267 of FMA)
-//     07_z_chunks_4_rows  box27 512^3        0.4418 ms, 2431 GB/s (0.578 of copy), 16406 GFLOP/s (0.280 of FMA)
+//     07_z_chunks_4_rows  box27 512^3        0.4418 ms, an experiment, 2431 GB/s (0.578 of copy), 16406 GFLOP/s (0.280 of FMA)
 //     07_z_chunks         compound_r1 512^3  0.4630 ms, 2319 GB/s (0.551 of copy), 15654 GFLOP/s (0.267 of FMA)
-//     07_z_chunks_4_rows  compound_r1 512^3  0.4420 ms, 2429 GB/s (0.578 of copy), 16397 GFLOP/s (0.280 of FMA)
+//     07_z_chunks_4_rows  compound_r1 512^3  0.4420 ms, an experiment, 2429 GB/s (0.578 of copy), 16397 GFLOP/s (0.280 of FMA)
 //     07_z_chunks         compound_r2 512^3  0.8876 ms, 1210 GB/s (0.288 of copy), 37804 GFLOP/s (0.646 of FMA)
-//     07_z_chunks_4_rows  compound_r2 512^3  0.8966 ms, 1198 GB/s (0.285 of copy), 37424 GFLOP/s (0.639 of FMA)
+//     07_z_chunks_4_rows  compound_r2 512^3  0.8966 ms, an experiment, 1198 GB/s (0.285 of copy), 37424 GFLOP/s (0.639 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

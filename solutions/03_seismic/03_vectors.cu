@@ -17,17 +17,17 @@
 // 50%), still 1.6x / 2.1x the bytes in flight per SM: from 0.89 to about 0.91 / 0.94 of the copy rate.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     03_vectors_1     laplacian8 512^3  1.7749 ms, 605 GB/s (0.202 of copy), 3781 GFLOP/s (0.064 of FMA)
-//     03_vectors_2     laplacian8 512^3  1.5354 ms, 699 GB/s (0.233 of copy), 4371 GFLOP/s (0.074 of FMA)
+//     03_vectors_1     laplacian8 512^3  1.7749 ms, an experiment, 605 GB/s (0.202 of copy), 3781 GFLOP/s (0.064 of FMA)
+//     03_vectors_2     laplacian8 512^3  1.5354 ms, an experiment, 699 GB/s (0.233 of copy), 4371 GFLOP/s (0.074 of FMA)
 //     03_vectors_4     laplacian8 512^3  1.4848 ms, 723 GB/s (0.241 of copy), 4520 GFLOP/s (0.077 of FMA)
-//     03_vectors_4_z2  laplacian8 512^3  1.4787 ms, 726 GB/s (0.242 of copy), 4538 GFLOP/s (0.077 of FMA)
-//     03_vectors_4_z4  laplacian8 512^3  1.4698 ms, 731 GB/s (0.243 of copy), 4566 GFLOP/s (0.077 of FMA)
+//     03_vectors_4_z2  laplacian8 512^3  1.4787 ms, an experiment, 726 GB/s (0.242 of copy), 4538 GFLOP/s (0.077 of FMA)
+//     03_vectors_4_z4  laplacian8 512^3  1.4698 ms, an experiment, 731 GB/s (0.243 of copy), 4566 GFLOP/s (0.077 of FMA)
 //   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
-//     03_vectors_1     laplacian8 512^3  1.4848 ms, 723 GB/s (0.170 of copy), 4520 GFLOP/s (0.077 of FMA)
-//     03_vectors_2     laplacian8 512^3  1.1633 ms, 923 GB/s (0.217 of copy), 5769 GFLOP/s (0.098 of FMA)
+//     03_vectors_1     laplacian8 512^3  1.4848 ms, an experiment, 723 GB/s (0.170 of copy), 4520 GFLOP/s (0.077 of FMA)
+//     03_vectors_2     laplacian8 512^3  1.1633 ms, an experiment, 923 GB/s (0.217 of copy), 5769 GFLOP/s (0.098 of FMA)
 //     03_vectors_4     laplacian8 512^3  1.1024 ms, 974 GB/s (0.229 of copy), 6088 GFLOP/s (0.103 of FMA)
-//     03_vectors_4_z2  laplacian8 512^3  1.0867 ms, 988 GB/s (0.232 of copy), 6176 GFLOP/s (0.105 of FMA)
-//     03_vectors_4_z4  laplacian8 512^3  1.0654 ms, 1008 GB/s (0.237 of copy), 6299 GFLOP/s (0.107 of FMA)
+//     03_vectors_4_z2  laplacian8 512^3  1.0867 ms, an experiment, 988 GB/s (0.232 of copy), 6176 GFLOP/s (0.105 of FMA)
+//     03_vectors_4_z4  laplacian8 512^3  1.0654 ms, an experiment, 1008 GB/s (0.237 of copy), 6299 GFLOP/s (0.107 of FMA)
 // END MEASURED
 // BEGIN FINDINGS
 // The z pass alone (results/h200/traffic.csv, Nsight Compute): step 02's window 0.424 ms, 3.78

@@ -17,13 +17,13 @@
 // occupancy, and with it the bytes in flight.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     06_one_pass_16   laplacian8 512^3  1.0659 ms, 1007 GB/s (0.336 of copy), 6296 GFLOP/s (0.107 of FMA)
+//     06_one_pass_16   laplacian8 512^3  1.0659 ms, an experiment, 1007 GB/s (0.336 of copy), 6296 GFLOP/s (0.107 of FMA)
 //     06_one_pass_64   laplacian8 512^3  1.0743 ms, 999 GB/s (0.333 of copy), 6247 GFLOP/s (0.106 of FMA)
-//     06_one_pass_256  laplacian8 512^3  1.0799 ms, 994 GB/s (0.331 of copy), 6214 GFLOP/s (0.105 of FMA)
+//     06_one_pass_256  laplacian8 512^3  1.0799 ms, an experiment, 994 GB/s (0.331 of copy), 6214 GFLOP/s (0.105 of FMA)
 //   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
-//     06_one_pass_16   laplacian8 512^3  1.0047 ms, 1069 GB/s (0.251 of copy), 6680 GFLOP/s (0.113 of FMA)
+//     06_one_pass_16   laplacian8 512^3  1.0047 ms, an experiment, 1069 GB/s (0.251 of copy), 6680 GFLOP/s (0.113 of FMA)
 //     06_one_pass_64   laplacian8 512^3  1.0074 ms, 1066 GB/s (0.251 of copy), 6662 GFLOP/s (0.113 of FMA)
-//     06_one_pass_256  laplacian8 512^3  1.0136 ms, 1059 GB/s (0.249 of copy), 6621 GFLOP/s (0.112 of FMA)
+//     06_one_pass_256  laplacian8 512^3  1.0136 ms, an experiment, 1059 GB/s (0.249 of copy), 6621 GFLOP/s (0.112 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

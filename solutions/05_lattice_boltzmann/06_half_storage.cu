@@ -17,26 +17,26 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
 //     06_fp16_storage  256x256    0.0680 ms (20 time steps), 694 GB/s (0.233 of copy), 19284 MLUP/s
-//     06_bf16_storage  256x256    0.0694 ms (20 time steps), 680 GB/s (0.228 of copy), 18893 MLUP/s
+//     06_bf16_storage  256x256    0.0694 ms (20 time steps), an experiment, 680 GB/s (0.228 of copy), 18893 MLUP/s
 //     06_fp16_storage  1024x1024  0.3742 ms (20 time steps), 2018 GB/s (0.676 of copy), 56050 MLUP/s
-//     06_bf16_storage  1024x1024  0.4000 ms (20 time steps), 1888 GB/s (0.633 of copy), 52433 MLUP/s
+//     06_bf16_storage  1024x1024  0.4000 ms (20 time steps), an experiment, 1888 GB/s (0.633 of copy), 52433 MLUP/s
 //     06_fp16_storage  2048x2048  1.2958 ms (20 time steps), 2330 GB/s (0.781 of copy), 64736 MLUP/s
-//     06_bf16_storage  2048x2048  1.3894 ms (20 time steps), 2173 GB/s (0.728 of copy), 60375 MLUP/s
+//     06_bf16_storage  2048x2048  1.3894 ms (20 time steps), an experiment, 2173 GB/s (0.728 of copy), 60375 MLUP/s
 //     06_fp16_storage  4096x4096  4.9568 ms (20 time steps), 2437 GB/s (0.817 of copy), 67693 MLUP/s
-//     06_bf16_storage  4096x4096  5.3473 ms (20 time steps), 2259 GB/s (0.757 of copy), 62750 MLUP/s
+//     06_bf16_storage  4096x4096  5.3473 ms (20 time steps), an experiment, 2259 GB/s (0.757 of copy), 62750 MLUP/s
 //     06_fp16_storage  8192x8192  19.6180 ms (20 time steps), 2463 GB/s (0.825 of copy), 68416 MLUP/s
-//     06_bf16_storage  8192x8192  21.1825 ms (20 time steps), 2281 GB/s (0.764 of copy), 63362 MLUP/s
+//     06_bf16_storage  8192x8192  21.1825 ms (20 time steps), an experiment, 2281 GB/s (0.764 of copy), 63362 MLUP/s
 //   NVIDIA H200 (commit a61db01af046, 2026-11-24):
 //     06_fp16_storage  256x256    0.0696 ms (20 time steps), 678 GB/s (0.160 of copy), 18842 MLUP/s
-//     06_bf16_storage  256x256    0.0689 ms (20 time steps), 685 GB/s (0.162 of copy), 19016 MLUP/s
+//     06_bf16_storage  256x256    0.0689 ms (20 time steps), an experiment, 685 GB/s (0.162 of copy), 19016 MLUP/s
 //     06_fp16_storage  1024x1024  0.3657 ms (20 time steps), 2065 GB/s (0.488 of copy), 57352 MLUP/s
-//     06_bf16_storage  1024x1024  0.3902 ms (20 time steps), 1935 GB/s (0.457 of copy), 53740 MLUP/s
+//     06_bf16_storage  1024x1024  0.3902 ms (20 time steps), an experiment, 1935 GB/s (0.457 of copy), 53740 MLUP/s
 //     06_fp16_storage  2048x2048  1.2842 ms (20 time steps), 2352 GB/s (0.555 of copy), 65322 MLUP/s
-//     06_bf16_storage  2048x2048  1.3853 ms (20 time steps), 2180 GB/s (0.515 of copy), 60554 MLUP/s
+//     06_bf16_storage  2048x2048  1.3853 ms (20 time steps), an experiment, 2180 GB/s (0.515 of copy), 60554 MLUP/s
 //     06_fp16_storage  4096x4096  4.9326 ms (20 time steps), 2449 GB/s (0.578 of copy), 68026 MLUP/s
-//     06_bf16_storage  4096x4096  5.3398 ms (20 time steps), 2262 GB/s (0.534 of copy), 62838 MLUP/s
+//     06_bf16_storage  4096x4096  5.3398 ms (20 time steps), an experiment, 2262 GB/s (0.534 of copy), 62838 MLUP/s
 //     06_fp16_storage  8192x8192  19.5390 ms (20 time steps), 2473 GB/s (0.584 of copy), 68692 MLUP/s
-//     06_bf16_storage  8192x8192  21.1580 ms (20 time steps), 2284 GB/s (0.539 of copy), 63436 MLUP/s
+//     06_bf16_storage  8192x8192  21.1580 ms (20 time steps), an experiment, 2284 GB/s (0.539 of copy), 63436 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <utility>

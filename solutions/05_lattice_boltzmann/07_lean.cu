@@ -18,37 +18,37 @@
 // their bytes allow if the instructions drop by a third.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
-//     07_lean_f32   256x256    0.0638 ms (20 time steps), 1478 GB/s (0.495 of copy), 20531 MLUP/s
+//     07_lean_f32   256x256    0.0638 ms (20 time steps), an experiment, 1478 GB/s (0.495 of copy), 20531 MLUP/s
 //     07_lean_fp16  256x256    0.0632 ms (20 time steps), 747 GB/s (0.250 of copy), 20755 MLUP/s
-//     07_lean_bf16  256x256    0.0640 ms (20 time steps), 737 GB/s (0.247 of copy), 20485 MLUP/s
-//     07_lean_f32   1024x1024  0.5815 ms (20 time steps), 2597 GB/s (0.870 of copy), 36064 MLUP/s
+//     07_lean_bf16  256x256    0.0640 ms (20 time steps), an experiment, 737 GB/s (0.247 of copy), 20485 MLUP/s
+//     07_lean_f32   1024x1024  0.5815 ms (20 time steps), an experiment, 2597 GB/s (0.870 of copy), 36064 MLUP/s
 //     07_lean_fp16  1024x1024  0.2789 ms (20 time steps), 2707 GB/s (0.907 of copy), 75182 MLUP/s
-//     07_lean_bf16  1024x1024  0.2954 ms (20 time steps), 2556 GB/s (0.857 of copy), 70999 MLUP/s
-//     07_lean_f32   2048x2048  2.1738 ms (20 time steps), 2778 GB/s (0.931 of copy), 38589 MLUP/s
+//     07_lean_bf16  1024x1024  0.2954 ms (20 time steps), an experiment, 2556 GB/s (0.857 of copy), 70999 MLUP/s
+//     07_lean_f32   2048x2048  2.1738 ms (20 time steps), an experiment, 2778 GB/s (0.931 of copy), 38589 MLUP/s
 //     07_lean_fp16  2048x2048  1.1965 ms (20 time steps), 2524 GB/s (0.846 of copy), 70111 MLUP/s
-//     07_lean_bf16  2048x2048  1.2010 ms (20 time steps), 2515 GB/s (0.843 of copy), 69847 MLUP/s
-//     07_lean_f32   4096x4096  8.5974 ms (20 time steps), 2810 GB/s (0.942 of copy), 39028 MLUP/s
+//     07_lean_bf16  2048x2048  1.2010 ms (20 time steps), an experiment, 2515 GB/s (0.843 of copy), 69847 MLUP/s
+//     07_lean_f32   4096x4096  8.5974 ms (20 time steps), an experiment, 2810 GB/s (0.942 of copy), 39028 MLUP/s
 //     07_lean_fp16  4096x4096  4.5084 ms (20 time steps), 2679 GB/s (0.898 of copy), 74426 MLUP/s
-//     07_lean_bf16  4096x4096  4.5764 ms (20 time steps), 2640 GB/s (0.885 of copy), 73320 MLUP/s
-//     07_lean_f32   8192x8192  33.8911 ms (20 time steps), 2851 GB/s (0.955 of copy), 39603 MLUP/s
+//     07_lean_bf16  4096x4096  4.5764 ms (20 time steps), an experiment, 2640 GB/s (0.885 of copy), 73320 MLUP/s
+//     07_lean_f32   8192x8192  33.8911 ms (20 time steps), an experiment, 2851 GB/s (0.955 of copy), 39603 MLUP/s
 //     07_lean_fp16  8192x8192  17.6947 ms (20 time steps), 2731 GB/s (0.915 of copy), 75852 MLUP/s
-//     07_lean_bf16  8192x8192  18.0916 ms (20 time steps), 2671 GB/s (0.895 of copy), 74188 MLUP/s
+//     07_lean_bf16  8192x8192  18.0916 ms (20 time steps), an experiment, 2671 GB/s (0.895 of copy), 74188 MLUP/s
 //   NVIDIA H200 (commit a61db01af046, 2026-11-24):
-//     07_lean_f32   256x256    0.0598 ms (20 time steps), 1577 GB/s (0.373 of copy), 21904 MLUP/s
+//     07_lean_f32   256x256    0.0598 ms (20 time steps), an experiment, 1577 GB/s (0.373 of copy), 21904 MLUP/s
 //     07_lean_fp16  256x256    0.0710 ms (20 time steps), 665 GB/s (0.157 of copy), 18471 MLUP/s
-//     07_lean_bf16  256x256    0.0720 ms (20 time steps), 655 GB/s (0.155 of copy), 18193 MLUP/s
-//     07_lean_f32   1024x1024  0.4388 ms (20 time steps), 3441 GB/s (0.813 of copy), 47793 MLUP/s
+//     07_lean_bf16  256x256    0.0720 ms (20 time steps), an experiment, 655 GB/s (0.155 of copy), 18193 MLUP/s
+//     07_lean_f32   1024x1024  0.4388 ms (20 time steps), an experiment, 3441 GB/s (0.813 of copy), 47793 MLUP/s
 //     07_lean_fp16  1024x1024  0.2660 ms (20 time steps), 2839 GB/s (0.671 of copy), 78850 MLUP/s
-//     07_lean_bf16  1024x1024  0.2794 ms (20 time steps), 2702 GB/s (0.638 of copy), 75066 MLUP/s
-//     07_lean_f32   2048x2048  1.5885 ms (20 time steps), 3802 GB/s (0.898 of copy), 52807 MLUP/s
+//     07_lean_bf16  1024x1024  0.2794 ms (20 time steps), an experiment, 2702 GB/s (0.638 of copy), 75066 MLUP/s
+//     07_lean_f32   2048x2048  1.5885 ms (20 time steps), an experiment, 3802 GB/s (0.898 of copy), 52807 MLUP/s
 //     07_lean_fp16  2048x2048  0.9799 ms (20 time steps), 3082 GB/s (0.728 of copy), 85606 MLUP/s
-//     07_lean_bf16  2048x2048  1.0160 ms (20 time steps), 2972 GB/s (0.702 of copy), 82569 MLUP/s
-//     07_lean_f32   4096x4096  6.1163 ms (20 time steps), 3950 GB/s (0.933 of copy), 54861 MLUP/s
+//     07_lean_bf16  2048x2048  1.0160 ms (20 time steps), an experiment, 2972 GB/s (0.702 of copy), 82569 MLUP/s
+//     07_lean_f32   4096x4096  6.1163 ms (20 time steps), an experiment, 3950 GB/s (0.933 of copy), 54861 MLUP/s
 //     07_lean_fp16  4096x4096  3.7290 ms (20 time steps), 3239 GB/s (0.765 of copy), 89982 MLUP/s
-//     07_lean_bf16  4096x4096  3.8733 ms (20 time steps), 3119 GB/s (0.737 of copy), 86631 MLUP/s
-//     07_lean_f32   8192x8192  24.1024 ms (20 time steps), 4009 GB/s (0.947 of copy), 55686 MLUP/s
+//     07_lean_bf16  4096x4096  3.8733 ms (20 time steps), an experiment, 3119 GB/s (0.737 of copy), 86631 MLUP/s
+//     07_lean_f32   8192x8192  24.1024 ms (20 time steps), an experiment, 4009 GB/s (0.947 of copy), 55686 MLUP/s
 //     07_lean_fp16  8192x8192  15.2288 ms (20 time steps), 3173 GB/s (0.749 of copy), 88134 MLUP/s
-//     07_lean_bf16  8192x8192  15.6703 ms (20 time steps), 3083 GB/s (0.728 of copy), 85651 MLUP/s
+//     07_lean_bf16  8192x8192  15.6703 ms (20 time steps), an experiment, 3083 GB/s (0.728 of copy), 85651 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>

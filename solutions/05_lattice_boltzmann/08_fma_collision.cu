@@ -26,37 +26,37 @@
 // float32 if issue was the limit.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
-//     08_fma_f32   256x256    0.0616 ms (20 time steps), 1531 GB/s (0.513 of copy), 21267 MLUP/s
+//     08_fma_f32   256x256    0.0616 ms (20 time steps), an experiment, 1531 GB/s (0.513 of copy), 21267 MLUP/s
 //     08_fma_fp16  256x256    0.0614 ms (20 time steps), 769 GB/s (0.258 of copy), 21361 MLUP/s
-//     08_fma_bf16  256x256    0.0607 ms (20 time steps), 777 GB/s (0.260 of copy), 21581 MLUP/s
-//     08_fma_f32   1024x1024  0.5821 ms (20 time steps), 2594 GB/s (0.869 of copy), 36026 MLUP/s
+//     08_fma_bf16  256x256    0.0607 ms (20 time steps), an experiment, 777 GB/s (0.260 of copy), 21581 MLUP/s
+//     08_fma_f32   1024x1024  0.5821 ms (20 time steps), an experiment, 2594 GB/s (0.869 of copy), 36026 MLUP/s
 //     08_fma_fp16  1024x1024  0.2606 ms (20 time steps), 2898 GB/s (0.971 of copy), 80486 MLUP/s
-//     08_fma_bf16  1024x1024  0.2616 ms (20 time steps), 2886 GB/s (0.967 of copy), 80157 MLUP/s
-//     08_fma_f32   2048x2048  2.1717 ms (20 time steps), 2781 GB/s (0.932 of copy), 38627 MLUP/s
+//     08_fma_bf16  1024x1024  0.2616 ms (20 time steps), an experiment, 2886 GB/s (0.967 of copy), 80157 MLUP/s
+//     08_fma_f32   2048x2048  2.1717 ms (20 time steps), an experiment, 2781 GB/s (0.932 of copy), 38627 MLUP/s
 //     08_fma_fp16  2048x2048  1.1476 ms (20 time steps), 2632 GB/s (0.882 of copy), 73098 MLUP/s
-//     08_fma_bf16  2048x2048  1.1596 ms (20 time steps), 2604 GB/s (0.873 of copy), 72343 MLUP/s
-//     08_fma_f32   4096x4096  8.5887 ms (20 time steps), 2813 GB/s (0.943 of copy), 39068 MLUP/s
+//     08_fma_bf16  2048x2048  1.1596 ms (20 time steps), an experiment, 2604 GB/s (0.873 of copy), 72343 MLUP/s
+//     08_fma_f32   4096x4096  8.5887 ms (20 time steps), an experiment, 2813 GB/s (0.943 of copy), 39068 MLUP/s
 //     08_fma_fp16  4096x4096  4.4125 ms (20 time steps), 2738 GB/s (0.917 of copy), 76044 MLUP/s
-//     08_fma_bf16  4096x4096  4.3693 ms (20 time steps), 2765 GB/s (0.926 of copy), 76795 MLUP/s
-//     08_fma_f32   8192x8192  33.7428 ms (20 time steps), 2864 GB/s (0.960 of copy), 39777 MLUP/s
+//     08_fma_bf16  4096x4096  4.3693 ms (20 time steps), an experiment, 2765 GB/s (0.926 of copy), 76795 MLUP/s
+//     08_fma_f32   8192x8192  33.7428 ms (20 time steps), an experiment, 2864 GB/s (0.960 of copy), 39777 MLUP/s
 //     08_fma_fp16  8192x8192  17.5292 ms (20 time steps), 2756 GB/s (0.924 of copy), 76568 MLUP/s
-//     08_fma_bf16  8192x8192  17.3805 ms (20 time steps), 2780 GB/s (0.932 of copy), 77223 MLUP/s
+//     08_fma_bf16  8192x8192  17.3805 ms (20 time steps), an experiment, 2780 GB/s (0.932 of copy), 77223 MLUP/s
 //   NVIDIA H200 (commit a61db01af046, 2026-11-24):
-//     08_fma_f32   256x256    0.0764 ms (20 time steps), 1236 GB/s (0.292 of copy), 17167 MLUP/s
+//     08_fma_f32   256x256    0.0764 ms (20 time steps), an experiment, 1236 GB/s (0.292 of copy), 17167 MLUP/s
 //     08_fma_fp16  256x256    0.0720 ms (20 time steps), 655 GB/s (0.155 of copy), 18203 MLUP/s
-//     08_fma_bf16  256x256    0.0754 ms (20 time steps), 626 GB/s (0.148 of copy), 17382 MLUP/s
-//     08_fma_f32   1024x1024  0.4390 ms (20 time steps), 3440 GB/s (0.813 of copy), 47775 MLUP/s
+//     08_fma_bf16  256x256    0.0754 ms (20 time steps), an experiment, 626 GB/s (0.148 of copy), 17382 MLUP/s
+//     08_fma_f32   1024x1024  0.4390 ms (20 time steps), an experiment, 3440 GB/s (0.813 of copy), 47775 MLUP/s
 //     08_fma_fp16  1024x1024  0.2369 ms (20 time steps), 3187 GB/s (0.753 of copy), 88514 MLUP/s
-//     08_fma_bf16  1024x1024  0.2380 ms (20 time steps), 3173 GB/s (0.749 of copy), 88127 MLUP/s
-//     08_fma_f32   2048x2048  1.5849 ms (20 time steps), 3811 GB/s (0.900 of copy), 52929 MLUP/s
+//     08_fma_bf16  1024x1024  0.2380 ms (20 time steps), an experiment, 3173 GB/s (0.749 of copy), 88127 MLUP/s
+//     08_fma_f32   2048x2048  1.5849 ms (20 time steps), an experiment, 3811 GB/s (0.900 of copy), 52929 MLUP/s
 //     08_fma_fp16  2048x2048  0.9136 ms (20 time steps), 3305 GB/s (0.781 of copy), 91814 MLUP/s
-//     08_fma_bf16  2048x2048  0.9160 ms (20 time steps), 3297 GB/s (0.779 of copy), 91583 MLUP/s
-//     08_fma_f32   4096x4096  6.1015 ms (20 time steps), 3960 GB/s (0.935 of copy), 54994 MLUP/s
+//     08_fma_bf16  2048x2048  0.9160 ms (20 time steps), an experiment, 3297 GB/s (0.779 of copy), 91583 MLUP/s
+//     08_fma_f32   4096x4096  6.1015 ms (20 time steps), an experiment, 3960 GB/s (0.935 of copy), 54994 MLUP/s
 //     08_fma_fp16  4096x4096  3.4571 ms (20 time steps), 3494 GB/s (0.825 of copy), 97061 MLUP/s
-//     08_fma_bf16  4096x4096  3.4878 ms (20 time steps), 3463 GB/s (0.818 of copy), 96204 MLUP/s
-//     08_fma_f32   8192x8192  24.0680 ms (20 time steps), 4015 GB/s (0.948 of copy), 55766 MLUP/s
+//     08_fma_bf16  4096x4096  3.4878 ms (20 time steps), an experiment, 3463 GB/s (0.818 of copy), 96204 MLUP/s
+//     08_fma_f32   8192x8192  24.0680 ms (20 time steps), an experiment, 4015 GB/s (0.948 of copy), 55766 MLUP/s
 //     08_fma_fp16  8192x8192  14.0653 ms (20 time steps), 3435 GB/s (0.811 of copy), 95425 MLUP/s
-//     08_fma_bf16  8192x8192  14.0063 ms (20 time steps), 3450 GB/s (0.815 of copy), 95827 MLUP/s
+//     08_fma_bf16  8192x8192  14.0063 ms (20 time steps), an experiment, 3450 GB/s (0.815 of copy), 95827 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>

@@ -21,26 +21,26 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
 //     09_pairs_fp16  256x256    0.0916 ms (20 time steps), 515 GB/s (0.173 of copy), 14307 MLUP/s
-//     09_pairs_bf16  256x256    0.0914 ms (20 time steps), 516 GB/s (0.173 of copy), 14334 MLUP/s
+//     09_pairs_bf16  256x256    0.0914 ms (20 time steps), an experiment, 516 GB/s (0.173 of copy), 14334 MLUP/s
 //     09_pairs_fp16  1024x1024  0.3680 ms (20 time steps), 2051 GB/s (0.687 of copy), 56983 MLUP/s
-//     09_pairs_bf16  1024x1024  0.3686 ms (20 time steps), 2048 GB/s (0.686 of copy), 56891 MLUP/s
+//     09_pairs_bf16  1024x1024  0.3686 ms (20 time steps), an experiment, 2048 GB/s (0.686 of copy), 56891 MLUP/s
 //     09_pairs_fp16  2048x2048  1.5722 ms (20 time steps), 1921 GB/s (0.644 of copy), 53355 MLUP/s
-//     09_pairs_bf16  2048x2048  1.5832 ms (20 time steps), 1907 GB/s (0.639 of copy), 52985 MLUP/s
+//     09_pairs_bf16  2048x2048  1.5832 ms (20 time steps), an experiment, 1907 GB/s (0.639 of copy), 52985 MLUP/s
 //     09_pairs_fp16  4096x4096  5.7081 ms (20 time steps), 2116 GB/s (0.709 of copy), 58784 MLUP/s
-//     09_pairs_bf16  4096x4096  5.7087 ms (20 time steps), 2116 GB/s (0.709 of copy), 58778 MLUP/s
+//     09_pairs_bf16  4096x4096  5.7087 ms (20 time steps), an experiment, 2116 GB/s (0.709 of copy), 58778 MLUP/s
 //     09_pairs_fp16  8192x8192  22.0915 ms (20 time steps), 2187 GB/s (0.733 of copy), 60755 MLUP/s
-//     09_pairs_bf16  8192x8192  22.0922 ms (20 time steps), 2187 GB/s (0.733 of copy), 60753 MLUP/s
+//     09_pairs_bf16  8192x8192  22.0922 ms (20 time steps), an experiment, 2187 GB/s (0.733 of copy), 60753 MLUP/s
 //   NVIDIA H200 (commit a61db01af046, 2026-11-24):
 //     09_pairs_fp16  256x256    0.0879 ms (20 time steps), 537 GB/s (0.127 of copy), 14908 MLUP/s
-//     09_pairs_bf16  256x256    0.0872 ms (20 time steps), 541 GB/s (0.128 of copy), 15039 MLUP/s
+//     09_pairs_bf16  256x256    0.0872 ms (20 time steps), an experiment, 541 GB/s (0.128 of copy), 15039 MLUP/s
 //     09_pairs_fp16  1024x1024  0.3430 ms (20 time steps), 2201 GB/s (0.520 of copy), 61143 MLUP/s
-//     09_pairs_bf16  1024x1024  0.3422 ms (20 time steps), 2206 GB/s (0.521 of copy), 61283 MLUP/s
+//     09_pairs_bf16  1024x1024  0.3422 ms (20 time steps), an experiment, 2206 GB/s (0.521 of copy), 61283 MLUP/s
 //     09_pairs_fp16  2048x2048  1.4314 ms (20 time steps), 2110 GB/s (0.498 of copy), 58603 MLUP/s
-//     09_pairs_bf16  2048x2048  1.4386 ms (20 time steps), 2099 GB/s (0.496 of copy), 58312 MLUP/s
+//     09_pairs_bf16  2048x2048  1.4386 ms (20 time steps), an experiment, 2099 GB/s (0.496 of copy), 58312 MLUP/s
 //     09_pairs_fp16  4096x4096  5.1564 ms (20 time steps), 2343 GB/s (0.553 of copy), 65073 MLUP/s
-//     09_pairs_bf16  4096x4096  5.1870 ms (20 time steps), 2329 GB/s (0.550 of copy), 64690 MLUP/s
+//     09_pairs_bf16  4096x4096  5.1870 ms (20 time steps), an experiment, 2329 GB/s (0.550 of copy), 64690 MLUP/s
 //     09_pairs_fp16  8192x8192  20.1558 ms (20 time steps), 2397 GB/s (0.566 of copy), 66590 MLUP/s
-//     09_pairs_bf16  8192x8192  20.1369 ms (20 time steps), 2399 GB/s (0.567 of copy), 66653 MLUP/s
+//     09_pairs_bf16  8192x8192  20.1369 ms (20 time steps), an experiment, 2399 GB/s (0.567 of copy), 66653 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <utility>

@@ -53,26 +53,26 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
 //     10_stochastic_fp16  256x256    0.0630 ms (20 time steps), 749 GB/s (0.251 of copy), 20792 MLUP/s
-//     10_stochastic_bf16  256x256    0.0624 ms (20 time steps), 756 GB/s (0.253 of copy), 20989 MLUP/s
+//     10_stochastic_bf16  256x256    0.0624 ms (20 time steps), an experiment, 756 GB/s (0.253 of copy), 20989 MLUP/s
 //     10_stochastic_fp16  1024x1024  0.2774 ms (20 time steps), 2722 GB/s (0.912 of copy), 75602 MLUP/s
-//     10_stochastic_bf16  1024x1024  0.2800 ms (20 time steps), 2696 GB/s (0.904 of copy), 74903 MLUP/s
+//     10_stochastic_bf16  1024x1024  0.2800 ms (20 time steps), an experiment, 2696 GB/s (0.904 of copy), 74903 MLUP/s
 //     10_stochastic_fp16  2048x2048  1.1513 ms (20 time steps), 2623 GB/s (0.879 of copy), 72864 MLUP/s
-//     10_stochastic_bf16  2048x2048  1.1729 ms (20 time steps), 2575 GB/s (0.863 of copy), 71520 MLUP/s
+//     10_stochastic_bf16  2048x2048  1.1729 ms (20 time steps), an experiment, 2575 GB/s (0.863 of copy), 71520 MLUP/s
 //     10_stochastic_fp16  4096x4096  4.4641 ms (20 time steps), 2706 GB/s (0.907 of copy), 75165 MLUP/s
-//     10_stochastic_bf16  4096x4096  4.4239 ms (20 time steps), 2731 GB/s (0.915 of copy), 75848 MLUP/s
+//     10_stochastic_bf16  4096x4096  4.4239 ms (20 time steps), an experiment, 2731 GB/s (0.915 of copy), 75848 MLUP/s
 //     10_stochastic_fp16  8192x8192  17.4624 ms (20 time steps), 2767 GB/s (0.927 of copy), 76861 MLUP/s
-//     10_stochastic_bf16  8192x8192  17.3433 ms (20 time steps), 2786 GB/s (0.934 of copy), 77389 MLUP/s
+//     10_stochastic_bf16  8192x8192  17.3433 ms (20 time steps), an experiment, 2786 GB/s (0.934 of copy), 77389 MLUP/s
 //   NVIDIA H200 (commit a61db01af046, 2026-11-24):
 //     10_stochastic_fp16  256x256    0.0736 ms (20 time steps), 641 GB/s (0.151 of copy), 17805 MLUP/s
-//     10_stochastic_bf16  256x256    0.0698 ms (20 time steps), 676 GB/s (0.160 of copy), 18781 MLUP/s
+//     10_stochastic_bf16  256x256    0.0698 ms (20 time steps), an experiment, 676 GB/s (0.160 of copy), 18781 MLUP/s
 //     10_stochastic_fp16  1024x1024  0.2624 ms (20 time steps), 2877 GB/s (0.680 of copy), 79907 MLUP/s
-//     10_stochastic_bf16  1024x1024  0.2663 ms (20 time steps), 2835 GB/s (0.670 of copy), 78741 MLUP/s
+//     10_stochastic_bf16  1024x1024  0.2663 ms (20 time steps), an experiment, 2835 GB/s (0.670 of copy), 78741 MLUP/s
 //     10_stochastic_fp16  2048x2048  0.9544 ms (20 time steps), 3164 GB/s (0.747 of copy), 87890 MLUP/s
-//     10_stochastic_bf16  2048x2048  0.9686 ms (20 time steps), 3118 GB/s (0.736 of copy), 86608 MLUP/s
+//     10_stochastic_bf16  2048x2048  0.9686 ms (20 time steps), an experiment, 3118 GB/s (0.736 of copy), 86608 MLUP/s
 //     10_stochastic_fp16  4096x4096  3.6495 ms (20 time steps), 3310 GB/s (0.782 of copy), 91943 MLUP/s
-//     10_stochastic_bf16  4096x4096  3.6776 ms (20 time steps), 3285 GB/s (0.776 of copy), 91240 MLUP/s
+//     10_stochastic_bf16  4096x4096  3.6776 ms (20 time steps), an experiment, 3285 GB/s (0.776 of copy), 91240 MLUP/s
 //     10_stochastic_fp16  8192x8192  14.8707 ms (20 time steps), 3249 GB/s (0.768 of copy), 90257 MLUP/s
-//     10_stochastic_bf16  8192x8192  14.8838 ms (20 time steps), 3246 GB/s (0.767 of copy), 90177 MLUP/s
+//     10_stochastic_bf16  8192x8192  14.8838 ms (20 time steps), an experiment, 3246 GB/s (0.767 of copy), 90177 MLUP/s
 // END MEASURED
 #include <cstdint>
 #include <stdexcept>

@@ -59,26 +59,26 @@
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
-//     13_pairs_stochastic_fp16  256x256    0.0671 ms (20 time steps), 703 GB/s (0.236 of copy), 19528 MLUP/s
+//     13_pairs_stochastic_fp16  256x256    0.0671 ms (20 time steps), an experiment, 703 GB/s (0.236 of copy), 19528 MLUP/s
 //     13_quads_stochastic_fp16  256x256    0.0876 ms (20 time steps), 539 GB/s (0.181 of copy), 14965 MLUP/s
-//     13_pairs_stochastic_fp16  1024x1024  0.2676 ms (20 time steps), 2821 GB/s (0.945 of copy), 78355 MLUP/s
+//     13_pairs_stochastic_fp16  1024x1024  0.2676 ms (20 time steps), an experiment, 2821 GB/s (0.945 of copy), 78355 MLUP/s
 //     13_quads_stochastic_fp16  1024x1024  0.3135 ms (20 time steps), 2408 GB/s (0.807 of copy), 66894 MLUP/s
-//     13_pairs_stochastic_fp16  2048x2048  1.1463 ms (20 time steps), 2634 GB/s (0.883 of copy), 73179 MLUP/s
+//     13_pairs_stochastic_fp16  2048x2048  1.1463 ms (20 time steps), an experiment, 2634 GB/s (0.883 of copy), 73179 MLUP/s
 //     13_quads_stochastic_fp16  2048x2048  1.1535 ms (20 time steps), 2618 GB/s (0.877 of copy), 72726 MLUP/s
-//     13_pairs_stochastic_fp16  4096x4096  4.3247 ms (20 time steps), 2793 GB/s (0.936 of copy), 77588 MLUP/s
+//     13_pairs_stochastic_fp16  4096x4096  4.3247 ms (20 time steps), an experiment, 2793 GB/s (0.936 of copy), 77588 MLUP/s
 //     13_quads_stochastic_fp16  4096x4096  4.2696 ms (20 time steps), 2829 GB/s (0.948 of copy), 78588 MLUP/s
-//     13_pairs_stochastic_fp16  8192x8192  16.9373 ms (20 time steps), 2853 GB/s (0.956 of copy), 79244 MLUP/s
+//     13_pairs_stochastic_fp16  8192x8192  16.9373 ms (20 time steps), an experiment, 2853 GB/s (0.956 of copy), 79244 MLUP/s
 //     13_quads_stochastic_fp16  8192x8192  16.7177 ms (20 time steps), 2890 GB/s (0.969 of copy), 80285 MLUP/s
 //   NVIDIA H200 (commit a61db01af046, 2026-11-24):
-//     13_pairs_stochastic_fp16  256x256    0.0697 ms (20 time steps), 677 GB/s (0.160 of copy), 18806 MLUP/s
+//     13_pairs_stochastic_fp16  256x256    0.0697 ms (20 time steps), an experiment, 677 GB/s (0.160 of copy), 18806 MLUP/s
 //     13_quads_stochastic_fp16  256x256    0.0833 ms (20 time steps), 567 GB/s (0.134 of copy), 15739 MLUP/s
-//     13_pairs_stochastic_fp16  1024x1024  0.2506 ms (20 time steps), 3013 GB/s (0.712 of copy), 83688 MLUP/s
+//     13_pairs_stochastic_fp16  1024x1024  0.2506 ms (20 time steps), an experiment, 3013 GB/s (0.712 of copy), 83688 MLUP/s
 //     13_quads_stochastic_fp16  1024x1024  0.3025 ms (20 time steps), 2496 GB/s (0.590 of copy), 69328 MLUP/s
-//     13_pairs_stochastic_fp16  2048x2048  0.9182 ms (20 time steps), 3289 GB/s (0.777 of copy), 91363 MLUP/s
+//     13_pairs_stochastic_fp16  2048x2048  0.9182 ms (20 time steps), an experiment, 3289 GB/s (0.777 of copy), 91363 MLUP/s
 //     13_quads_stochastic_fp16  2048x2048  0.9179 ms (20 time steps), 3290 GB/s (0.777 of copy), 91394 MLUP/s
-//     13_pairs_stochastic_fp16  4096x4096  3.4323 ms (20 time steps), 3519 GB/s (0.831 of copy), 97762 MLUP/s
+//     13_pairs_stochastic_fp16  4096x4096  3.4323 ms (20 time steps), an experiment, 3519 GB/s (0.831 of copy), 97762 MLUP/s
 //     13_quads_stochastic_fp16  4096x4096  3.1663 ms (20 time steps), 3815 GB/s (0.901 of copy), 105974 MLUP/s
-//     13_pairs_stochastic_fp16  8192x8192  13.8194 ms (20 time steps), 3496 GB/s (0.826 of copy), 97123 MLUP/s
+//     13_pairs_stochastic_fp16  8192x8192  13.8194 ms (20 time steps), an experiment, 3496 GB/s (0.826 of copy), 97123 MLUP/s
 //     13_quads_stochastic_fp16  8192x8192  12.8734 ms (20 time steps), 3753 GB/s (0.887 of copy), 104260 MLUP/s
 // END MEASURED
 #include <cstdint>

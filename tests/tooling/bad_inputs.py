@@ -111,6 +111,7 @@ GENERATOR_TREE = {"exercises/generate.py": Copy("exercises/generate.py"), "profi
 GRADE = "{tmp}/exercises/grade.py"
 GRADER_TREE = {"exercises": Copy("exercises"), "profiling/cli.py": Copy("profiling/cli.py"),
                "profiling/results.py": Copy("profiling/results.py"), "profiling/verdict.py": Copy("profiling/verdict.py"),
+               "profiling/registry.py": Copy("profiling/registry.py"),
                "chapters/01_transpose/bench_transpose.cpp": "", "chapters/03_seismic/bench_seismic.cpp": ""}
 
 NO_TORCH = {"lib/torch/__init__.py": "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"}

@@ -11,6 +11,8 @@
   stream".
 - --verdict times each step once per family, at the largest size that fits, and no peers: chapter
   4's benchmark with two sizes, then the larger one capped out.
+- By default a benchmark times each step file's taught variant and the peers, a line as each case
+  finishes; --all adds the experiments, marked; a filter that selects only experiments says so.
 Exit 0 when every check holds, 1 when one does not, 77 (skipped) on a GPU build without a GPU.
 """
 import argparse
@@ -64,6 +66,20 @@ def main() -> int:
                          "--verdict", env={"COURSE_DEVICE_MEMORY_MB": "1"})
     expect("--verdict with the larger size over the capped memory", capped_verdict, 0,
            r"^16x16, 50 atoms +median ms.*\n00_naive +[\d.]+ ")
+
+    taught = run(coulomb, "--sizes=16x16:50", "--benchmark_filter=/05_", "--repetitions=2")
+    expect("the taught variant of a step file", taught, 0,
+           r"^\[1/1\] +05_shared_atoms_8x4_points +16x16, 50 atoms: [\d.]+ ms, ", r"^05_shared_atoms_8x4_points +[\d.]+ ")
+    if "8_points" in taught.stdout or "experiment" in taught.stdout:
+        problems.append("an experiment ran without --all:\n" + taught.stdout)
+    everything = run(coulomb, "--sizes=16x16:50", "--benchmark_filter=/05_", "--repetitions=2", "--all")
+    expect("--all", everything, 0, r"^\[4/4\] ", r"^\[experiment\] 05_shared_atoms_8_points +[\d.]+ ",
+           r"^05_shared_atoms_8x4_points +[\d.]+ ")
+    expect("a filter that selects only experiments", run(coulomb, "--sizes=16x16:50", "--benchmark_filter=8x2"), 2,
+           r"^error: --benchmark_filter='8x2' selects none of the \d+ cases of taught steps and peers .*; it selects "
+           r"experiments, which run with --all$")
+    expect("--verdict with --all", run(coulomb, "--verdict", "--all"), 2,
+           r"^error: --verdict times the taught steps only; --all does not go with it$")
 
     expect("a control case", run(misbehaving, "--case=right"), 0, r"^right +[\d.]+ ")
     expect("a case that keeps its first answer", run(misbehaving, "--case=keeps_first_answer"), 1,

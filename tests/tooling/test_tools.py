@@ -35,6 +35,8 @@ traffic = load("traffic", ROOT / "profiling" / "traffic.py")
 report = load("report", ROOT / "profiling" / "report.py")
 results = load("results", ROOT / "profiling" / "results.py")
 peer_timing = load("peer_timing", ROOT / "profiling" / "peer_timing.py")
+registry = load("registry", ROOT / "profiling" / "registry.py")
+course_table = load("course_table", ROOT / "profiling" / "course_table.py")
 
 
 class ExerciseGenerator(unittest.TestCase):
@@ -221,10 +223,19 @@ class BenchmarkResults(unittest.TestCase):
 
     def test_tables_go_between_their_markers_only(self):
         readme = "intro\n<!-- BEGIN GENERATED: t -->\nold\n<!-- END GENERATED: t -->\noutro\n"
-        self.assertEqual(report.fill(readme, {"t": "new"}),
-                         "intro\n<!-- BEGIN GENERATED: t -->\nnew\n<!-- END GENERATED: t -->\noutro\n")
+        self.assertEqual(report.fill({"README.md": readme}, {"t": "new"}),
+                         {"README.md": "intro\n<!-- BEGIN GENERATED: t -->\nnew\n<!-- END GENERATED: t -->\noutro\n"})
         with self.assertRaises(cli.ToolError):
-            report.fill(readme, {"missing": "x"})
+            report.fill({"README.md": readme}, {"missing": "x"})
+
+    def test_a_table_goes_into_the_lesson_or_the_notes_wherever_its_markers_are(self):
+        lesson = "<!-- BEGIN GENERATED: steps -->\n<!-- END GENERATED: steps -->\n"
+        notes = "<!-- BEGIN GENERATED: stalls -->\n<!-- END GENERATED: stalls -->\n"
+        filled = report.fill({"README.md": lesson, "NOTES.md": notes}, {"steps": "a", "stalls": "b"})
+        self.assertIn("steps -->\na\n", filled["README.md"])
+        self.assertIn("stalls -->\nb\n", filled["NOTES.md"])
+        with self.assertRaisesRegex(cli.ToolError, "README.md or NOTES.md: has no markers for the 'gone' table"):
+            report.fill({"README.md": lesson, "NOTES.md": notes}, {"gone": "c"})
 
 
     def test_every_rate_is_kept(self):
@@ -249,8 +260,9 @@ class BenchmarkResults(unittest.TestCase):
 def second_gpu(chapter: pathlib.Path, folder: pathlib.Path, slower: float = 1.3, copy_gbps: float = 2990.0) -> None:
     """A copy of `chapter`'s README, tables and H200 results in `folder`, with a second GPU's:
     the H200's run renamed an H100 80GB HBM3, every time `slower` times longer, a lower copy ceiling."""
-    shutil.copy(chapter / "README.md", folder / "README.md")
-    shutil.copy(chapter / "tables.py", folder / "tables.py")
+    for name in ("README.md", "NOTES.md", "tables.py", "steps.hpp"):
+        if (chapter / name).exists():
+            shutil.copy(chapter / name, folder / name)
     shutil.copytree(chapter / "results" / "h200", folder / "results" / "h200")
     h100 = folder / "results" / "h100-80gb-hbm3"
     shutil.copytree(chapter / "results" / "h200", h100)
@@ -269,8 +281,8 @@ class Report(unittest.TestCase):
     def test_the_committed_readmes_are_reproduced(self):
         for chapter in (CHAPTER1, CHAPTER2):
             runs = results.load_chapter(chapter)
-            readme = (chapter / "README.md").read_text()
-            self.assertEqual(report.fill(readme, report.generated(chapter, runs)), readme, chapter.name)
+            documents = {path: path.read_text() for path in (chapter / "README.md", chapter / "NOTES.md") if path.exists()}
+            self.assertEqual(report.fill(documents, report.generated(chapter, runs)), documents, chapter.name)
 
     def test_effective_bandwidth_counts_what_each_pass_must_move(self):
         tables = report.load_tables_module(CHAPTER3)
@@ -300,7 +312,7 @@ class Report(unittest.TestCase):
             chapter = pathlib.Path(folder) / "09_example"
             shutil.copytree(CHAPTER2 / "results" / "h200", chapter / "results" / "h200")  # one GPU
             tables = report.chapter_tables(chapter, results.load_chapter(chapter))
-            self.assertEqual(set(tables), {"steps", "roofline", "traffic"})
+            self.assertEqual(set(tables), {"steps", "roofline", "traffic", "experiments"})
             r2 = next(line for line in tables["steps"].splitlines() if line.startswith("| step") and "of roofline" in line)
             self.assertIn("GFLOP/s | of FMA", r2)
             self.assertIn("| compound_r2 512^3 | 00–11 | 31.25 | FMA |", tables["roofline"])
@@ -333,8 +345,8 @@ class Report(unittest.TestCase):
             self.assertIn("//   NVIDIA H100 80GB HBM3 (commit", block)
             self.assertIn("//   NVIDIA H200 (commit", block)
             # the README takes them, and --check then agrees with it
-            readme = report.fill((chapter / "README.md").read_text(), tables)
-            self.assertEqual(report.fill(readme, report.generated(chapter, runs)), readme)
+            documents = report.fill({"README.md": (chapter / "README.md").read_text()}, tables)
+            self.assertEqual(report.fill(documents, report.generated(chapter, runs)), documents)
 
     def test_a_folder_not_named_after_its_gpu_is_refused(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -350,6 +362,66 @@ class Report(unittest.TestCase):
         self.assertEqual(results.gpu_folder("NVIDIA H200"), "h200")
         self.assertEqual(results.gpu_folder("NVIDIA H100 80GB HBM3"), "h100-80gb-hbm3")
         self.assertEqual(results.gpu_folder("AMD Instinct MI250X"), "instinct-mi250x")
+
+
+class TaughtStepsAndExperiments(unittest.TestCase):
+    def test_every_chapter_teaches_one_variant_of_each_step_file(self):
+        for chapter in sorted(ROOT.glob("chapters/[0-9][0-9]_*")):
+            rows = registry.rows(chapter)
+            self.assertEqual(registry.problems(chapter), [], chapter.name)
+            files = {row.file for row in rows}
+            self.assertEqual(files, {row.file for row in rows if not row.experiment}, chapter.name)
+
+    def test_a_registry_that_teaches_two_variants_or_none_is_a_problem(self):
+        with tempfile.TemporaryDirectory() as folder:
+            chapter = pathlib.Path(folder)
+            (chapter / "steps.hpp").write_text("#define CH09_STEPS(STEP, EXPERIMENT) \\\n"
+                                               "  STEP(01_a, one, 1) \\\n  STEP(01_a, two, 1) \\\n"
+                                               "  EXPERIMENT(02_b, three, 1) \\\n")
+            self.assertEqual(registry.experiments(chapter), {"02_three"})
+            problems = registry.problems(chapter)
+            self.assertEqual(len(problems), 2, problems)
+            self.assertIn("teaches 2 variants of 01_a", problems[0])
+            self.assertIn("02_b has only experiments", problems[1])
+
+    def test_the_recordings_mark_experiments_and_the_lesson_tables_leave_them_out(self):
+        res = results.load_gpu(CHAPTER1 / "results" / "h200")
+        self.assertEqual({c.name for c in res.experiments},
+                         {"02_tile_unpadded", "05_vector_tile_streaming", "06_block_order_8_rows"})
+        tables = report.load_tables_module(CHAPTER1).tables(res)
+        self.assertNotIn("06_block_order_8_rows", tables["transpose"])
+        self.assertIn("| `06_block_order` | `06_block_order_8_rows` |", tables["experiments"])
+
+    def test_the_course_table_takes_the_best_taught_step_and_goes_stale_with_a_recording(self):
+        with tempfile.TemporaryDirectory() as folder:
+            root = pathlib.Path(folder)
+            chapter = root / "chapters" / "01_transpose"
+            chapter.mkdir(parents=True)
+            second_gpu(CHAPTER1, chapter)
+            before = course_table.table(root)
+            row = next(line for line in before.splitlines() if line.startswith("| 1 |"))
+            self.assertIn("`06_block_order` | 0.98 of copy", row)  # the H200's
+            # an experiment made faster than every taught step is still not the headline
+            bench_path = chapter / "results" / "h200" / "bench.json"
+            bench = json.loads(bench_path.read_text())
+            for run in bench["benchmarks"]:
+                if run.get("run_name", "").split("/")[:2] == ["transpose 16384x16384", "06_block_order_8_rows"]:
+                    run["real_time"] /= 2
+                    run.update({key: value * 2 for key, value in run.items() if key.endswith("/s")})
+            bench_path.write_text(json.dumps(bench))
+            self.assertIn("06_block_order_8_rows", report.load_tables_module(chapter).tables(
+                results.load_gpu(chapter / "results" / "h200"))["experiments"])
+            self.assertEqual(course_table.table(root), before)
+            for run in bench["benchmarks"]:
+                if run.get("run_name", "").split("/")[:2] == ["transpose 16384x16384", "05_vector_tile"]:
+                    run["real_time"] /= 2
+                    run.update({key: value * 2 for key, value in run.items() if key.endswith("/s")})
+            bench_path.write_text(json.dumps(bench))
+            self.assertIn("`05_vector_tile` | 1.9", course_table.table(root))
+
+    def test_the_committed_course_readme_matches_the_recordings(self):
+        readme = (ROOT / "README.md").read_text()
+        self.assertIn(course_table.table(), readme)
 
 
 class AtomicOutput(unittest.TestCase):

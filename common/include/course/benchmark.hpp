@@ -4,13 +4,14 @@
 // the cases of each. The session reaches the problems in order: it builds one (allocates it and
 // draws its inputs), runs each of its selected cases once and checks it, times the right ones,
 // checks them again on fresh inputs, and releases it before the next; a problem that would not
-// fit is skipped with one line. Each case is timed with a device-event pair around its work,
+// fit is skipped with one line. By default it times each step file's taught variant and the peers;
+// --all adds the experiments (the other variants the chapter registers). Each case is timed with a device-event pair around its work,
 // after one untimed warm-up launch, with L2 flushed before every timed run (unless --warm-l2),
 // and with the whole device idle once its stop event has completed (work on another stream would
 // escape the pair). Repetitions give the median, min and max. The console gets a summary table
 // (median time, effective bandwidth and its fraction of the copy ceiling, each of the case's
 // other rates and its fraction of its ceiling, the fraction of the roofline bound, and the
-// speedup over the group's first step); --benchmark_out=FILE.json writes everything, with the
+// speedup over the group's first taught step); --benchmark_out=FILE.json writes everything, with the
 // GPU, backend, ceilings, sizes and commit in its context, for the plots and the README tables
 // (profiling/results.py reads it).
 #pragma once
@@ -58,7 +59,7 @@ struct Problem {
 };
 
 struct Case {
-  std::string group;      // cases of one group share a table; the first that is not a peer is the baseline
+  std::string group;      // cases of one group share a table; the first taught step is the baseline
   std::string name;       // e.g. "02_tile_padded"
   std::function<void()> prepare;         // untimed, before every run: poison outputs, fresh state
   std::function<void()> run;             // the timed work: launches only, no synchronisation
@@ -66,6 +67,7 @@ struct Case {
   std::vector<Rate> rates;               // the work besides bytes: flops, rsqrts, lattice updates...
   std::function<std::string()> validate; // "" when the output is right, else what is wrong
   bool is_peer = false;                  // a library or copy the steps are compared against
+  bool is_experiment = false;            // a variant its step file does not teach: timed only with --all
   // The cases of one family compute one thing at several sizes ("transpose"): --verdict times each
   // step once per family, at the largest size that fits. A case of no family ("", a sweep's) is
   // left out of the verdict.
@@ -83,9 +85,10 @@ constexpr bool on_cpu_backend() {
 
 class Session {
  public:
-  // Takes the course's options, --warm-l2, --repetitions=N, --ceilings=FILE, --quiet (the summary
-  // table only), --verdict (each step once per family of cases, at the largest size that fits, no
-  // peers: what exercises/grade.py --bench times beside the solution) and the chapter's own (`defaults`, name -> default value), and of Google
+  // Takes the course's options, --warm-l2, --repetitions=N, --ceilings=FILE, --all (the
+  // experiments too), --quiet (one line as each case finishes, then the summary table), --verdict
+  // (each taught step once per family of cases, at the largest size that fits, no peers: what
+  // exercises/grade.py --bench times beside the solution) and the chapter's own (`defaults`, name -> default value), and of Google
   // Benchmark's flags those the harness does not set itself: --benchmark_filter, --benchmark_out
   // (JSON) and --benchmark_context; --help lists them. Unknown or repeated options and bad values:
   // one line and exit code 2, before anything is created. --benchmark_out=FILE is checked now and
@@ -139,6 +142,7 @@ class Session {
   bool warm_l2_ = false;
   bool quiet_ = false;
   bool verdict_ = false;  // --verdict: each step once per family, at its largest size that fits
+  bool all_ = false;      // --all: the experiments as well as the taught steps and the peers
   Seed seed_;
   std::unique_ptr<OutputFile> json_out_;
   std::string json_out_flag_;  // --benchmark_out=<the partial file>, handed to Google Benchmark
