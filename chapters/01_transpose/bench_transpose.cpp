@@ -1,13 +1,14 @@
 // Chapter 1 benchmark: every transpose step on a rows x cols float matrix (default 16384^2 on a
 // GPU) beside the device-to-device copy and the vendor library's transpose (cublasSgeam /
 // hipblasSgeam, where the build has the library); then the column consumer y = A^T x over k
-// passes: every consumer step, the flagged matrix and the library's gemv; then a size sweep of
-// the best transpose step and the copy, from 1 MiB to the whole matrix (L2 flushed, so it shows
-// where fixed costs stop mattering, not the L2 helping).
+// passes (k = 1 and 16; with --all also 2, 4 and 8): every consumer step, the flagged matrix and
+// the library's gemv; then, with --all, a size sweep of the best transpose step and the copy,
+// from 1 MiB to the whole matrix (L2 flushed, so it shows where fixed costs stop mattering, not
+// the L2 helping).
 // On a GPU it first measures the latency of a load that misses the caches (the JSON's context,
 // "memory_latency_ns"), for the README's bytes-in-flight model.
 //
-//   bench_transpose [--rows=N] [--cols=N] [--ceilings=FILE] [--warm-l2] [--repetitions=N]
+//   bench_transpose [--rows=N] [--cols=N] [--all] [--ceilings=FILE] [--warm-l2] [--repetitions=N]
 //                   [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
 #include <algorithm>
 #include <cstdio>
@@ -108,7 +109,8 @@ int main(int argc, char** argv) try {
   // y = A^T x over k passes of the same matrix: the flagged matrix pays its transpose once.
   auto poison_y = [matrix] { (*matrix)->d_y.poison(); };
   auto y_checked = [matrix] { return (*matrix)->y_checked(); };
-  for (int passes : {1, 2, 4, 8, 16}) {
+  const std::vector<int> pass_counts = session.all() ? std::vector<int>{1, 2, 4, 8, 16} : std::vector<int>{1, 16};
+  for (const int passes : pass_counts) {
     const std::string pass_group = "A^T x, " + std::to_string(passes) + " passes";
     const double bytes = double(passes) * elements * sizeof(float);  // A read once per pass
     auto repeat = [matrix, passes](ch01::ColumnConsumerFn consumer) {
@@ -149,7 +151,7 @@ int main(int argc, char** argv) try {
   // buffers, as a (rows x cols) matrix with rows = cols or 2 cols; groups "size sweep, N MiB".
   const auto steps = ch01::transpose_steps();
   const auto& best = *std::find_if(steps.begin(), steps.end(), [](const auto& s) { return s.source.id() == "06_block_order"; });
-  for (size_t bytes = size_t(1) << 20; bytes <= elements * sizeof(float); bytes *= 2) {
+  for (size_t bytes = size_t(1) << 20; session.all() && bytes <= elements * sizeof(float); bytes *= 2) {
     const size_t count = bytes / sizeof(float);
     int sweep_cols = 1;
     while (size_t(sweep_cols) * sweep_cols * 2 <= count) sweep_cols *= 2;

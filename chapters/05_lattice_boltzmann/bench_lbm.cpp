@@ -1,9 +1,10 @@
-// Chapter 5 benchmark: every step on channels of NX x NY cells (by default 256^2 to 8192^2; on
-// the CPU backend 64 x 32), each timed run `--steps` time steps from the same random state near
+// Chapter 5 benchmark: every step on channels of NX x NY cells (by default 2048^2 and 8192^2, with
+// --all 256^2 to 8192^2; on the CPU backend 64 x 32), each timed run `--steps` time steps from the same random state near
 // equilibrium. A case counts lattice updates (MLUP: cells x steps) and the fewest bytes a time
 // step moves per cell (the 9 distributions read and written once: 72 bytes in float32, 36 in 16
-// bits); its state after the run is checked against the float64 reference's, value by value. Beside them, the paper's CPU schemes (linear and subscript addressing) are timed on
-// the host, on one core and on all of them, on `--cpu-size` (context "cpu_MLUPS <scheme>").
+// bits); its state after the run is checked against the float64 reference's, value by value.
+// With --all, the paper's CPU schemes (linear and subscript addressing) are timed on the host
+// beside them, on one core and on all of them, on `--cpu-size` (context "cpu_MLUPS <scheme>").
 // Each size also times the steps' memory structure without their arithmetic (stream_copy.hpp)
 // at 4-byte and 2-byte values, as ceilings for the fused steps. PyTorch is measured by
 // peer_torch.py.
@@ -22,7 +23,7 @@
 // (a step that does not fit is skipped in one line), and its state is checked against the
 // reference's flow from rest.
 //
-//   bench_lbm [--sizes=NXxNY[,...]] [--steps=N] [--cpu-size=NXxNY] [--ceilings=FILE] [--warm-l2]
+//   bench_lbm [--sizes=NXxNY[,...]] [--steps=N] [--all] [--cpu-size=NXxNY] [--ceilings=FILE] [--warm-l2]
 //             [--quiet] [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json ...]
 //   bench_lbm --flow=FILE.csv
 //   bench_lbm --vortex=FILE.csv
@@ -385,7 +386,7 @@ void add_capacity_cases(course::bench::Session& session, const std::vector<Chann
 int main(int argc, char** argv) try {
   const bool cpu = course::bench::on_cpu_backend();
   course::bench::Session session(argc, argv,
-                                 {{"sizes", cpu ? "64x32" : "256x256,1024x1024,2048x2048,4096x4096,8192x8192"},
+                                 {{"sizes", ""},  // chosen below: the main sizes, or with --all every one
                                   {"steps", cpu ? "2" : "20"},
                                   {"cpu-size", cpu ? "64x32" : "2048x2048"},
                                   {"flow", ""},
@@ -396,7 +397,10 @@ int main(int argc, char** argv) try {
                                   {"capacity", ""},
                                   {"vortex", ""}});
   // Every option is read, and refused if wrong, before anything runs.
-  const std::vector<Channel> sizes = parse_sizes(session.text("sizes"));
+  const std::string main_sizes = cpu ? "64x32" : "2048x2048,8192x8192";
+  const std::string every_size = cpu ? "64x32" : "256x256,1024x1024,2048x2048,4096x4096,8192x8192";
+  const std::vector<Channel> sizes =
+      parse_sizes(session.text("sizes").empty() ? (session.all() ? every_size : main_sizes) : session.text("sizes"));
   const int steps = int(session.integer("steps", 1000));
   const Channel cpu_channel = parse_size(session.text("cpu-size"));
   const std::vector<int> widths = parse_widths(session.text("widths"));
@@ -482,7 +486,9 @@ int main(int argc, char** argv) try {
                  .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
   }
 
-  // The paper's CPU schemes on the host: its two buffers, the moments and the flags a cell.
+  // The paper's CPU schemes on the host (the full record only): its two buffers, the moments and
+  // the flags a cell.
+  if (!session.all()) return session.run();
   session.require_host_memory(double(cpu_channel.cells()) * (2 * 9 * 4 + 3 * 4 + 2 * 8),
                               "the CPU schemes' --cpu-size=" + session.text("cpu-size"));
   session.add_context("host_cpu", host_cpu());

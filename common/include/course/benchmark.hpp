@@ -98,6 +98,10 @@ class Session {
   // The chapter's option `name` as a whole number from 1 to `max`, else one line and exit code 2.
   long long integer(const std::string& name, long long max = INT_MAX) const;
   const std::string& text(const std::string& name) const { return options_.at(name); }
+  // Whether --all was given: the full record. The experiments are then timed too, and a benchmark
+  // widens its default problems to every size and sweep its chapter records (the main job,
+  // profiling/benchmark_all.sh, runs without it: the taught steps on each chapter's main sizes).
+  bool all() const { return all_; }
   // The seed of this run's random inputs (COURSE_SEED replays it), printed with every failure.
   const Seed& seed() const { return seed_; }
   // A line of the JSON's context (and of nothing else): a measurement made outside the cases.
