@@ -530,6 +530,7 @@ struct Session::Timing {
     if (current) finish();
     current = problem;
     const Problem& p = session.problems_[problem];
+    progress("building " + p.name + ", then checking each of its cases once before timing");
     try {
       p.build(session.seed_);
       built = true;
@@ -545,12 +546,20 @@ struct Session::Timing {
     for (const std::size_t i : selected_cases_of(problem)) {
       try {
         if (const std::string wrong = run_once_and_check(i); !wrong.empty()) fail(i, wrong);
+        else progress("  checked " + display_name(session.cases_[i]));
       } catch (const NotImplemented& stub) {
         skip(i, stub.what());
       } catch (const Unsupported& lacking) {
         skip(i, lacking.what());
       }
     }
+  }
+
+  // --quiet: what the session is doing between timed cases, so that it is never silent for long.
+  void progress(const std::string& line) const {
+    if (!session.quiet_) return;
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
   }
 
   // Builds the current problem again from a fresh seed and checks every case timed on it once
@@ -569,11 +578,14 @@ struct Session::Timing {
       const Seed fresh{session.seed_.value + 0x9E3779B97F4A7C15ull * (problem + 1)};
       const std::string inputs = "on fresh inputs from seed " + std::to_string(fresh.value) + " (the run replays with " +
                                  replay_environment(session.seed_) + ")";
+      progress("building " + p.name + " again on fresh inputs, then checking each timed case on them");
       try {
         p.release();
         p.build(fresh);
-        for (const std::size_t i : timed)
+        for (const std::size_t i : timed) {
           if (const std::string wrong = run_once_and_check(i); !wrong.empty()) fail_after_timing(i, inputs + ": " + wrong);
+          else progress("  checked again " + display_name(session.cases_[i]));
+        }
       } catch (const std::exception& error) {
         for (const std::size_t i : timed) fail_after_timing(i, "could not build " + p.name + " " + inputs + ": " + error.what());
       }

@@ -12,8 +12,8 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
 //     00_naive  laplacian8 512^3  2.1771 ms, 493 GB/s (0.164 of copy), 3082 GFLOP/s (0.052 of FMA)
-//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
-//     00_naive  laplacian8 512^3  1.8562 ms, 578 GB/s (0.136 of copy), 3615 GFLOP/s (0.061 of FMA)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     00_naive  laplacian8 512^3  1.8585 ms, 578 GB/s (0.136 of copy), 3611 GFLOP/s (0.061 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

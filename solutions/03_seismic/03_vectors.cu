@@ -22,12 +22,12 @@
 //     03_vectors_4     laplacian8 512^3  1.4848 ms, 723 GB/s (0.241 of copy), 4520 GFLOP/s (0.077 of FMA)
 //     03_vectors_4_z2  laplacian8 512^3  1.4787 ms, an experiment, 726 GB/s (0.242 of copy), 4538 GFLOP/s (0.077 of FMA)
 //     03_vectors_4_z4  laplacian8 512^3  1.4698 ms, an experiment, 731 GB/s (0.243 of copy), 4566 GFLOP/s (0.077 of FMA)
-//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
-//     03_vectors_1     laplacian8 512^3  1.4848 ms, an experiment, 723 GB/s (0.170 of copy), 4520 GFLOP/s (0.077 of FMA)
-//     03_vectors_2     laplacian8 512^3  1.1633 ms, an experiment, 923 GB/s (0.217 of copy), 5769 GFLOP/s (0.098 of FMA)
-//     03_vectors_4     laplacian8 512^3  1.1024 ms, 974 GB/s (0.229 of copy), 6088 GFLOP/s (0.103 of FMA)
-//     03_vectors_4_z2  laplacian8 512^3  1.0867 ms, an experiment, 988 GB/s (0.232 of copy), 6176 GFLOP/s (0.105 of FMA)
-//     03_vectors_4_z4  laplacian8 512^3  1.0654 ms, an experiment, 1008 GB/s (0.237 of copy), 6299 GFLOP/s (0.107 of FMA)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     03_vectors_1     laplacian8 512^3  1.4842 ms, an experiment, 723 GB/s (0.171 of copy), 4521 GFLOP/s (0.077 of FMA)
+//     03_vectors_2     laplacian8 512^3  1.1625 ms, an experiment, 924 GB/s (0.218 of copy), 5773 GFLOP/s (0.098 of FMA)
+//     03_vectors_4     laplacian8 512^3  1.1019 ms, 974 GB/s (0.230 of copy), 6090 GFLOP/s (0.104 of FMA)
+//     03_vectors_4_z2  laplacian8 512^3  1.0865 ms, an experiment, 988 GB/s (0.233 of copy), 6177 GFLOP/s (0.105 of FMA)
+//     03_vectors_4_z4  laplacian8 512^3  1.0650 ms, an experiment, 1008 GB/s (0.238 of copy), 6301 GFLOP/s (0.107 of FMA)
 // END MEASURED
 // BEGIN FINDINGS
 // The z pass alone (results/h200/traffic.csv, Nsight Compute): step 02's window 0.424 ms, 3.78

@@ -18,8 +18,8 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
 //     05_xy_fused  laplacian8 512^3  1.0411 ms, 1031 GB/s (0.344 of copy), 6446 GFLOP/s (0.109 of FMA)
-//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
-//     05_xy_fused  laplacian8 512^3  0.8590 ms, 1250 GB/s (0.294 of copy), 7813 GFLOP/s (0.132 of FMA)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     05_xy_fused  laplacian8 512^3  0.8599 ms, 1249 GB/s (0.295 of copy), 7804 GFLOP/s (0.133 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

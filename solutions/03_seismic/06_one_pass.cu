@@ -20,10 +20,10 @@
 //     06_one_pass_16   laplacian8 512^3  1.0659 ms, an experiment, 1007 GB/s (0.336 of copy), 6296 GFLOP/s (0.107 of FMA)
 //     06_one_pass_64   laplacian8 512^3  1.0743 ms, 999 GB/s (0.333 of copy), 6247 GFLOP/s (0.106 of FMA)
 //     06_one_pass_256  laplacian8 512^3  1.0799 ms, an experiment, 994 GB/s (0.331 of copy), 6214 GFLOP/s (0.105 of FMA)
-//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
-//     06_one_pass_16   laplacian8 512^3  1.0047 ms, an experiment, 1069 GB/s (0.251 of copy), 6680 GFLOP/s (0.113 of FMA)
-//     06_one_pass_64   laplacian8 512^3  1.0074 ms, 1066 GB/s (0.251 of copy), 6662 GFLOP/s (0.113 of FMA)
-//     06_one_pass_256  laplacian8 512^3  1.0136 ms, an experiment, 1059 GB/s (0.249 of copy), 6621 GFLOP/s (0.112 of FMA)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     06_one_pass_16   laplacian8 512^3  1.0045 ms, an experiment, 1069 GB/s (0.252 of copy), 6681 GFLOP/s (0.114 of FMA)
+//     06_one_pass_64   laplacian8 512^3  1.0067 ms, 1067 GB/s (0.252 of copy), 6666 GFLOP/s (0.113 of FMA)
+//     06_one_pass_256  laplacian8 512^3  1.0126 ms, an experiment, 1060 GB/s (0.250 of copy), 6627 GFLOP/s (0.113 of FMA)
 // END MEASURED
 #include "steps.hpp"
 

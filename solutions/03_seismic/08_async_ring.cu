@@ -56,17 +56,17 @@
 //     08_async_ring_planes512          laplacian8 512^3  0.4658 ms, an experiment, 2305 GB/s (0.768 of copy), 14408 GFLOP/s (0.244 of FMA)
 //     08_async_ring_3blocks            laplacian8 512^3  0.5218 ms, an experiment, 2058 GB/s (0.686 of copy), 12861 GFLOP/s (0.218 of FMA)
 //     08_async_ring_deep_plain_stores  laplacian8 512^3  0.4351 ms, an experiment, 2468 GB/s (0.822 of copy), 15425 GFLOP/s (0.262 of FMA)
-//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
-//     08_async_ring                    laplacian8 512^3  0.3960 ms, 2712 GB/s (0.638 of copy), 16948 GFLOP/s (0.287 of FMA)
-//     08_async_ring_capped             laplacian8 512^3  0.4689 ms, an experiment, 2290 GB/s (0.538 of copy), 14311 GFLOP/s (0.242 of FMA)
-//     08_async_ring_deep               laplacian8 512^3  0.3910 ms, an experiment, 2746 GB/s (0.646 of copy), 17164 GFLOP/s (0.291 of FMA)
-//     08_async_ring_planes16           laplacian8 512^3  0.4472 ms, an experiment, 2401 GB/s (0.565 of copy), 15008 GFLOP/s (0.254 of FMA)
-//     08_async_ring_planes32           laplacian8 512^3  0.4130 ms, an experiment, 2600 GB/s (0.611 of copy), 16248 GFLOP/s (0.275 of FMA)
-//     08_async_ring_planes128          laplacian8 512^3  0.3862 ms, an experiment, 2781 GB/s (0.654 of copy), 17379 GFLOP/s (0.294 of FMA)
-//     08_async_ring_planes256          laplacian8 512^3  0.3806 ms, an experiment, 2821 GB/s (0.663 of copy), 17634 GFLOP/s (0.299 of FMA)
-//     08_async_ring_planes512          laplacian8 512^3  0.3792 ms, an experiment, 2832 GB/s (0.666 of copy), 17697 GFLOP/s (0.300 of FMA)
-//     08_async_ring_3blocks            laplacian8 512^3  0.4294 ms, an experiment, 2501 GB/s (0.588 of copy), 15630 GFLOP/s (0.265 of FMA)
-//     08_async_ring_deep_plain_stores  laplacian8 512^3  0.3909 ms, an experiment, 2747 GB/s (0.646 of copy), 17167 GFLOP/s (0.291 of FMA)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     08_async_ring                    laplacian8 512^3  0.3958 ms, 2713 GB/s (0.640 of copy), 16956 GFLOP/s (0.289 of FMA)
+//     08_async_ring_capped             laplacian8 512^3  0.4695 ms, an experiment, 2287 GB/s (0.540 of copy), 14294 GFLOP/s (0.243 of FMA)
+//     08_async_ring_deep               laplacian8 512^3  0.3901 ms, an experiment, 2752 GB/s (0.649 of copy), 17202 GFLOP/s (0.293 of FMA)
+//     08_async_ring_planes16           laplacian8 512^3  0.4476 ms, an experiment, 2399 GB/s (0.566 of copy), 14995 GFLOP/s (0.255 of FMA)
+//     08_async_ring_planes32           laplacian8 512^3  0.4129 ms, an experiment, 2600 GB/s (0.613 of copy), 16252 GFLOP/s (0.277 of FMA)
+//     08_async_ring_planes128          laplacian8 512^3  0.3858 ms, an experiment, 2783 GB/s (0.657 of copy), 17393 GFLOP/s (0.296 of FMA)
+//     08_async_ring_planes256          laplacian8 512^3  0.3806 ms, an experiment, 2821 GB/s (0.666 of copy), 17633 GFLOP/s (0.300 of FMA)
+//     08_async_ring_planes512          laplacian8 512^3  0.3789 ms, an experiment, 2834 GB/s (0.669 of copy), 17713 GFLOP/s (0.302 of FMA)
+//     08_async_ring_3blocks            laplacian8 512^3  0.4289 ms, an experiment, 2504 GB/s (0.591 of copy), 15647 GFLOP/s (0.266 of FMA)
+//     08_async_ring_deep_plain_stores  laplacian8 512^3  0.3902 ms, an experiment, 2751 GB/s (0.649 of copy), 17197 GFLOP/s (0.293 of FMA)
 // END MEASURED
 #include <type_traits>
 

@@ -20,8 +20,8 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
 //     09_prefetched_sums  laplacian8 512^3  0.5756 ms, 1865 GB/s (0.622 of copy), 11659 GFLOP/s (0.198 of FMA)
-//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
-//     09_prefetched_sums  laplacian8 512^3  0.5282 ms, 2033 GB/s (0.478 of copy), 12704 GFLOP/s (0.215 of FMA)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     09_prefetched_sums  laplacian8 512^3  0.5284 ms, 2032 GB/s (0.479 of copy), 12701 GFLOP/s (0.216 of FMA)
 // END MEASURED
 #include <type_traits>
 

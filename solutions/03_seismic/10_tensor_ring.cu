@@ -39,8 +39,16 @@
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
 //     not measured yet
-//   NVIDIA H200 (commit a4744eb8f0e5, 2026-11-24):
-//     not measured yet
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     10_tensor_ring_one_box                                   laplacian8 512^3  0.3862 ms, an experiment, 2781 GB/s (0.656 of copy), 17379 GFLOP/s (0.296 of FMA)
+//     10_tensor_ring                                           laplacian8 512^3  0.3378 ms, an experiment, 3179 GB/s (0.750 of copy), 19869 GFLOP/s (0.338 of FMA)
+//     10_tensor_ring_64x4                                      laplacian8 512^3  0.3530 ms, an experiment, 3042 GB/s (0.718 of copy), 19011 GFLOP/s (0.324 of FMA)
+//     10_tensor_ring_two_rows                                  laplacian8 512^3  0.3054 ms, an experiment, 3516 GB/s (0.830 of copy), 21976 GFLOP/s (0.374 of FMA)
+//     10_tensor_ring_two_rows_planes128                        laplacian8 512^3  0.3006 ms, an experiment, 3572 GB/s (0.843 of copy), 22328 GFLOP/s (0.380 of FMA)
+//     10_tensor_ring_two_rows_plain_stores                     laplacian8 512^3  0.3019 ms, an experiment, 3556 GB/s (0.839 of copy), 22227 GFLOP/s (0.378 of FMA)
+//     10_tensor_ring_two_rows_planes128_plain_stores           laplacian8 512^3  0.2968 ms, 3617 GB/s (0.853 of copy), 22608 GFLOP/s (0.385 of FMA)
+//     10_tensor_ring_two_rows_plain_stores_one_load            laplacian8 512^3  0.3022 ms, an experiment, 3553 GB/s (0.838 of copy), 22204 GFLOP/s (0.378 of FMA)
+//     10_tensor_ring_two_rows_planes128_plain_stores_one_load  laplacian8 512^3  0.2973 ms, an experiment, 3612 GB/s (0.852 of copy), 22574 GFLOP/s (0.384 of FMA)
 // END MEASURED
 #include <type_traits>
 

@@ -14,9 +14,9 @@
 //   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
 //     00_naive  512x512, 10000 atoms     1.3886 ms, 1 GB/s (0.000 of copy), 9439 GFLOP/s (0.161 of FMA), 1888 Grsqrt/s (0.457 of rsqrt)
 //     00_naive  2048x2048, 100000 atoms  215.1930 ms, 0 GB/s (0.000 of copy), 9745 GFLOP/s (0.166 of FMA), 1949 Grsqrt/s (0.472 of rsqrt)
-//   NVIDIA H200 (commit 4ea6e191d6ab, 2026-11-24):
-//     00_naive  512x512, 10000 atoms     1.3909 ms, 1 GB/s (0.000 of copy), 9423 GFLOP/s (0.161 of FMA), 1885 Grsqrt/s (0.458 of rsqrt)
-//     00_naive  2048x2048, 100000 atoms  215.2356 ms, 0 GB/s (0.000 of copy), 9744 GFLOP/s (0.166 of FMA), 1949 Grsqrt/s (0.473 of rsqrt)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     00_naive  512x512, 10000 atoms     1.3882 ms, 1 GB/s (0.000 of copy), 9442 GFLOP/s (0.161 of FMA), 1888 Grsqrt/s (0.459 of rsqrt)
+//     00_naive  2048x2048, 100000 atoms  215.5813 ms, 0 GB/s (0.000 of copy), 9728 GFLOP/s (0.166 of FMA), 1946 Grsqrt/s (0.473 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

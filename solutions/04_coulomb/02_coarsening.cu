@@ -12,9 +12,9 @@
 //   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
 //     02_coarsening  512x512, 10000 atoms     1.0509 ms, 1 GB/s (0.000 of copy), 12472 GFLOP/s (0.212 of FMA), 2494 Grsqrt/s (0.604 of rsqrt)
 //     02_coarsening  2048x2048, 100000 atoms  190.3465 ms, 0 GB/s (0.000 of copy), 11018 GFLOP/s (0.188 of FMA), 2204 Grsqrt/s (0.534 of rsqrt)
-//   NVIDIA H200 (commit 4ea6e191d6ab, 2026-11-24):
-//     02_coarsening  512x512, 10000 atoms     1.0525 ms, 1 GB/s (0.000 of copy), 12453 GFLOP/s (0.213 of FMA), 2491 Grsqrt/s (0.605 of rsqrt)
-//     02_coarsening  2048x2048, 100000 atoms  192.0547 ms, 0 GB/s (0.000 of copy), 10920 GFLOP/s (0.187 of FMA), 2184 Grsqrt/s (0.530 of rsqrt)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     02_coarsening  512x512, 10000 atoms     1.0498 ms, 1 GB/s (0.000 of copy), 12485 GFLOP/s (0.213 of FMA), 2497 Grsqrt/s (0.607 of rsqrt)
+//     02_coarsening  2048x2048, 100000 atoms  192.8015 ms, 0 GB/s (0.000 of copy), 10877 GFLOP/s (0.185 of FMA), 2175 Grsqrt/s (0.529 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

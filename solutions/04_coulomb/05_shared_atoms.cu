@@ -29,15 +29,15 @@
 //     05_shared_atoms_16_points   2048x2048, 100000 atoms  109.9527 ms, an experiment, 0 GB/s (0.000 of copy), 19073 GFLOP/s (0.325 of FMA), 3815 Grsqrt/s (0.924 of rsqrt)
 //     05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.0758 ms, an experiment, 0 GB/s (0.000 of copy), 19227 GFLOP/s (0.327 of FMA), 3845 Grsqrt/s (0.932 of rsqrt)
 //     05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5635 ms, 0 GB/s (0.000 of copy), 19680 GFLOP/s (0.335 of FMA), 3936 Grsqrt/s (0.954 of rsqrt)
-//   NVIDIA H200 (commit 4ea6e191d6ab, 2026-11-24):
-//     05_shared_atoms_8_points    512x512, 10000 atoms     0.7865 ms, an experiment, 2 GB/s (0.000 of copy), 16666 GFLOP/s (0.285 of FMA), 3333 Grsqrt/s (0.809 of rsqrt)
-//     05_shared_atoms_16_points   512x512, 10000 atoms     1.4351 ms, an experiment, 1 GB/s (0.000 of copy), 9133 GFLOP/s (0.156 of FMA), 1827 Grsqrt/s (0.444 of rsqrt)
-//     05_shared_atoms_8x2_points  512x512, 10000 atoms     1.4184 ms, an experiment, 1 GB/s (0.000 of copy), 9241 GFLOP/s (0.158 of FMA), 1848 Grsqrt/s (0.449 of rsqrt)
-//     05_shared_atoms_8x4_points  512x512, 10000 atoms     2.7035 ms, 0 GB/s (0.000 of copy), 4848 GFLOP/s (0.083 of FMA), 970 Grsqrt/s (0.235 of rsqrt)
-//     05_shared_atoms_8_points    2048x2048, 100000 atoms  109.6297 ms, an experiment, 0 GB/s (0.000 of copy), 19129 GFLOP/s (0.327 of FMA), 3826 Grsqrt/s (0.929 of rsqrt)
-//     05_shared_atoms_16_points   2048x2048, 100000 atoms  109.9550 ms, an experiment, 0 GB/s (0.000 of copy), 19073 GFLOP/s (0.326 of FMA), 3815 Grsqrt/s (0.926 of rsqrt)
-//     05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.0704 ms, an experiment, 0 GB/s (0.000 of copy), 19228 GFLOP/s (0.328 of FMA), 3846 Grsqrt/s (0.934 of rsqrt)
-//     05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5755 ms, 0 GB/s (0.000 of copy), 19678 GFLOP/s (0.336 of FMA), 3936 Grsqrt/s (0.956 of rsqrt)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     05_shared_atoms_8_points    512x512, 10000 atoms     0.7863 ms, an experiment, 2 GB/s (0.000 of copy), 16669 GFLOP/s (0.284 of FMA), 3334 Grsqrt/s (0.810 of rsqrt)
+//     05_shared_atoms_16_points   512x512, 10000 atoms     1.4350 ms, an experiment, 1 GB/s (0.000 of copy), 9134 GFLOP/s (0.155 of FMA), 1827 Grsqrt/s (0.444 of rsqrt)
+//     05_shared_atoms_8x2_points  512x512, 10000 atoms     1.4203 ms, an experiment, 1 GB/s (0.000 of copy), 9229 GFLOP/s (0.157 of FMA), 1846 Grsqrt/s (0.449 of rsqrt)
+//     05_shared_atoms_8x4_points  512x512, 10000 atoms     2.7036 ms, 0 GB/s (0.000 of copy), 4848 GFLOP/s (0.083 of FMA), 970 Grsqrt/s (0.236 of rsqrt)
+//     05_shared_atoms_8_points    2048x2048, 100000 atoms  109.6242 ms, an experiment, 0 GB/s (0.000 of copy), 19130 GFLOP/s (0.326 of FMA), 3826 Grsqrt/s (0.930 of rsqrt)
+//     05_shared_atoms_16_points   2048x2048, 100000 atoms  109.9642 ms, an experiment, 0 GB/s (0.000 of copy), 19071 GFLOP/s (0.325 of FMA), 3814 Grsqrt/s (0.927 of rsqrt)
+//     05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.0716 ms, an experiment, 0 GB/s (0.000 of copy), 19227 GFLOP/s (0.327 of FMA), 3845 Grsqrt/s (0.935 of rsqrt)
+//     05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5733 ms, 0 GB/s (0.000 of copy), 19678 GFLOP/s (0.335 of FMA), 3936 Grsqrt/s (0.957 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 

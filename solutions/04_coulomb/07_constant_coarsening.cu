@@ -26,17 +26,17 @@
 //     07_constant_1_point_barrier_every_32     2048x2048, 100000 atoms  572.8302 ms, an experiment, 0 GB/s (0.000 of copy), 3661 GFLOP/s (0.062 of FMA), 732 Grsqrt/s (0.177 of rsqrt)
 //     07_constant_8x4_points                   2048x2048, 100000 atoms  110.0569 ms, 0 GB/s (0.000 of copy), 19055 GFLOP/s (0.324 of FMA), 3811 Grsqrt/s (0.923 of rsqrt)
 //     07_constant_8x4_points_barrier_every_32  2048x2048, 100000 atoms  111.0961 ms, an experiment, 0 GB/s (0.000 of copy), 18877 GFLOP/s (0.321 of FMA), 3775 Grsqrt/s (0.915 of rsqrt)
-//   NVIDIA H200 (commit 4ea6e191d6ab, 2026-11-24):
-//     07_constant_1_point                      512x512, 10000 atoms     7.8722 ms, an experiment, 0 GB/s (0.000 of copy), 1665 GFLOP/s (0.028 of FMA), 333 Grsqrt/s (0.081 of rsqrt)
-//     07_constant_1_point_chunks_of_128        512x512, 10000 atoms     5.9995 ms, an experiment, 0 GB/s (0.000 of copy), 2185 GFLOP/s (0.037 of FMA), 437 Grsqrt/s (0.106 of rsqrt)
-//     07_constant_1_point_barrier_every_32     512x512, 10000 atoms     3.1607 ms, an experiment, 0 GB/s (0.000 of copy), 4147 GFLOP/s (0.071 of FMA), 829 Grsqrt/s (0.201 of rsqrt)
-//     07_constant_8x4_points                   512x512, 10000 atoms     2.9307 ms, 0 GB/s (0.000 of copy), 4472 GFLOP/s (0.076 of FMA), 894 Grsqrt/s (0.217 of rsqrt)
-//     07_constant_8x4_points_barrier_every_32  512x512, 10000 atoms     3.0352 ms, an experiment, 0 GB/s (0.000 of copy), 4318 GFLOP/s (0.074 of FMA), 864 Grsqrt/s (0.210 of rsqrt)
-//     07_constant_1_point                      2048x2048, 100000 atoms  1431.4980 ms, an experiment, 0 GB/s (0.000 of copy), 1465 GFLOP/s (0.025 of FMA), 293 Grsqrt/s (0.071 of rsqrt)
-//     07_constant_1_point_chunks_of_128        2048x2048, 100000 atoms  917.8145 ms, an experiment, 0 GB/s (0.000 of copy), 2285 GFLOP/s (0.039 of FMA), 457 Grsqrt/s (0.111 of rsqrt)
-//     07_constant_1_point_barrier_every_32     2048x2048, 100000 atoms  572.7478 ms, an experiment, 0 GB/s (0.000 of copy), 3662 GFLOP/s (0.063 of FMA), 732 Grsqrt/s (0.178 of rsqrt)
-//     07_constant_8x4_points                   2048x2048, 100000 atoms  110.0629 ms, 0 GB/s (0.000 of copy), 19054 GFLOP/s (0.326 of FMA), 3811 Grsqrt/s (0.925 of rsqrt)
-//     07_constant_8x4_points_barrier_every_32  2048x2048, 100000 atoms  111.1165 ms, an experiment, 0 GB/s (0.000 of copy), 18873 GFLOP/s (0.322 of FMA), 3775 Grsqrt/s (0.917 of rsqrt)
+//   NVIDIA H200 (commit e1dce37, 2026-11-27):
+//     07_constant_1_point                      512x512, 10000 atoms     7.8883 ms, an experiment, 0 GB/s (0.000 of copy), 1662 GFLOP/s (0.028 of FMA), 332 Grsqrt/s (0.081 of rsqrt)
+//     07_constant_1_point_chunks_of_128        512x512, 10000 atoms     5.9939 ms, an experiment, 0 GB/s (0.000 of copy), 2187 GFLOP/s (0.037 of FMA), 437 Grsqrt/s (0.106 of rsqrt)
+//     07_constant_1_point_barrier_every_32     512x512, 10000 atoms     3.1370 ms, an experiment, 0 GB/s (0.000 of copy), 4178 GFLOP/s (0.071 of FMA), 836 Grsqrt/s (0.203 of rsqrt)
+//     07_constant_8x4_points                   512x512, 10000 atoms     2.9314 ms, 0 GB/s (0.000 of copy), 4471 GFLOP/s (0.076 of FMA), 894 Grsqrt/s (0.217 of rsqrt)
+//     07_constant_8x4_points_barrier_every_32  512x512, 10000 atoms     3.0363 ms, an experiment, 0 GB/s (0.000 of copy), 4317 GFLOP/s (0.073 of FMA), 863 Grsqrt/s (0.210 of rsqrt)
+//     07_constant_1_point                      2048x2048, 100000 atoms  1429.9780 ms, an experiment, 0 GB/s (0.000 of copy), 1467 GFLOP/s (0.025 of FMA), 293 Grsqrt/s (0.071 of rsqrt)
+//     07_constant_1_point_chunks_of_128        2048x2048, 100000 atoms  917.5570 ms, an experiment, 0 GB/s (0.000 of copy), 2286 GFLOP/s (0.039 of FMA), 457 Grsqrt/s (0.111 of rsqrt)
+//     07_constant_1_point_barrier_every_32     2048x2048, 100000 atoms  572.7951 ms, an experiment, 0 GB/s (0.000 of copy), 3661 GFLOP/s (0.062 of FMA), 732 Grsqrt/s (0.178 of rsqrt)
+//     07_constant_8x4_points                   2048x2048, 100000 atoms  110.0572 ms, 0 GB/s (0.000 of copy), 19055 GFLOP/s (0.324 of FMA), 3811 Grsqrt/s (0.926 of rsqrt)
+//     07_constant_8x4_points_barrier_every_32  2048x2048, 100000 atoms  111.0823 ms, an experiment, 0 GB/s (0.000 of copy), 18879 GFLOP/s (0.321 of FMA), 3776 Grsqrt/s (0.918 of rsqrt)
 // END MEASURED
 #include "steps.hpp"
 
