@@ -10,7 +10,11 @@ In a solution file, a region
     // END SOLUTION
 
 becomes, in the exercise file, a TODO comment carrying the hint followed by the STUB lines
-(uncommented). Files without markers (each chapter's naive step) are copied unchanged. Every
+(uncommented). A region stands for at most 30 lines of solution: a longer piece is cut into
+numbered parts, `// BEGIN SOLUTION: part 2 of 3, the waits: <hint>`, the hint naming the idea, the
+invariant to keep and the mistake to avoid; a part that can be checked on its own gets a test of
+its own (course::register_part_test), and the grader then names the part that fails
+(tests/tooling/test_tools.py checks the parts and that no stub quotes a measured figure). Files without markers (each chapter's naive step) are copied unchanged. Every
 generated file starts with a line that names its source and a fingerprint of the rest, so an
 exercise someone has edited is recognised: it is never overwritten or removed without --force,
 and --force first keeps a copy of it beside it (NAME.cu.edited-YYYYMMDD-HHMMSS). It reads every

@@ -128,6 +128,13 @@ def first_failure(output: str) -> str:
     return min(timed, key=lambda pair: pair[0])[1] if timed else failing[0]
 
 
+def failing_part(output: str) -> str:
+    """The part of the step its first failing test checks alone ("part 2 (the waits)"), or "" when
+    that test checks the whole step (course::register_part_test names the part)."""
+    match = re.search(r"step source: \S+\.cu, (part \d+ \([^)\n]*\))", first_failure(output))
+    return match[1] if match else ""
+
+
 def describe_failure(output: str) -> str:
     """One line for the first failure in a step's test output."""
     if match := re.search(r"^error: (COURSE_\w+=.*)$", output, re.M):
@@ -231,7 +238,8 @@ def grade_step(results: dict, folder: str, step: str, asan: bool, chapter: int, 
     if variant == "shuffled" and runs.get("in order", ("run",))[0] == "run":
         return False, "FAIL", "only with shuffled threads: a missing __syncthreads()? " + detail
     extra = hints(folder, step, not_started, detail, chapter)
-    return False, "FAIL", detail + (f" ({'; '.join(extra)})" if extra else "")
+    part = failing_part(output)
+    return False, "FAIL", (f"{part}: " if part else "") + detail + (f" ({'; '.join(extra)})" if extra else "")
 
 
 def grade_tests(args, preset: str, build: pathlib.Path, known: dict, selected: list) -> int:

@@ -48,6 +48,10 @@ std::string step_path(const StepSource& step) {
 
 std::string edit_hint(const StepSource& step) { return "step source: " + step_path(step); }
 
+std::string edit_hint(const StepSource& step, int part, const std::string& part_name) {
+  return edit_hint(step) + ", part " + std::to_string(part) + " (" + part_name + ")";
+}
+
 std::map<std::string, std::string>& step_of_test() {
   static std::map<std::string, std::string> steps;
   return steps;
@@ -81,6 +85,18 @@ void register_step_test(const StepSource& step, const std::string& suite, const 
   register_device_test(
       suite, name,
       [hint = edit_hint(step), body = std::move(body)](const Seed& seed) {
+        SCOPED_TRACE(hint);
+        body(seed);
+      },
+      where);
+}
+
+void register_part_test(const StepSource& step, int part, const std::string& part_name, const std::string& suite,
+                        const std::string& name, std::function<void(const Seed&)> body, std::source_location where) {
+  step_of_test()[suite + "." + name] = chapter_and_file(step);
+  register_device_test(
+      suite, name,
+      [hint = edit_hint(step, part, part_name), body = std::move(body)](const Seed& seed) {
         SCOPED_TRACE(hint);
         body(seed);
       },

@@ -55,6 +55,13 @@ class FailureLines(unittest.TestCase):
                               "/c/t.cpp:79: Failure\nFailed\n01_aligned did not refuse a packed grid (std::invalid_argument)")
         self.assertTrue(grade.describe_failure(output).startswith("01_aligned did not refuse a packed grid"))
 
+    def test_a_failing_test_of_one_part_names_the_part(self):
+        part = ("/c/c.cpp:9: Failure\nFailed\nthe copy plan reads row 17 twice\nGoogle Test trace:\n/c/common/src/testing.cpp:"
+                "95: step source: exercises/03_seismic/08_async_ring.cu, part 2 (the copy plan)\n[  FAILED  ] Plan.x (1 ms)\n")
+        whole = failing_test("Laplacian.08_async_ring/8x8x8", "/c/t.cpp:79: Failure\nFailed\n3 of 512 elements differ")
+        self.assertEqual(grade.failing_part(part + whole), "part 2 (the copy plan)")
+        self.assertEqual(grade.failing_part(whole + part), "")  # the first failure checks the whole step
+
     def test_a_bad_environment_number_is_reported_as_it_is(self):
         output = "error: COURSE_SEED='abc': COURSE_SEED takes a whole number from 0 to 18446744073709551615 (...)\n"
         self.assertTrue(grade.describe_failure(output).startswith("COURSE_SEED='abc'"))

@@ -41,8 +41,18 @@ void register_step_test(const StepSource& step, const std::string& suite, const 
                         std::function<void(const Seed&)> body,
                         std::source_location where = std::source_location::current());
 
-// What a test of a step that is not in a table adds first: SCOPED_TRACE(edit_hint(step)).
+// The same for a test of one part of a step, a piece the student writes and can check alone (a
+// copy plan, a rounding function, an exchange): its failures name the file and the part
+// ("step source: exercises/03_seismic/08_async_ring.cu, part 2 (the waits)"), as its stub's
+// TODO does ("// TODO: part 2 of 4, the waits: ...").
+void register_part_test(const StepSource& step, int part, const std::string& part_name, const std::string& suite,
+                        const std::string& name, std::function<void(const Seed&)> body,
+                        std::source_location where = std::source_location::current());
+
+// What a test of a step that is not in a table adds first: SCOPED_TRACE(edit_hint(step)), or
+// SCOPED_TRACE(edit_hint(step, 2, "the waits")) for a test of one of its parts.
 std::string edit_hint(const StepSource& step);
+std::string edit_hint(const StepSource& step, int part, const std::string& part_name);
 
 // Counts every test of `suite` (TEST or TEST_F) as a test of `step`, so that grading the step
 // runs them: `const bool counted = course::suite_tests_step("FlaggedMatrix", kFlaggedStep);`.
