@@ -87,6 +87,29 @@ def experiments_table(res: results_module.ChapterResults) -> str:
     return "\n".join(lines)
 
 
+def glance_table(res: results_module.ChapterResults, group: str, lesson: dict) -> str:
+    """The lesson's results at a glance: each taught step of `group`, in the lesson's order, with
+    its idea and its prediction in the chapter's words (`lesson`: {"06": ("one pass over the
+    planes", "2.5x step 05")}, by step number; the lesson's step sections name the taught
+    variant), its measured median time and the fraction of the
+    ceiling that binds it; "not recorded" where this GPU's recording lacks the step. A taught step
+    of the recording that the lesson does not describe is an error: the table and the lesson must
+    agree."""
+    steps = {c.name[:2]: c for c in res.taught if c.group == group and c.is_step}
+    undescribed = sorted(set(steps) - set(lesson))
+    if undescribed:
+        raise ValueError(f"the lesson's glance table does not describe step {', '.join(undescribed)} of {group}")
+    lines = ["| step | idea | predicted | median ms | of the binding ceiling |", "|---|---|---|---:|---:|"]
+    for number, (idea, predicted) in lesson.items():
+        c = steps.get(number)
+        if c is None:
+            lines.append(f"| {number} | {idea} | {predicted} | not recorded | |")
+            continue
+        fraction, ceiling = binding(c, res.ceilings)
+        lines.append(f"| {number} | {idea} | {predicted} | {c.median_ms:.4f} | {fraction:.2f} {ceiling} |")
+    return "\n".join(lines)
+
+
 def step_numbers(cases: list) -> str:
     """The steps' numbers, runs of consecutive ones joined: "00–11", "12", "03, 05–06"."""
     numbers = sorted({int(c.name[:2]) for c in cases})
