@@ -486,11 +486,11 @@ int main(int argc, char** argv) try {
                  .bytes = 36 * updates, .rates = {{"MLUP", updates / 1e6}}, .is_peer = true});
   }
 
-  // The paper's CPU schemes on the host (the full record only): its two buffers, the moments and
-  // the flags a cell.
-  if (!session.all()) return session.run();
+  // The paper's CPU schemes on the host, in the full record only: its two buffers, the moments
+  // and the flags a cell (--cpu-size is checked either way).
   session.require_host_memory(double(cpu_channel.cells()) * (2 * 9 * 4 + 3 * 4 + 2 * 8),
                               "the CPU schemes' --cpu-size=" + session.text("cpu-size"));
+  if (!session.all()) return session.run();
   session.add_context("host_cpu", host_cpu());
   session.add_context("host_compiler", __VERSION__);
   for (const auto addressing : {ch05::Addressing::linear, ch05::Addressing::subscript}) {

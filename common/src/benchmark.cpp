@@ -721,7 +721,9 @@ int Session::run() {
     std::fprintf(stderr, "error: --benchmark_filter='%s' selects none of the %zu %s (e.g. '%s')%s\n",
                  benchmark::GetBenchmarkFilter().c_str(), cases_.size(), all_ ? "cases" : "cases of taught steps and peers",
                  cases_.empty() ? "" : case_id(cases_.front()).c_str(),
-                 experiments_only ? "; it selects experiments, which run with --all" : "");
+                 experiments_only ? "; it selects experiments, which run with --all"
+                 : all_           ? ""
+                                  : "; --all adds the experiments and the chapter's other sizes and sweeps");
     return 2;
   }
   const Memory memory = available_memory(prop, device_memory_cap_);
