@@ -58,7 +58,7 @@ constexpr int kBlockY = 8;
 
 __global__ void transpose_write_coalesced_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                  int cols) {
-  // BEGIN SOLUTION: one thread per element as in step 00, but threadIdx.x runs along a column of in (a row of out)
+  // BEGIN SOLUTION: part 1 of 2, the transpose turned around: one thread per element as in step 00, but with threadIdx.x (and blockIdx.x) running down a column of in, so that a warp writes 32 consecutive floats of a row of out; keep out[col][row] = in[row][col] and check row < rows and col < cols; the launch below already gives x the rows and y the columns: swapping them back gives step 00 again
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   const int col = blockIdx.y * blockDim.y + threadIdx.y;
   if (row < rows && col < cols) out[static_cast<size_t>(col) * rows + row] = in[static_cast<size_t>(row) * cols + col];
@@ -67,7 +67,7 @@ __global__ void transpose_write_coalesced_kernel(const float* __restrict__ in, f
 
 __global__ void multiply_transposed_coalesced_kernel(const float* __restrict__ a, const float* __restrict__ x,
                                                      float* __restrict__ y, int rows, int cols) {
-  // BEGIN SOLUTION: thread (tx, ty) sums column blockIdx.x*32 + tx over rows ty, ty+8, ... (step by the constant kBlockY); then add the 8 partial sums
+  // BEGIN SOLUTION: part 2 of 2, a thread per column: thread (tx, ty) sums column blockIdx.x * 32 + tx over rows ty, ty + 8, ... with fmaf, its row loop stepping by the constant kBlockY (a stride the compiler knows lets it unroll the loop and keep four loads in flight; blockDim.y would not), then writes its sum to a shared [kBlockY][kBlockX] array; after a barrier that every thread reaches, the threads with ty == 0 add the 8 sums of their column and write y; a warp then reads 32 neighbouring columns of a row: coalesced
   __shared__ float partials[kBlockY][kBlockX];
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   float partial = 0.0f;
