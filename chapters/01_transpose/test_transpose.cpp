@@ -545,10 +545,13 @@ TEST_F(FlaggedMatrix, RowAccessesNeverMakeTheCopyAndAlwaysReadTheOriginal) {
   EXPECT_TRUE(course::matches_reference(row_pass(matrix), expected, ch01::sum_tolerance(kSize.cols), {size_t(kSize.rows)}));
 }
 
-// Step 01's two parts are its two functions, each checked whole: a failure names the part.
+// Where a step's whole test checks one part (the others tested alone before it), its failures
+// name that part: step 01's two parts are its two functions, and step 02's part 3 is the kernel
+// that joins parts 1 and 2 (its padded tile and its barrier).
 const std::map<std::pair<std::string_view, std::string_view>, std::pair<int, const char*>> kWholeFunctionParts{
     {{"01_coalesced", "Transpose"}, {1, "the transpose turned around"}},
     {{"01_coalesced", "MultiplyTransposed"}, {2, "a thread per column"}},
+    {{"02_shared_tile", "Transpose"}, {3, "the kernel"}},
 };
 
 void register_whole_step_test(const course::StepSource& step, const std::string& suite, const std::string& name,
