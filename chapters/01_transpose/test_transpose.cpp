@@ -120,6 +120,11 @@ const bool rules_run_on_host =
 const bool rules_are_step_03 = course::suite_tests_step("ColumnAccessRule", ch01::kFlaggedStep) &&
                                course::suite_tests_step("ColumnSequentialRule", ch01::kFlaggedStep);
 
+// A check of host code whose failure line says what was expected (the grader shows that line).
+void expect(bool holds, const std::string& what) {
+  if (!holds) ADD_FAILURE() << what;
+}
+
 // Indices read by half-warp `h` (lanes 16h..16h+15) of step 00's consumer walking column `col`
 // of a rows x cols matrix, with a whole warp stepping 32 rows; past the last row the walk
 // continues at the top of the next column, as the patent's "wrap" allows.
@@ -135,29 +140,37 @@ std::vector<std::int64_t> half_warp(std::int64_t first_element_of_walk, int h, s
 TEST(ColumnAccessRule, AHalfWarpDownAColumnIsAColumnAccess) {
   SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep, 1, "the column access"));
   constexpr std::int64_t rows = 100, cols = 37;
-  EXPECT_TRUE(ch01::is_column_access(half_warp(5 * rows, 0, rows, cols), rows, cols)) << "column 5, rows 0..15";
-  EXPECT_TRUE(ch01::is_column_access(half_warp(5 * rows, 5, rows, cols), rows, cols)) << "column 5, rows 80..95";
+  expect(ch01::is_column_access(half_warp(5 * rows, 0, rows, cols), rows, cols),
+         "is_column_access must accept 16 lanes down column 5, rows 0..15, of a 100 x 37 matrix");
+  expect(ch01::is_column_access(half_warp(5 * rows, 5, rows, cols), rows, cols),
+         "is_column_access must accept 16 lanes down column 5, rows 80..95, of a 100 x 37 matrix");
 }
 
 TEST(ColumnAccessRule, AHalfWarpMayWrapOnceFromTheLastRowToTheNextColumn) {
   SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep, 1, "the column access"));
-  // Rows 12..19 of column 2, then rows 0..7 of column 3.
-  EXPECT_TRUE(ch01::is_column_access(half_warp(2 * 20 + 12, 0, 20, 7), 20, 7));
+  expect(ch01::is_column_access(half_warp(2 * 20 + 12, 0, 20, 7), 20, 7),
+         "is_column_access must accept rows 12..19 of column 2 then rows 0..7 of column 3 (one wrap), 20 x 7 matrix");
   // Fewer than 16 rows: a half-warp may cover two neighbouring columns, not three.
   constexpr std::int64_t cols = 9;
-  EXPECT_TRUE(ch01::is_column_access(half_warp(0, 0, 8, cols), 8, cols)) << "column 0, then column 1";
-  EXPECT_TRUE(ch01::is_column_access(half_warp(1, 0, 15, cols), 15, cols)) << "rows 1..14 of column 0, rows 0..1 of column 1";
-  EXPECT_FALSE(ch01::is_column_access(half_warp(4, 0, 8, cols), 8, cols)) << "columns 0, 1 and 2: two wraps";
-  EXPECT_FALSE(ch01::is_column_access(half_warp(0, 0, 4, cols), 4, cols)) << "four columns";
-  EXPECT_FALSE(ch01::is_column_access(half_warp(0, 0, 1, 20), 1, 20)) << "one row: a wrap per lane";
+  expect(ch01::is_column_access(half_warp(0, 0, 8, cols), 8, cols),
+         "is_column_access must accept column 0 then column 1 of an 8 x 9 matrix (one wrap)");
+  expect(ch01::is_column_access(half_warp(1, 0, 15, cols), 15, cols),
+         "is_column_access must accept rows 1..14 of column 0 then rows 0..1 of column 1 (15 x 9, one wrap)");
+  expect(!ch01::is_column_access(half_warp(4, 0, 8, cols), 8, cols),
+         "is_column_access must reject rows 4..7 of column 0, column 1, rows 0..3 of column 2 (8 x 9: two wraps)");
+  expect(!ch01::is_column_access(half_warp(0, 0, 4, cols), 4, cols),
+         "is_column_access must reject a half-warp over four columns of a 4 x 9 matrix");
+  expect(!ch01::is_column_access(half_warp(0, 0, 1, 20), 1, 20),
+         "is_column_access must reject a 1 x 20 matrix's row (a wrap at every lane)");
 }
 
 TEST(ColumnAccessRule, EveryHalfWarpOfAFullWalkIsAColumnAccess) {
   SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep, 1, "the column access"));
   for (const auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{20, 7}, {37, 5}, {16, 3}, {100, 37}}) {
     for (int h = 0; 16 * (h + 1) <= rows * cols; ++h) {
-      EXPECT_TRUE(ch01::is_column_access(half_warp(0, h, rows, cols), rows, cols))
-          << "half-warp " << h << " of the walk of a " << rows << " x " << cols << " matrix";
+      expect(ch01::is_column_access(half_warp(0, h, rows, cols), rows, cols),
+             "is_column_access must accept half-warp " + std::to_string(h) + " of the column-by-column walk of a " +
+                 std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
     }
   }
 }
@@ -172,10 +185,11 @@ TEST(ColumnAccessRule, RowAndStridedAccessesAreNot) {
     two_columns_apart.push_back(lane < 8 ? (rows - 8 + lane) * cols + 5 : (lane - 8) * cols + 7);
     outside.push_back((rows - 8 + lane) * cols + cols - 1);  // rows 56..63 of the last column, then past the end
   }
-  EXPECT_FALSE(ch01::is_column_access(along_a_row, rows, cols)) << "along a row";
-  EXPECT_FALSE(ch01::is_column_access(every_other_row, rows, cols)) << "every other row";
-  EXPECT_FALSE(ch01::is_column_access(two_columns_apart, rows, cols)) << "a wrap that skips a column";
-  EXPECT_FALSE(ch01::is_column_access(outside, rows, cols)) << "past the end of the matrix";
+  expect(!ch01::is_column_access(along_a_row, rows, cols), "is_column_access must reject 16 lanes along a row");
+  expect(!ch01::is_column_access(every_other_row, rows, cols), "is_column_access must reject every other row of a column");
+  expect(!ch01::is_column_access(two_columns_apart, rows, cols),
+         "is_column_access must reject a wrap from column 5 to column 7 (it skips a column)");
+  expect(!ch01::is_column_access(outside, rows, cols), "is_column_access must reject indices past the end of the matrix");
 }
 
 TEST(ColumnSequentialRule, AColumnWalkIsColumnSequential) {
@@ -183,35 +197,40 @@ TEST(ColumnSequentialRule, AColumnWalkIsColumnSequential) {
   constexpr std::int64_t rows = 100, cols = 37;
   const auto first = half_warp(5 * rows, 0, rows, cols);  // column 5, rows 0..15
   const auto second = half_warp(5 * rows, 1, rows, cols);  // rows 16..31
-  EXPECT_TRUE(ch01::is_column_sequential({}, first, rows, cols)) << "no previous access";
-  EXPECT_TRUE(ch01::is_column_sequential(first, second, rows, cols)) << "rows 16..31 after rows 0..15";
+  expect(ch01::is_column_sequential({}, first, rows, cols),
+         "is_column_sequential must accept a column access with no previous access");
+  expect(ch01::is_column_sequential(first, second, rows, cols),
+         "is_column_sequential must accept rows 16..31 of column 5 after rows 0..15");
   const auto skipped = half_warp(5 * rows, 2, rows, cols);  // rows 32..47: a gap after rows 0..15
-  EXPECT_FALSE(ch01::is_column_sequential(first, skipped, rows, cols)) << "rows 32..47 after rows 0..15";
+  expect(!ch01::is_column_sequential(first, skipped, rows, cols),
+         "is_column_sequential must reject rows 32..47 of column 5 after rows 0..15 (a gap)");
 }
 
 TEST(ColumnSequentialRule, AWalkMayWrapFromTheLastRowToTheNextColumn) {
   SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep, 2, "the sequential rule"));
   constexpr std::int64_t rows = 20, cols = 7;
-  // Between two accesses: rows 4..19 of column 2, then rows 0..15 of column 3.
-  const auto ending = half_warp(2 * rows + 4, 0, rows, cols);
-  const auto starting = half_warp(2 * rows + 4, 1, rows, cols);
-  EXPECT_TRUE(ch01::is_column_sequential(ending, starting, rows, cols));
-  // A wrap that skips a column, or that does not start at row 0, is not sequential.
-  EXPECT_FALSE(ch01::is_column_sequential(ending, half_warp(4 * rows, 0, rows, cols), rows, cols));
-  EXPECT_FALSE(ch01::is_column_sequential(ending, half_warp(3 * rows + 1, 0, rows, cols), rows, cols));
+  const auto ending = half_warp(2 * rows + 4, 0, rows, cols);    // rows 4..19 of column 2
+  const auto starting = half_warp(2 * rows + 4, 1, rows, cols);  // rows 0..15 of column 3
+  expect(ch01::is_column_sequential(ending, starting, rows, cols),
+         "is_column_sequential must accept rows 0..15 of column 3 after rows 4..19 of column 2 (20 x 7)");
+  expect(!ch01::is_column_sequential(ending, half_warp(4 * rows, 0, rows, cols), rows, cols),
+         "is_column_sequential must reject column 4 after the end of column 2 (a column skipped)");
+  expect(!ch01::is_column_sequential(ending, half_warp(3 * rows + 1, 0, rows, cols), rows, cols),
+         "is_column_sequential must reject rows 1..16 of column 3 after the end of column 2 (row 0 skipped)");
 }
 
 // A whole column-by-column walk, half-warp after half-warp, with rows not a multiple of 16: most
-// half-warps straddle two columns (their smallest walk position is not their first lane's index
-// order), and every one of them continues the walk.
+// half-warps straddle two columns, and every one of them continues the walk.
 TEST(ColumnSequentialRule, EveryHalfWarpOfAFullWalkIsSequential) {
   SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep, 2, "the sequential rule"));
   for (const auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{20, 7}, {37, 5}, {16, 3}, {100, 37}}) {
-    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
     std::vector<std::int64_t> previous;
     for (int h = 0; 16 * (h + 1) <= rows * cols; ++h) {
       const auto current = half_warp(0, h, rows, cols);
-      EXPECT_TRUE(ch01::is_column_sequential(previous, current, rows, cols)) << "half-warp " << h;
+      expect(ch01::is_column_sequential(previous, current, rows, cols),
+             "is_column_sequential must accept half-warp " + std::to_string(h) + " after half-warp " +
+                 std::to_string(h - 1) + " of the column-by-column walk of a " + std::to_string(rows) + " x " +
+                 std::to_string(cols) + " matrix");
       previous = current;
     }
   }
@@ -220,11 +239,13 @@ TEST(ColumnSequentialRule, EveryHalfWarpOfAFullWalkIsSequential) {
 TEST(ColumnSequentialRule, ShortColumnsAllowOneWrapNotTwo) {
   SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep, 2, "the sequential rule"));
   constexpr std::int64_t cols = 9;
-  EXPECT_FALSE(ch01::is_column_sequential({}, half_warp(4, 0, 8, cols), 8, cols)) << "two wraps in one access";
-  EXPECT_FALSE(ch01::is_column_sequential(half_warp(4, 0, 8, cols), half_warp(4, 1, 8, cols), 8, cols));
+  expect(!ch01::is_column_sequential({}, half_warp(4, 0, 8, cols), 8, cols),
+         "is_column_sequential must reject an access that wraps twice (8 x 9 matrix), even with no previous one");
+  expect(!ch01::is_column_sequential(half_warp(4, 0, 8, cols), half_warp(4, 1, 8, cols), 8, cols),
+         "is_column_sequential must reject an access that wraps twice (8 x 9 matrix)");
   std::vector<std::int64_t> along_a_row;
   for (int lane = 0; lane < 16; ++lane) along_a_row.push_back(3 * 48 + lane);
-  EXPECT_FALSE(ch01::is_column_sequential({}, along_a_row, 64, 48)) << "a row access";
+  expect(!ch01::is_column_sequential({}, along_a_row, 64, 48), "is_column_sequential must reject a row access");
 }
 
 // --- the other parts that run alone ------------------------------------------------------------------
@@ -309,10 +330,11 @@ void test_block_order_tile() {
   for (unsigned by = 0; by < 5; ++by)
     for (unsigned bx = 0; bx < 5; ++bx) {
       const auto [row, col] = ch01::parts::block_order_tile(bx, by);
-      EXPECT_EQ(row, static_cast<int>(bx) * kBlockOrderTile)
-          << "block (" << bx << ", " << by << "): block_x counts 64-row tiles down the input";
-      EXPECT_EQ(col, static_cast<int>(by) * kBlockOrderTile)
-          << "block (" << bx << ", " << by << "): block_y counts 64-column tiles across it";
+      const std::string block = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ")";
+      expect(row == static_cast<int>(bx) * kBlockOrderTile && col == static_cast<int>(by) * kBlockOrderTile,
+             block + " moves the tile at (" + std::to_string(row) + ", " + std::to_string(col) + "); it must move the one at (" +
+                 std::to_string(bx * kBlockOrderTile) + ", " + std::to_string(by * kBlockOrderTile) +
+                 "): block_x counts 64-row tiles down the input, block_y 64-column tiles across it");
     }
 }
 
@@ -320,21 +342,21 @@ void test_block_order_tile() {
 // block a tile outside it.
 void test_block_order_grid() {
   for (const Size size : {Size{1, 1}, Size{1, 1000}, Size{1000, 1}, Size{130, 68}, Size{64, 320}, Size{257, 129}}) {
-    SCOPED_TRACE(size.name());
     const auto [blocks_x, blocks_y] = ch01::parts::block_order_blocks(size.rows, size.cols);
+    const std::string grid = "a grid of " + std::to_string(blocks_x) + " x " + std::to_string(blocks_y) +
+                             " blocks for a " + size.name() + " input";
     std::map<std::pair<int, int>, int> moved;
     for (unsigned by = 0; by < blocks_y; ++by)
       for (unsigned bx = 0; bx < blocks_x; ++bx) {
         const auto tile = ch01::parts::block_order_tile(bx, by);
-        EXPECT_TRUE(tile.first < size.rows && tile.second < size.cols)
-            << "block (" << bx << ", " << by << ") of a " << blocks_x << " x " << blocks_y << " grid moves the tile at ("
-            << tile.first << ", " << tile.second << "), outside the input";
+        expect(tile.first < size.rows && tile.second < size.cols,
+               grid + ": block (" + std::to_string(bx) + ", " + std::to_string(by) + ") moves a tile outside the input");
         ++moved[tile];
       }
     for (int row = 0; row < size.rows; row += kBlockOrderTile)
       for (int col = 0; col < size.cols; col += kBlockOrderTile)
-        EXPECT_EQ((moved[{row, col}]), 1) << "blocks that move the tile at (" << row << ", " << col << ") in a grid of "
-                                          << blocks_x << " x " << blocks_y;
+        expect(moved[{row, col}] == 1, grid + ": " + std::to_string(moved[{row, col}]) + " blocks move the tile at (" +
+                                           std::to_string(row) + ", " + std::to_string(col) + "), not 1");
   }
 }
 
@@ -344,16 +366,23 @@ void test_split_plan() {
   for (const Size size : {Size{1, 1}, Size{70, 132}, Size{1000, 520}, Size{1000, 1}, Size{1, 1000}, Size{16384, 16384},
                           Size{100000, 16}, Size{64, 1 << 20}}) {
     const auto [rows_per_split, splits] = ch01::parts::split_rows_plan(size.rows, size.cols);
-    SCOPED_TRACE(size.name() + ": " + std::to_string(splits) + " splits of " + std::to_string(rows_per_split) + " rows");
-    ASSERT_GT(rows_per_split, 0);
-    EXPECT_EQ(rows_per_split % 8, 0) << "every row of threads (8 of them) must get the same number of rows";
-    EXPECT_GE(static_cast<long long>(splits) * rows_per_split, size.rows) << "the splits must cover every row";
-    EXPECT_LT(static_cast<long long>(splits - 1) * rows_per_split, size.rows) << "the last split must not be empty";
-    EXPECT_LE(splits, std::max(1, (size.rows + 63) / 64)) << "at most one split per 64 rows (8 a thread)";
-    EXPECT_EQ(ch01::parts::split_rows_plan(size.rows, size.cols), std::make_pair(rows_per_split, splits))
-        << "the plan must depend on the shape alone";
+    const std::string plan = size.name() + ": " + std::to_string(splits) + " splits of " + std::to_string(rows_per_split) +
+                             " rows";
+    if (rows_per_split <= 0) {
+      ADD_FAILURE() << plan << ": a split needs rows";
+      continue;
+    }
+    expect(rows_per_split % 8 == 0, plan + ": rows per split must be a multiple of 8, the rows of threads");
+    expect(static_cast<long long>(splits) * rows_per_split >= size.rows, plan + ": the splits must cover every row");
+    expect(static_cast<long long>(splits - 1) * rows_per_split < size.rows, plan + ": the last split is empty");
+    expect(splits <= std::max(1, (size.rows + 63) / 64), plan + ": more than one split per 64 rows (8 a thread)");
+    expect(ch01::parts::split_rows_plan(size.rows, size.cols) == std::make_pair(rows_per_split, splits),
+           plan + ": the plan must depend on the shape alone");
   }
-  EXPECT_EQ(ch01::parts::split_rows_plan(16384, 16384), std::make_pair(512, 32));
+  const auto [rows_per_split, splits] = ch01::parts::split_rows_plan(16384, 16384);
+  expect(rows_per_split == 512 && splits == 32, "16384x16384: " + std::to_string(splits) + " splits of " +
+                                                    std::to_string(rows_per_split) +
+                                                    " rows; 4096 blocks need 32 splits of 512 rows (128 groups of columns)");
 }
 
 // Step 07, parts 2 and 3: the first kernel alone, for a plan of three splits (or one); row s of
@@ -455,7 +484,7 @@ const bool parts_registered = [] {
                                [size](const course::Seed& seed) { test_multiply_rows(size, seed); });
   }
   for (const Size size : kSizes) {
-    course::register_part_test(step07, 3, "the block's sums", "Parts", "07_split_rows/2_3_partials/" + size.name(),
+    course::register_part_test(step07, 3, "the block's sums, or part 2's column sums they add", "Parts", "07_split_rows/2_3_partials/" + size.name(),
                                [size](const course::Seed& seed) { test_split_partials(size, seed); });
   }
   for (const Size size : kSizes) {
