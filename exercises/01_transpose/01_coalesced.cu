@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint eb25772c4013): edit the TODOs.
+// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint 4fb2cb9f5131): edit the TODOs.
 // Step 01 — coalescing: re-map threads so that a warp touches consecutive addresses.
 //
 // Transpose: threadIdx.x now runs along a *column* of the input, so the writes are coalesced and
@@ -15,13 +15,15 @@
 // other load, so all four can be in flight; with blockDim.y (a run-time value) each iteration
 // has one load, issued after the previous iteration's FMA, and a thread keeps one load in
 // flight, for which Little's law predicts about 0.36 of the copy bandwidth (the PTX of both
-// loops: the chapter's results/compiled.txt; the README's "Bytes in flight"; that version is
+// loops: the chapter's results/h200/compiled.txt; NOTES.md, "Bytes in flight"; that version is
 // not among the benchmark's cases, so its speed is not measured).
 // Predicted: 8x less traffic than step 00, and, by Little's law, the copy bandwidth: 512 blocks
 // of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes each, ~16 KB per
 // multiprocessor, more than the ~11 KB the copy needs at the idle latency.
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
+// The exercise: part 1 turns the transpose's threads around; part 2 is the thread-per-column
+// consumer, its eight row sums added in shared memory.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "lane_sum.cuh"

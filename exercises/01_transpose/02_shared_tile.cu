@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/02_shared_tile.cu by exercises/generate.py (fingerprint 60faf1eb6d5b): edit the TODOs.
+// Generated from solutions/01_transpose/02_shared_tile.cu by exercises/generate.py (fingerprint 1f11d558a918): edit the TODOs.
 // Step 02 — shared memory: both sides coalesced.
 //
 // A 32x32 block of threads reads a 32x32 tile along its rows (coalesced), stores it in shared
@@ -13,6 +13,8 @@
 // Predicted: both variants fix the DRAM side (8x fewer sectors written than step 00); the
 // unpadded one is held back by 32-way conflicts, the padded one by the 1024-thread block (one
 // element per thread, a barrier between load and store, little in flight).
+// The exercise: part 1 the tile load and part 2 the transposed store, each tested alone; part 3 the
+// kernel around them, with the padded tile and the barrier.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "parts.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint 5cac9efdb0a7): edit the TODOs.
+// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint f4dcdcad85f0): edit the TODOs.
 // Step 05 — 16-byte accesses and a wider tile.
 //
 // A 64x64 tile moved by a 16x16 block: each thread loads four float4s (16 bytes each, one per
@@ -14,6 +14,8 @@
 // The streaming variant writes with store_streaming (st.global.cs on CUDA, a non-temporal store on
 // HIP): the output is not read again, so it need not displace the input's lines in L2.
 // Predicted: +5-10% over step 04 from fewer, wider accesses; streaming stores within noise.
+// The exercise: part 1 the float4 load, part 2 the scalar load, part 3 the float4 store, part 4
+// the scalar store, each tested alone; the kernel that picks between them is given.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "parts.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py (fingerprint b4285822e560): edit the TODOs.
+// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py (fingerprint 07c677ea494f): edit the TODOs.
 // Step 06 — the order in which blocks walk the matrix, and more bytes in flight per thread.
 //
 // Step 05 numbers its blocks along the rows of the input: blocks that run at the same time read
@@ -12,6 +12,8 @@
 // tile): twice the loads in flight per thread, half the threads per tile.
 // Predicted: a few percent from the write order (step 05 is already close to the copy); the 8-row
 // variant within noise of the 4-row one.
+// The exercise: part 1 which tile a block moves, part 2 the grid, both host code tested alone;
+// step 05's kernel is given around them.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <utility>

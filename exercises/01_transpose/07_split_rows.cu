@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint e180cd2e0561): edit the TODOs.
+// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint f1ddfc106420): edit the TODOs.
 // Step 07 — the column consumer without a transposed copy: split the rows.
 //
 // Step 01's consumer reads A along its rows already (a thread per column, coalesced), but it
@@ -11,8 +11,10 @@
 // the splits of each column in a fixed order: the result does not depend on which block
 // finished first (atomicAdd into y would), so it is the same on every run.
 // Predicted: 8 float4 loads per thread in flight, 128 bytes per thread, far more than the copy
-// needs (README, "bytes in flight"): one pass at the copy bandwidth, 1073.7 MB in ~0.25 ms, with
+// needs (NOTES.md, "Bytes in flight"): one pass at the copy bandwidth, 1073.7 MB in ~0.25 ms, with
 // no transposed copy, so the flagged matrix (step 03) never pays against it.
+// The exercise: part 1 the split plan, part 2 a thread's four column sums, part 3 the block's
+// sums, part 4 the sum of the splits; parts 1, 3 (with 2) and 4 are tested alone.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>

@@ -6,7 +6,7 @@
 // no better than step 00 (reads and writes are both served in 32-byte sectors, and a strided
 // read wastes as much as a strided write). Step 02 needs shared memory to fix both sides.
 // BEGIN FINDINGS
-// (The prediction was wrong, and the README's traffic table says why: the strided reads of the
+// (The prediction was wrong, and the traffic table in NOTES.md says why: the strided reads of the
 // 8 warps of a block hit the same sectors in L1, while strided writes cannot be merged in the
 // write-through L1.)
 // END FINDINGS
@@ -19,7 +19,7 @@
 // other load, so all four can be in flight; with blockDim.y (a run-time value) each iteration
 // has one load, issued after the previous iteration's FMA, and a thread keeps one load in
 // flight, for which Little's law predicts about 0.36 of the copy bandwidth (the PTX of both
-// loops: the chapter's results/compiled.txt; the README's "Bytes in flight"; that version is
+// loops: the chapter's results/h200/compiled.txt; NOTES.md, "Bytes in flight"; that version is
 // not among the benchmark's cases, so its speed is not measured).
 // Predicted: 8x less traffic than step 00, and, by Little's law, the copy bandwidth: 512 blocks
 // of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes each, ~16 KB per
@@ -27,10 +27,12 @@
 // BEGIN FINDINGS
 // Measured: 0.83 of the
 // copy, as the latency rises under load, and 3.6x step 00, not 8x: the caches had already kept
-// step 00's DRAM traffic to 1.19x the matrix (the README's traffic table).
+// step 00's DRAM traffic to 1.19x the matrix (NOTES.md's traffic table).
 // END FINDINGS
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
+// The exercise: part 1 turns the transpose's threads around; part 2 is the thread-per-column
+// consumer, its eight row sums added in shared memory.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     01_write_coalesced  transpose 16384x16384  1.3486 ms, 1592 GB/s (0.533 of copy)

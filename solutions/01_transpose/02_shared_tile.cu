@@ -12,6 +12,8 @@
 // Predicted: both variants fix the DRAM side (8x fewer sectors written than step 00); the
 // unpadded one is held back by 32-way conflicts, the padded one by the 1024-thread block (one
 // element per thread, a barrier between load and store, little in flight).
+// The exercise: part 1 the tile load and part 2 the transposed store, each tested alone; part 3 the
+// kernel around them, with the padded tile and the barrier.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     02_tile_unpadded  transpose 16384x16384  2.1468 ms, an experiment, 1000 GB/s (0.335 of copy)

@@ -16,6 +16,9 @@
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
 // bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
 // flag pays off from k = 1 or 2 passes.
+// The exercise, in seven parts, each tested alone: 1-2 the patent's rule (a column access, a
+// sequential one), 3 consuming a tile, 4 the transposing pass, 5 the row consumer that reads the
+// copy, 6 the flag, 7 the row access.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     03_flagged  A^T x, 1 passes   1.1148 ms, 963 GB/s (0.323 of copy), 897 passes/s

@@ -7,6 +7,8 @@
 // any, and there is a quarter of the index arithmetic per element.
 // Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
 // for this kernel).
+// The exercise: part 1 the tile load and part 2 the transposed store, four rows a thread, each
+// tested alone; the kernel around them is given.
 // BEGIN FINDINGS
 // Measured: 0.79, short of it; the profile shows 69% of issue slots busy, one
 // 4-byte access per instruction, which is likely the limit (step 05's float4s bring it to 9%).

@@ -13,9 +13,11 @@
 // The streaming variant writes with store_streaming (st.global.cs on CUDA, a non-temporal store on
 // HIP): the output is not read again, so it need not displace the input's lines in L2.
 // Predicted: +5-10% over step 04 from fewer, wider accesses; streaming stores within noise.
+// The exercise: part 1 the float4 load, part 2 the scalar load, part 3 the float4 store, part 4
+// the scalar store, each tested alone; the kernel that picks between them is given.
 // BEGIN FINDINGS
 // Measured: +21.7%, well above the prediction, which counted the instructions saved and not the
-// bytes in flight (4x step 04's per multiprocessor, the README's "Bytes in flight"); streaming
+// bytes in flight (4x step 04's per multiprocessor, NOTES.md's "Bytes in flight"); streaming
 // stores within noise, as predicted.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:

@@ -11,12 +11,14 @@
 // tile): twice the loads in flight per thread, half the threads per tile.
 // Predicted: a few percent from the write order (step 05 is already close to the copy); the 8-row
 // variant within noise of the 4-row one.
+// The exercise: part 1 which tile a block moves, part 2 the grid, both host code tested alone;
+// step 05's kernel is given around them.
 // BEGIN FINDINGS
 // Measured: +2.7% for the order, as predicted; the 8-row
 // variant 3.6% slower, which the prediction missed: its 40 registers a thread (30 for the 4-row
 // kernel; results/compiled.txt) leave room for 75% occupancy, and the profile shows 73% against
 // 96%, but it keeps more bytes in flight per multiprocessor, not fewer, so the cause is not
-// established (README).
+// established (NOTES.md).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):

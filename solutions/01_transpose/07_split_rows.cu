@@ -10,8 +10,10 @@
 // the splits of each column in a fixed order: the result does not depend on which block
 // finished first (atomicAdd into y would), so it is the same on every run.
 // Predicted: 8 float4 loads per thread in flight, 128 bytes per thread, far more than the copy
-// needs (README, "bytes in flight"): one pass at the copy bandwidth, 1073.7 MB in ~0.25 ms, with
+// needs (NOTES.md, "Bytes in flight"): one pass at the copy bandwidth, 1073.7 MB in ~0.25 ms, with
 // no transposed copy, so the flagged matrix (step 03) never pays against it.
+// The exercise: part 1 the split plan, part 2 a thread's four column sums, part 3 the block's
+// sums, part 4 the sum of the splits; parts 1, 3 (with 2) and 4 are tested alone.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     07_split_rows  A^T x, 1 passes   0.3524 ms, 3047 GB/s (1.021 of copy), 2838 passes/s
