@@ -400,8 +400,9 @@ class Report(unittest.TestCase):
             block = report.measured_block(runs, "02")
             self.assertIn("//   NVIDIA H100 80GB HBM3 (commit", block)
             self.assertIn("//   NVIDIA H200 (commit", block)
-            # the README takes them, and --check then agrees with it
-            documents = report.fill({"README.md": (chapter / "README.md").read_text()}, tables)
+            # the lesson and the record take them, and --check then agrees with them
+            documents = report.fill({name: (chapter / name).read_text() for name in ("README.md", "NOTES.md")
+                                     if (chapter / name).exists()}, tables)
             self.assertEqual(report.fill(documents, report.generated(chapter, runs)), documents)
 
     def test_a_folder_not_named_after_its_gpu_is_refused(self):
