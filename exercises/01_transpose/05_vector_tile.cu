@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint f4dcdcad85f0): edit the TODOs.
+// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint 49e998e1c7fa): edit the TODOs.
 // Step 05 — 16-byte accesses and a wider tile.
 //
 // A 64x64 tile moved by a 16x16 block: each thread loads four float4s (16 bytes each, one per
@@ -46,7 +46,7 @@ __device__ __forceinline__ void load_scalars(float (&tile)[kTile][kTile + 1], co
 template <bool kStreamingStores>
 __device__ __forceinline__ void store_float4s(const float (&tile)[kTile][kTile + 1], float* __restrict__ out, int rows,
                                               int tile_row, int tile_col) {
-  // TODO: part 3 of 4, the float4 store: output row tile_col + c (c = ty + 16j) is column c of the tile; gather its four elements 4tx .. 4tx+3 from four tile rows into one float4 (make_float4) and store it at float4 index tx of that output row, which starts at out + (tile_col + c) * rows + tile_row; with kStreamingStores use course::store_streaming(target, value) instead of *target = value; the output has rows columns: multiplying by cols instead goes wrong as soon as the matrix is not square
+  // TODO: part 3 of 4, the float4 store: output row tile_col + c (c = ty + 16j) is column c of the tile; gather its four elements 4tx .. 4tx+3 from four tile rows into one float4 (make_float4) and store it at float4 index tx of that output row, which starts at out + (tile_col + c) * rows + tile_row; with kStreamingStores use course::store_streaming(target, value) instead of *target = value; the four floats come from four tile rows of one column: four neighbours along a tile row would store the tile untransposed
 }
 
 __device__ __forceinline__ void store_scalars(const float (&tile)[kTile][kTile + 1], float* __restrict__ out, int rows,

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint f1ddfc106420): edit the TODOs.
+// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint e9f1d5740a7c): edit the TODOs.
 // Step 07 — the column consumer without a transposed copy: split the rows.
 //
 // Step 01's consumer reads A along its rows already (a thread per column, coalesced), but it
@@ -55,7 +55,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
   const int first_row = blockIdx.y * rows_per_split;
   const int end_row = min(rows, first_row + rows_per_split);
   float sum[kVector] = {};
-  // TODO: part 2 of 4, four columns a thread: where cols % 4 == 0 and all four columns exist, read them as one float4 a row (course::load_readonly on a const float4*: a warp then reads 512 contiguous bytes) and step the row loop by the constant kThreadsY with #pragma unroll 8, so that eight loads are in flight; else a scalar loop that checks col + k < cols; accumulate with fmaf(a, x[row], sum[k]) in row order; a float4 at a column that is not a multiple of 4 floats is misaligned
+  // TODO: part 2 of 4, four columns a thread: where cols % 4 == 0 and all four columns exist, read them as one float4 a row (course::load_readonly on a const float4*: a warp then reads 512 contiguous bytes) and step the row loop by the constant kThreadsY with #pragma unroll 8, so that eight loads are in flight; else a scalar loop that checks col + k < cols; accumulate with fmaf(a, x[row], sum[k]) in row order; when cols is not a multiple of 4, rows start off a 16-byte boundary and a float4 load would be misaligned
 
   // TODO: part 3 of 4, the block's sums: each thread stores its four sums as one float4 in a shared [kThreadsY][kThreadsX] array, then, after a barrier that every thread reaches, the threads of row threadIdx.y == 0 add the kThreadsY float4s of their column in order i = 0, 1, ... and write the four totals that exist (col + k < cols) to row blockIdx.y of partials; a fixed order keeps the result the same on every run, and a barrier inside the if would hang or race
 }

@@ -73,7 +73,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
   const int first_row = blockIdx.y * rows_per_split;
   const int end_row = min(rows, first_row + rows_per_split);
   float sum[kVector] = {};
-  // BEGIN SOLUTION: part 2 of 4, four columns a thread: where cols % 4 == 0 and all four columns exist, read them as one float4 a row (course::load_readonly on a const float4*: a warp then reads 512 contiguous bytes) and step the row loop by the constant kThreadsY with #pragma unroll 8, so that eight loads are in flight; else a scalar loop that checks col + k < cols; accumulate with fmaf(a, x[row], sum[k]) in row order; a float4 at a column that is not a multiple of 4 floats is misaligned
+  // BEGIN SOLUTION: part 2 of 4, four columns a thread: where cols % 4 == 0 and all four columns exist, read them as one float4 a row (course::load_readonly on a const float4*: a warp then reads 512 contiguous bytes) and step the row loop by the constant kThreadsY with #pragma unroll 8, so that eight loads are in flight; else a scalar loop that checks col + k < cols; accumulate with fmaf(a, x[row], sum[k]) in row order; when cols is not a multiple of 4, rows start off a 16-byte boundary and a float4 load would be misaligned
   if (cols % kVector == 0 && col + kVector <= cols) {
     // The stride is a constant, so the compiler unrolls this loop and keeps 8 loads in flight.
 #pragma unroll 8
