@@ -6,7 +6,7 @@
 // from 1 MiB to the whole matrix (L2 flushed, so it shows where fixed costs stop mattering, not
 // the L2 helping).
 // On a GPU it first measures the latency of a load that misses the caches (the JSON's context,
-// "memory_latency_ns"), for the README's bytes-in-flight model.
+// "memory_latency_ns"), for the bytes-in-flight model in NOTES.md.
 //
 //   bench_transpose [--rows=N] [--cols=N] [--all] [--ceilings=FILE] [--warm-l2] [--repetitions=N]
 //                   [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]

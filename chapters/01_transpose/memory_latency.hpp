@@ -1,4 +1,4 @@
-// The latency of one load that misses both caches, for the README's bytes-in-flight model
+// The latency of one load that misses both caches, for the bytes-in-flight model in NOTES.md
 // (Little's law: bandwidth = bytes in flight / latency).
 #pragma once
 

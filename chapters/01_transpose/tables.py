@@ -1,6 +1,11 @@
-"""Chapter 1's README tables (profiling/report.py): the transposes, the k-pass consumers with the
-flagged matrix's cost model, the size sweep, bytes in flight by Little's law, and the traffic
-profile. A table whose measurements the committed run lacks says so instead of failing."""
+"""Chapter 1's tables (profiling/report.py) for its lesson (README.md: the bound and the results at
+a glance) and its record (NOTES.md: the transposes, the k-pass consumers with the flagged matrix's
+cost model, the size sweep, bytes in flight by Little's law, the traffic profile, the experiments).
+A table whose measurements the committed run lacks says so instead of failing.
+
+The bound and the glance are one table for every GPU recorded, a pair of columns per GPU: they
+are made once, in the call for the lesson's GPU (the H200), from every GPU's results, because
+report.py's merge of per-GPU tables would repeat the steps' ideas and predictions for each GPU."""
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/01_transpose")
@@ -17,6 +22,25 @@ import results
 
 CONSUMERS = ("00_naive", "01_coalesced", "07_split_rows")
 FLAGGED = "03_flagged"
+LESSON_GPU = "h200"  # the GPU whose figures the lesson's prose quotes; its columns come first
+
+# The lesson's results at a glance: each taught step's idea in about a dozen words and its
+# prediction, in the words of its section of README.md. The transposes at their largest size; the
+# consumers of A^T x over the most passes recorded, where the flagged matrix has paid its first pass.
+GLANCE_TRANSPOSE = {
+    "00": ("transpose: a thread per element; its writes land a row apart", "~1/8 of copy"),
+    "01": ("transpose with the threads turned: writes coalesced, reads strided", "no better than 00"),
+    "02": ("transpose through a padded 32 × 33 shared tile: both sides coalesced", "held back by its barrier"),
+    "04": ("the padded tile moved by 32 × 8 threads, four rows each", "~0.85 of copy"),
+    "05": ("a 64 × 64 tile moved in 16-byte float4 loads and stores", "5–10% over 04"),
+    "06": ("blocks walk down the input, so their writes form long runs", "a few % over 05"),
+}
+GLANCE_CONSUMER = {
+    "00": ("Aᵀx: a warp per column, its lanes walking down the rows", "~1/8 of copy"),
+    "01": ("Aᵀx: a thread per column, so a warp reads along a row", "the copy"),
+    "03": ("Aᵀx: the flagged matrix transposes A once, then reads the copy", "faster than 00 from k = 1 or 2"),
+    "07": ("Aᵀx with no copy: float4 columns, the rows split over thousands of blocks", "the copy"),
+}
 
 # Bytes each thread has in flight while it waits for memory, read off each kernel's code (the
 # loads it issues before the first one is needed), and how many bytes the kernel moves per byte
@@ -83,15 +107,33 @@ def passes_table(res) -> str:
     return "\n".join(lines)
 
 
+def cost_model(res) -> tuple | None:
+    """(T_first, t_copy, last k): the flagged matrix's T(k) = T_first + (k - 1) t_copy, fitted to
+    its smallest k (1) and its largest; None when the run lacks them."""
+    by_k = passes_by_k(res)
+    if not by_k:
+        return None
+    first_k, last_k = min(by_k), max(by_k)
+    if first_k != 1 or last_k == first_k:
+        return None
+    t_first = by_k[first_k][FLAGGED].median_ms
+    return t_first, (by_k[last_k][FLAGGED].median_ms - t_first) / (last_k - 1), last_k
+
+
+def break_even(t_first: float, t_copy: float, per_pass: float) -> float | None:
+    """The k from which the flagged matrix is faster than a consumer costing per_pass a pass:
+    k t > T_first + (k - 1) t_copy; None when it never is (t <= t_copy)."""
+    return (t_first - t_copy) / (per_pass - t_copy) if per_pass > t_copy else None
+
+
 def cost_model_table(res) -> str:
     """T(k) = T_first + (k - 1) t_copy, from the flagged matrix's smallest and largest k, against
     each consumer's time per pass (at the largest k): the break-even k where they cross."""
     by_k = passes_by_k(res)
-    first_k, last_k = min(by_k), max(by_k)
-    t_first = by_k[first_k][FLAGGED].median_ms / first_k if first_k == 1 else None
-    if t_first is None or last_k == first_k:
+    model = cost_model(res)
+    if model is None:
         return "The committed run has no 1-pass and many-pass flagged timings to fit the cost model to."
-    t_copy = (by_k[last_k][FLAGGED].median_ms - t_first) / (last_k - 1)
+    t_first, t_copy, last_k = model
     lines = [f"Flagged matrix: T_first = {t_first:.3f} ms (the k = 1 row: the transposing pass), "
              f"t_copy = {t_copy:.3f} ms per later pass (from k = 1 and k = {last_k}).", "",
              "| consumer | ms per pass | break-even k = (T_first − t_copy) / (t − t_copy) | flagged faster at k = "
@@ -101,7 +143,8 @@ def cost_model_table(res) -> str:
         if name not in by_k[last_k]:
             continue
         per_pass = by_k[last_k][name].median_ms / last_k
-        even = f"{(t_first - t_copy) / (per_pass - t_copy):.1f}" if per_pass > t_copy else "never (t ≤ t_copy)"
+        k = break_even(t_first, t_copy, per_pass)
+        even = f"{k:.1f}" if k is not None else "never (t ≤ t_copy)"
         faster = "yes" if by_k[last_k][FLAGGED].median_ms < by_k[last_k][name].median_ms else "no"
         lines.append(f"| {name} | {per_pass:.3f} | {even} | {faster} |")
     return "\n".join(lines)
@@ -181,8 +224,95 @@ def in_flight_table(res) -> str:
     return "\n".join(lines)
 
 
+def lesson_runs(res) -> list | None:
+    """Every GPU's results, the lesson's GPU first, when `res` is the lesson's GPU's (else None:
+    the combined tables are made once)."""
+    runs = results.load_chapter(res.folder.parent.parent)
+    lesson = next((r for r in runs if r.folder.name == LESSON_GPU), runs[0])
+    if res.folder.resolve() != lesson.folder.resolve():
+        return None
+    return [lesson] + [r for r in runs if r is not lesson]
+
+
+def short_label(res) -> str:
+    return res.label.split()[0]
+
+
+def glance_rows(res, group: str, lesson: dict) -> dict:
+    """{step: (idea, predicted, median ms, fraction of the binding ceiling)} from
+    report_tables.glance_table's rows for one group."""
+    rows = {}
+    for line in report_tables.glance_table(res, group, lesson).splitlines()[2:]:
+        step, idea, predicted, ms, fraction = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        rows[step] = (idea, predicted, ms, fraction)
+    return rows
+
+
+def glance_table(res) -> str | None:
+    """The taught steps at a glance: each step's idea and prediction, its median time and its
+    fraction of the ceiling that binds it on each GPU ("not recorded" where a GPU lacks it)."""
+    runs = lesson_runs(res)
+    if runs is None:
+        return None
+    def groups(r):
+        transpose = next(c.group for c in r.cases if c.group.startswith("transpose"))
+        passes = max(tables_k for tables_k in passes_by_k(r)) if passes_by_k(r) else None
+        return transpose, (f"A^T x, {passes} passes" if passes else None)
+    per_gpu = []
+    for r in runs:
+        transpose, consumer = groups(r)
+        rows = {("transpose", s): v for s, v in glance_rows(r, transpose, GLANCE_TRANSPOSE).items()}
+        if consumer:
+            rows |= {("A^T x", s): v for s, v in glance_rows(r, consumer, GLANCE_CONSUMER).items()}
+        per_gpu.append(rows)
+    keys = sorted({key for rows in per_gpu for key in rows}, key=lambda key: (key[1], key[0] != "transpose"))
+    header = "| step | idea | predicted | " + " | ".join(f"{short_label(r)} ms | {short_label(r)} of ceiling" for r in runs) + " |"
+    lines = [header, "|---|---|---|" + "---:|---:|" * len(runs)]
+    for key in keys:
+        idea, predicted = next(rows[key][:2] for rows in per_gpu if key in rows)
+        cells = []
+        for rows in per_gpu:
+            ms, fraction = rows[key][2:] if key in rows else ("not recorded yet", "")
+            cells += [ms if ms != "not recorded" else "not recorded yet", fraction]
+        lines.append(f"| {key[1]} | {idea} | {predicted} | " + " | ".join(cells) + " |")
+    transpose, consumer = groups(runs[0])
+    k = consumer.split(", ")[1] if consumer else "the"
+    repetitions = max(c.repetitions for c in runs[0].cases)
+    lines += ["", f"Transposes: one {transpose.split()[1]} float matrix, read once and written once. Aᵀx: {k} over the same "
+              f"matrix, timed together. Each time is the median of {repetitions} runs. 'Of ceiling' is the step's effective "
+              "bandwidth (the bytes it must move over its time) as a fraction of the device-to-device copy's; a pass of Aᵀx "
+              "only reads, so it can pass 1."]
+    return "\n".join(lines)
+
+
+def bound_table(res) -> str | None:
+    """What each problem must move, and the time that takes at the copy's bandwidth, per GPU."""
+    runs = lesson_runs(res)
+    if runs is None:
+        return None
+    transpose = next(c for c in runs[0].cases if c.group.startswith("transpose") and c.name.startswith("00_"))
+    one_pass = passes_by_k(runs[0]).get(1, {}).get("00_naive")
+    rows = [(f"transpose {transpose.group.split()[1]}: read A once, write Aᵀ once",
+             f"2 × {transpose.bytes_per_run / 2e6:.1f} MB", transpose.bytes_per_run)]
+    if one_pass:
+        rows += [("Aᵀx, one pass: read A once (x and y are a row's worth)", f"{one_pass.bytes_per_run / 1e6:.1f} MB",
+                  one_pass.bytes_per_run),
+                 ("the flagged matrix's first pass: read A, write its transposed copy",
+                  f"2 × {one_pass.bytes_per_run / 1e6:.1f} MB", 2 * one_pass.bytes_per_run)]
+    header = "| what must move | bytes | " + " | ".join(f"{short_label(r)} copy GB/s | {short_label(r)} ms" for r in runs) + " |"
+    lines = [header, "|---|---:|" + "---:|---:|" * len(runs)]
+    for what, shown, amount in rows:
+        cells = [f"{r.ceilings['copy_GBps']:.0f} | {amount / r.ceilings['copy_GBps'] / 1e6:.3f}" for r in runs]
+        lines.append(f"| {what} | {shown} | " + " | ".join(cells) + " |")
+    lines += ["", "Copy GB/s: the best device-to-device copy `course_ceilings` measured on the GPU (`ceilings.json`), "
+              "counting the bytes read and written; ms = bytes / that bandwidth."]
+    return "\n".join(lines)
+
+
 def tables(res) -> dict:
-    return {
+    combined = {name: table for name, table in (("bound", bound_table(res)), ("glance", glance_table(res)))
+                if table is not None}
+    return combined | {
         "transpose": transpose_table(res),
         "passes": passes_table(res),
         "cost_model": cost_model_table(res),

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint 8e1429d7116d): edit the TODOs.
+// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint 4fb2cb9f5131): edit the TODOs.
 // Step 01 — coalescing: re-map threads so that a warp touches consecutive addresses.
 //
 // Transpose: threadIdx.x now runs along a *column* of the input, so the writes are coalesced and
@@ -15,13 +15,15 @@
 // other load, so all four can be in flight; with blockDim.y (a run-time value) each iteration
 // has one load, issued after the previous iteration's FMA, and a thread keeps one load in
 // flight, for which Little's law predicts about 0.36 of the copy bandwidth (the PTX of both
-// loops: the chapter's results/compiled.txt; the README's "Bytes in flight"; that version is
+// loops: the chapter's results/h200/compiled.txt; NOTES.md, "Bytes in flight"; that version is
 // not among the benchmark's cases, so its speed is not measured).
 // Predicted: 8x less traffic than step 00, and, by Little's law, the copy bandwidth: 512 blocks
 // of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes each, ~16 KB per
 // multiprocessor, more than the ~11 KB the copy needs at the idle latency.
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
+// The exercise: part 1 turns the transpose's threads around; part 2 is the thread-per-column
+// consumer, its eight row sums added in shared memory.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "lane_sum.cuh"
@@ -35,12 +37,12 @@ constexpr int kBlockY = 8;
 
 __global__ void transpose_write_coalesced_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                  int cols) {
-  // TODO: one thread per element as in step 00, but threadIdx.x runs along a column of in (a row of out)
+  // TODO: part 1 of 2, the transpose turned around: one thread per element as in step 00, but with threadIdx.x (and blockIdx.x) running down a column of in, so that a warp writes 32 consecutive floats of a row of out; keep out[col][row] = in[row][col] and check row < rows and col < cols; the launch below already gives x the rows and y the columns: swapping them back gives step 00 again
 }
 
 __global__ void multiply_transposed_coalesced_kernel(const float* __restrict__ a, const float* __restrict__ x,
                                                      float* __restrict__ y, int rows, int cols) {
-  // TODO: thread (tx, ty) sums column blockIdx.x*32 + tx over rows ty, ty+8, ... (step by the constant kBlockY); then add the 8 partial sums
+  // TODO: part 2 of 2, a thread per column: thread (tx, ty) sums column blockIdx.x * 32 + tx over rows ty, ty + 8, ... with fmaf, its row loop stepping by the constant kBlockY (a stride the compiler knows lets it unroll the loop and keep four loads in flight; blockDim.y would not), then writes its sum to a shared [kBlockY][kBlockX] array; after a barrier that every thread reaches, the threads with ty == 0 add the 8 sums of their column and write y; a warp then reads 32 neighbouring columns of a row: coalesced
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/02_shared_tile.cu by exercises/generate.py (fingerprint 894889737014): edit the TODOs.
+// Generated from solutions/01_transpose/02_shared_tile.cu by exercises/generate.py (fingerprint 1f11d558a918): edit the TODOs.
 // Step 02 — shared memory: both sides coalesced.
 //
 // A 32x32 block of threads reads a 32x32 tile along its rows (coalesced), stores it in shared
@@ -13,8 +13,12 @@
 // Predicted: both variants fix the DRAM side (8x fewer sectors written than step 00); the
 // unpadded one is held back by 32-way conflicts, the padded one by the 1024-thread block (one
 // element per thread, a barrier between load and store, little in flight).
+// The exercise: part 1 the tile load and part 2 the transposed store, each tested alone; part 3 the
+// kernel around them, with the padded tile and the barrier.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
+#include "parts.hpp"
+#include "tile_parts.cuh"
 #include "transpose.hpp"
 
 namespace ch01 {
@@ -22,15 +26,43 @@ namespace {
 
 constexpr int kTile = 32;
 
+// Thread (threadIdx.x, threadIdx.y) of the 32 x 32 block moves one element of the tile whose top-left
+// element is in[tile_row][tile_col]; the tile's rows are kTile + kPad floats apart in shared memory.
+template <int kPad>
+__device__ __forceinline__ void load_tile(float (&tile)[kTile][kTile + kPad], const float* __restrict__ in, int rows,
+                                          int cols, int tile_row, int tile_col) {
+  // TODO: part 1 of 3, the tile load: a warp (fixed threadIdx.y) reads one row of the tile, threadIdx.x along it, so its 32 loads are consecutive floats (coalesced); keep tile[i][j] = in[tile_row + i][tile_col + j]; skip elements past the matrix's edge (tiles cut by it), and do not swap threadIdx.x and threadIdx.y here: that makes the read strided
+}
+
+template <int kPad>
+__device__ __forceinline__ void store_tile_transposed(const float (&tile)[kTile][kTile + kPad], float* __restrict__ out,
+                                                      int rows, int cols, int tile_row, int tile_col) {
+  // TODO: part 2 of 3, the transposed store: a warp writes one row of out (threadIdx.x along it: coalesced), which is a column of the shared tile, out[tile_col + i][tile_row + j] = tile[j][i]; out is cols x rows, so its row index is checked against cols and its column index against rows; the column read of the tile is the access that the padding keeps free of bank conflicts
+}
+
 template <int kPad>
 __global__ void transpose_tile_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-  // TODO: load the tile with threadIdx.x along a row of in; barrier; write it with threadIdx.x along a row of out
+  // TODO: part 3 of 3, the kernel: declare the shared tile with kPad floats of padding per row (kPad is 1 for the taught step, 0 for the experiment), take block (blockIdx.x, blockIdx.y)'s tile at row blockIdx.y * kTile and column blockIdx.x * kTile, load it, wait at a barrier, store it transposed; without the barrier a warp reads tile elements that other warps have not written yet
 }
 
 void launch_tile(void (*kernel)(const float*, float*, int, int), const float* in, float* out, int rows, int cols) {
   course::launch(kernel, {dim3(course::blocks_for(cols, kTile), course::blocks_for(rows, kTile)), dim3(kTile, kTile)},
                  in, out, rows, cols);
 }
+
+// Parts 1 and 2 alone, for their tests (tile_parts.cuh): the padded tile of the taught step.
+struct Parts {
+  static constexpr int kTile = ::ch01::kTile, kPitch = kTile + 1;
+  static dim3 threads() { return dim3(kTile, kTile); }
+  __device__ static void load(float (&tile)[kTile][kPitch], const float* in, int rows, int cols, int tile_row,
+                              int tile_col) {
+    load_tile<1>(tile, in, rows, cols, tile_row, tile_col);
+  }
+  __device__ static void store(const float (&tile)[kTile][kPitch], float* out, int rows, int cols, int tile_row,
+                               int tile_col) {
+    store_tile_transposed<1>(tile, out, rows, cols, tile_row, tile_col);
+  }
+};
 
 }  // namespace
 
@@ -41,5 +73,10 @@ void transpose_tile_unpadded(const float* in, float* out, int rows, int cols) {
 void transpose_tile_padded(const float* in, float* out, int rows, int cols) {
   launch_tile(transpose_tile_kernel<1>, in, out, rows, cols);
 }
+
+namespace parts {
+void shared_tile_load(const float* in, float* out, int rows, int cols) { run_tile_load_alone<Parts>(in, out, rows, cols); }
+void shared_tile_store(const float* in, float* out, int rows, int cols) { run_tile_store_alone<Parts>(in, out, rows, cols); }
+}  // namespace parts
 
 }  // namespace ch01

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint 0a1125c50693): edit the TODOs.
+// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint 230e71e02122): edit the TODOs.
 // Step 03 — the flagged column transpose (after the Huawei/Beihang patent, 2016).
 //
 // A read-only matrix is read column by column again and again by a consumer that must own a
@@ -17,12 +17,16 @@
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
 // bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
 // flag pays off from k = 1 or 2 passes.
+// The exercise, in seven parts, each tested alone: 1-2 the patent's rule (a column access, a
+// sequential one), 3 consuming a tile, 4 the transposing pass, 5 the row consumer that reads the
+// copy, 6 the flag, 7 the row access.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>
 
 #include "course/exercise.hpp"
 #include "lane_sum.cuh"
+#include "parts.hpp"
 #include "transpose.hpp"
 
 namespace ch01 {
@@ -39,13 +43,13 @@ std::int64_t walk_position(std::int64_t index, std::int64_t rows, std::int64_t c
 }  // namespace
 
 bool is_column_access(std::span<const std::int64_t> indices, std::int64_t rows, std::int64_t cols) {
-  // TODO: lanes at consecutive walk positions (col * rows + row), spanning one column or two neighbouring ones
+  // TODO: part 1 of 7, the column access: the 16 lanes must sit at consecutive walk positions (col * rows + row, computed by walk_position), lane after lane, and the last lane's column may be the first lane's or the next one (one wrap from row rows - 1 to row 0, never two); an index outside the matrix is no column access; comparing raw indices instead of walk positions fails at every wrap
   throw course::NotImplemented(__FILE__);
 }
 
 bool is_column_sequential(std::span<const std::int64_t> previous, std::span<const std::int64_t> current,
                           std::int64_t rows, std::int64_t cols) {
-  // TODO: a column access whose smallest walk position follows the previous access's largest
+  // TODO: part 2 of 7, the sequential rule: the current access must be a column access (part 1) and, unless there is no previous access, its smallest walk position must be exactly one past the previous access's largest (the next row, or row 0 of the next column after the last row); take smallest and largest over all lanes, not the first and last lanes
   throw course::NotImplemented(__FILE__);
 }
 
@@ -58,21 +62,81 @@ constexpr int kColumnsPerWarp = kTile / kWarps;   // 4
 constexpr int kRowsPerWarp = kTile / kWarps;      // tile rows each thread loads: 4
 
 // Pass 1 (flag clear). Block b owns the 32-column stripe starting at b*32 and walks down it tile
-// by tile; warp w consumes columns w, w+8, w+16, w+24 of the stripe, lane l holding row l of
-// each tile — step 00's order.
+// by tile. Thread (lane, warp) = (threadIdx.x, threadIdx.y):
+//   loads   column stripe + lane of tile rows warp, warp + 8, warp + 16, warp + 24 (coalesced);
+//   sums    columns stripe + warp, + 8, + 16, + 24 over tile row `lane` (step 00's order: lane l
+//           holds rows l, l + 32, ... of its column);
+//   writes  copy rows stripe + warp, + 8, ... (columns of A), element tile_row + lane of each.
+
+// Adds this thread's products of the tile that starts at row tile_row of A to its four column sums.
+__device__ __forceinline__ void consume_tile(float (&partial)[kColumnsPerWarp], const float (&tile)[kTile][kTile + 1],
+                                             const float* x, int rows, int cols, int stripe, int tile_row, int lane,
+                                             int warp) {
+  // TODO: part 3 of 7, consume the tile column by column: lane takes tile row `lane` (A's row tile_row + lane, if it exists) and, for j = 0 .. 3, adds tile[lane][c] * x[row] to partial[j] with fmaf, where c = warp + j * kWarps (A's column stripe + c, if it exists); a warp then reads a column of the shared tile, which the padding keeps free of bank conflicts; keep fmaf and this order, so that the sums round exactly as step 00's do
+}
+
 __global__ void transpose_while_consuming_kernel(const float* __restrict__ a, const float* __restrict__ x,
                                                  float* __restrict__ copy, float* __restrict__ y, int rows, int cols) {
-  // TODO: per 32-row tile: registers to shared, barrier, prefetch the next tile, accumulate, write the tile transposed, barrier
+  __shared__ float tile[kTile][kTile + 1];  // step 02's padded tile
+  const int stripe = blockIdx.x * kTile;
+  const int lane = threadIdx.x;
+  const int warp = threadIdx.y;
+  const int col = stripe + lane;
+  float partial[kColumnsPerWarp] = {};
+  float next[kRowsPerWarp];  // this thread's elements of the next tile, loading while the current one is used
+
+  // TODO: part 4 of 7, the transposing pass: fetch the first tile into next[j] = A[warp + j * kWarps][col] (0 outside A); then for each tile_row = 0, 32, ...: copy next[j] to tile[warp + j * kWarps][lane], barrier, fetch the next tile's rows (tile_row + kTile + warp + j * kWarps) so that its loads fly while the block works, consume_tile (part 3), write copy[stripe + i][tile_row + lane] = tile[lane][i] for i = warp, warp + kWarps, ... (the copy is cols x rows), barrier; then lane_sum each partial[j] (every thread calls it: it holds barriers) and lane 0 writes y[stripe + warp + j * kWarps]; without the second barrier a fast warp overwrites the tile while others still read it
 }
 
 // y = M v with a warp per row of M, lane l summing elements l, l+32, ... (coalesced). Reading the
 // copy (M = A^T) this is the column-sequential consumer; reading A it is the row access.
 __global__ void multiply_rows_kernel(const float* __restrict__ m, const float* __restrict__ v, float* __restrict__ y,
                                      int m_rows, int m_cols) {
-  // TODO: warp threadIdx.y owns row blockIdx.x*8 + threadIdx.y; accumulate with fmaf like step 00, then lane_sum
+  // TODO: part 5 of 7, the row consumer: warp threadIdx.y owns row blockIdx.x * 8 + threadIdx.y of M; lane l adds m[row][l] * v[l], m[row][l + 32] * v[l + 32], ... with fmaf in that order (step 00's order, so that a pass over the copy rounds exactly as step 00's pass over A), then every thread calls lane_sum (it holds barriers: not inside an if) and lane 0 writes y[row]
+}
+
+// --- parts 3-5 alone, for their tests ---------------------------------------------------------------
+
+// Part 3 alone: one block per 32-column stripe, as in the transposing pass; one thread copies each
+// tile of A into the shared tile, then every thread consumes it. sums[c][lane] = lane's sum of
+// column c (cols x 32), which step 00's lane l also holds.
+__global__ void consume_alone_kernel(const float* __restrict__ a, const float* __restrict__ x, float* __restrict__ sums,
+                                     int rows, int cols) {
+  __shared__ float tile[kTile][kTile + 1];
+  const int stripe = blockIdx.x * kTile;
+  float partial[kColumnsPerWarp] = {};
+  for (int tile_row = 0; tile_row < rows; tile_row += kTile) {
+    __syncthreads();  // every thread is done with the previous tile
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+      for (int i = 0; i < kTile; ++i)
+        for (int j = 0; j < kTile; ++j)
+          tile[i][j] = tile_row + i < rows && stripe + j < cols ? a[static_cast<size_t>(tile_row + i) * cols + stripe + j]
+                                                                : 0.0f;
+    }
+    __syncthreads();
+    consume_tile(partial, tile, x, rows, cols, stripe, tile_row, threadIdx.x, threadIdx.y);
+  }
+  for (int j = 0; j < kColumnsPerWarp; ++j) {
+    const int col = stripe + threadIdx.y + j * kWarps;
+    if (col < cols) sums[static_cast<size_t>(col) * kLanes + threadIdx.x] = partial[j];
+  }
 }
 
 }  // namespace
+
+namespace parts {
+void flagged_consume(const float* a, const float* x, float* sums, int rows, int cols) {
+  course::launch(consume_alone_kernel, {dim3(course::blocks_for(cols, kTile)), dim3(kLanes, kWarps)}, a, x, sums, rows, cols);
+}
+void flagged_transposing_pass(const float* a, const float* x, float* copy, float* y, int rows, int cols) {
+  course::launch(transpose_while_consuming_kernel, {dim3(course::blocks_for(cols, kTile)), dim3(kLanes, kWarps)}, a, x,
+                 copy, y, rows, cols);
+}
+void flagged_multiply_rows(const float* m, const float* v, float* y, int m_rows, int m_cols) {
+  course::launch(multiply_rows_kernel, {dim3(course::blocks_for(m_rows, kWarps)), dim3(kLanes, kWarps)}, m, v, y, m_rows,
+                 m_cols);
+}
+}  // namespace parts
 
 // --- the flagged matrix ----------------------------------------------------------------------------------
 
@@ -80,12 +144,12 @@ FlaggedMatrix::FlaggedMatrix(const float* matrix, int rows, int cols)
     : original_(matrix), rows_(rows), cols_(cols), copy_(static_cast<size_t>(rows) * cols) {}
 
 void FlaggedMatrix::multiply_transposed(const float* x, float* y) {
-  // TODO: flag clear: transpose while consuming and set the flag; flag set: consume the copy row by row
+  // TODO: part 6 of 7, the flag: with the flag clear, launch the transposing pass (part 4) on the original, one block of (32, 8) threads per 32-column stripe, then set the flag and count the transposition; with the flag set, launch multiply_rows_kernel (part 5) on the copy, a cols x rows matrix whose row c is column c of A (one block of (32, 8) threads per 8 of its rows); the copy is made once: a pass with the flag set must not transpose again
   throw course::NotImplemented(__FILE__);
 }
 
 void FlaggedMatrix::multiply(const float* x, float* y) {
-  // TODO: a row access never needs the copy: multiply_rows_kernel over the original
+  // TODO: part 7 of 7, the row access: y = A x reads A along its rows, which is coalesced already: multiply_rows_kernel (part 5) over the original, rows x cols, whatever the flag says; it must neither make the copy nor read it
   throw course::NotImplemented(__FILE__);
 }
 

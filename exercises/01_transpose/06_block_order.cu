@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py (fingerprint e8281e39d3a6): edit the TODOs.
+// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py (fingerprint 07c677ea494f): edit the TODOs.
 // Step 06 — the order in which blocks walk the matrix, and more bytes in flight per thread.
 //
 // Step 05 numbers its blocks along the rows of the input: blocks that run at the same time read
@@ -12,8 +12,13 @@
 // tile): twice the loads in flight per thread, half the threads per tile.
 // Predicted: a few percent from the write order (step 05 is already close to the copy); the 8-row
 // variant within noise of the 4-row one.
+// The exercise: part 1 which tile a block moves, part 2 the grid, both host code tested alone;
+// step 05's kernel is given around them.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
+#include <utility>
+
+#include "parts.hpp"
 #include "transpose.hpp"
 
 namespace ch01 {
@@ -23,17 +28,84 @@ constexpr int kTile = 64;
 constexpr int kVector = 4;                  // floats per 16-byte access
 constexpr int kThreadsX = kTile / kVector;  // 16 threads cover a tile row with float4s
 
+struct TileOrigin {
+  int row, col;  // the tile's top-left element: in[row][col]
+};
+
+// Which tile of the input block (block_x, block_y) moves: consecutive blocks (block_x, block_x + 1,
+// ...), which the GPU runs at the same time, must move tiles one below the other in the same
+// 64 columns of the input, so that they write neighbouring pieces of the same 64 output rows.
+__host__ __device__ __forceinline__ TileOrigin tile_of_block(unsigned block_x, unsigned block_y) {
+  // TODO: part 1 of 2, the block order: step 05 takes tile row blockIdx.y and tile column blockIdx.x; swap them, so that block_x counts tiles down the input (row block_x * kTile) and block_y across it (column block_y * kTile); keep both in elements, not tiles (multiply by kTile), and change nothing else: the bytes each block moves stay the same, only their order changes
+  return {0, 0};
+}
+
+// The grid that gives every tile of a rows x cols input exactly one block, in part 1's order.
+std::pair<unsigned, unsigned> block_order_grid(int rows, int cols) {
+  // TODO: part 2 of 2, the grid: with block_x walking down the input, the grid's x extent counts tiles down the rows (course::blocks_for(rows, kTile)) and its y extent tiles across the columns; a grid left in step 05's shape misses tiles (or launches blocks past the matrix) whenever rows and cols differ
+  return {0, 0};
+}
+
+// Step 05's kernel, given complete, with the tile origin from part 1 and kThreadsY rows of threads.
 template <int kThreadsY>
 __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
     transpose_block_order_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-  // TODO: step 05's kernel with the roles of blockIdx.x and blockIdx.y swapped, and kThreadsY rows of threads
+  constexpr int kRowsPerThread = kTile / kThreadsY;
+  __shared__ float tile[kTile][kTile + 1];
+  const TileOrigin origin = tile_of_block(blockIdx.x, blockIdx.y);  // consecutive blocks walk down the input
+  const int tile_row = origin.row;
+  const int tile_col = origin.col;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const bool vector_path = tile_row + kTile <= rows && tile_col + kTile <= cols && rows % kVector == 0 &&
+                           cols % kVector == 0;
+
+  // 1. Load: thread (tx, ty) owns columns 4tx..4tx+3 of tile rows ty, ty + kThreadsY, ...
+  if (vector_path) {
+    float4 loaded[kRowsPerThread];
+    for (int j = 0; j < kRowsPerThread; ++j) {
+      const float* row = in + static_cast<size_t>(tile_row + ty + j * kThreadsY) * cols + tile_col;
+      loaded[j] = course::load_readonly(reinterpret_cast<const float4*>(row) + tx);
+    }
+    for (int j = 0; j < kRowsPerThread; ++j) {
+      float* cell = &tile[ty + j * kThreadsY][kVector * tx];
+      cell[0] = loaded[j].x;
+      cell[1] = loaded[j].y;
+      cell[2] = loaded[j].z;
+      cell[3] = loaded[j].w;
+    }
+  } else {
+    for (int j = 0; j < kRowsPerThread; ++j) {
+      for (int k = 0; k < kVector; ++k) {
+        const int r = ty + j * kThreadsY, c = kVector * tx + k;
+        if (tile_row + r < rows && tile_col + c < cols) tile[r][c] = in[static_cast<size_t>(tile_row + r) * cols + tile_col + c];
+      }
+    }
+  }
+  __syncthreads();
+
+  // 2. Store: output rows ty, ty + kThreadsY, ... (columns of in), float4 by float4.
+  if (vector_path) {
+    for (int j = 0; j < kRowsPerThread; ++j) {
+      const int c = ty + j * kThreadsY;
+      const float4 value = make_float4(tile[kVector * tx][c], tile[kVector * tx + 1][c], tile[kVector * tx + 2][c],
+                                       tile[kVector * tx + 3][c]);
+      reinterpret_cast<float4*>(out + static_cast<size_t>(tile_col + c) * rows + tile_row)[tx] = value;
+    }
+  } else {
+    for (int j = 0; j < kRowsPerThread; ++j) {
+      for (int k = 0; k < kVector; ++k) {
+        const int c = ty + j * kThreadsY, r = kVector * tx + k;
+        if (tile_col + c < cols && tile_row + r < rows) out[static_cast<size_t>(tile_col + c) * rows + tile_row + r] = tile[r][c];
+      }
+    }
+  }
 }
 
 template <int kThreadsY>
 void launch_block_order(const float* in, float* out, int rows, int cols) {
-  course::launch(transpose_block_order_kernel<kThreadsY>,
-                 {dim3(course::blocks_for(rows, kTile), course::blocks_for(cols, kTile)), dim3(kThreadsX, kThreadsY)}, in,
-                 out, rows, cols);
+  const auto [blocks_x, blocks_y] = block_order_grid(rows, cols);
+  course::launch(transpose_block_order_kernel<kThreadsY>, {dim3(blocks_x, blocks_y), dim3(kThreadsX, kThreadsY)}, in, out,
+                 rows, cols);
 }
 
 }  // namespace
@@ -45,5 +117,13 @@ void transpose_block_order(const float* in, float* out, int rows, int cols) {
 void transpose_block_order_8_rows(const float* in, float* out, int rows, int cols) {
   launch_block_order<8>(in, out, rows, cols);
 }
+
+namespace parts {
+std::pair<int, int> block_order_tile(unsigned block_x, unsigned block_y) {
+  const TileOrigin origin = tile_of_block(block_x, block_y);
+  return {origin.row, origin.col};
+}
+std::pair<unsigned, unsigned> block_order_blocks(int rows, int cols) { return block_order_grid(rows, cols); }
+}  // namespace parts
 
 }  // namespace ch01

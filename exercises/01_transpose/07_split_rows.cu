@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint 43aeb38da528): edit the TODOs.
+// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint e9f1d5740a7c): edit the TODOs.
 // Step 07 — the column consumer without a transposed copy: split the rows.
 //
 // Step 01's consumer reads A along its rows already (a thread per column, coalesced), but it
@@ -11,13 +11,16 @@
 // the splits of each column in a fixed order: the result does not depend on which block
 // finished first (atomicAdd into y would), so it is the same on every run.
 // Predicted: 8 float4 loads per thread in flight, 128 bytes per thread, far more than the copy
-// needs (README, "bytes in flight"): one pass at the copy bandwidth, 1073.7 MB in ~0.25 ms, with
+// needs (NOTES.md, "Bytes in flight"): one pass at the copy bandwidth, 1073.7 MB in ~0.25 ms, with
 // no transposed copy, so the flagged matrix (step 03) never pays against it.
+// The exercise: part 1 the split plan, part 2 a thread's four column sums, part 3 the block's
+// sums, part 4 the sum of the splits; parts 1, 3 (with 2) and 4 are tested alone.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>
 
 #include "course/device_buffer.hpp"
+#include "parts.hpp"
 #include "transpose.hpp"
 
 namespace ch01 {
@@ -30,17 +33,36 @@ constexpr int kColumnsPerBlock = kThreadsX * kVector;  // 128
 constexpr int kTargetBlocks = 4096;                     // a few waves on a GPU of ~100-150 multiprocessors
 constexpr int kMinRowsPerSplit = 8 * kThreadsY;         // at least 8 rows per thread
 
+// How the rows are split: block (bx, s) sums rows s * rows_per_split .. + rows_per_split - 1.
+struct SplitPlan {
+  int rows_per_split;
+  int splits;
+};
+
+// Enough splits for about kTargetBlocks blocks, fixed by the shape alone (not by the GPU), so that
+// the same matrix is always added up the same way.
+SplitPlan plan_splits(int rows, int cols) {
+  // TODO: part 1 of 4, the split plan: about kTargetBlocks / (column blocks of 128 columns) splits, but never more than one per kMinRowsPerSplit rows (a thread needs several rows to keep loads in flight); round rows_per_split up to a multiple of kThreadsY (every row of threads gets the same number of rows) and count the splits from it, so that the splits cover every row and none is empty; the plan must depend on rows and cols only, never on the GPU, or two GPUs would add in different orders
+  return {rows, 1};
+}
+
 // Block (bx, s) sums columns bx*128 .. bx*128+127 over rows s*rows_per_split .. +rows_per_split-1
 // and writes the 128 sums to row s of `partials` (splits x cols).
 __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
     multiply_transposed_split_rows_kernel(const float* __restrict__ a, const float* __restrict__ x,
                                           float* __restrict__ partials, int rows, int cols, int rows_per_split) {
-  // TODO: thread (tx, ty) sums columns col..col+3 (col = blockIdx.x*128 + 4tx) over rows ty, ty+8, ... of the split (float4 loads where cols % 4 == 0, else scalar); add the 8 rows of threads in shared memory, in order; write row blockIdx.y of partials
+  const int col = blockIdx.x * kColumnsPerBlock + kVector * threadIdx.x;
+  const int first_row = blockIdx.y * rows_per_split;
+  const int end_row = min(rows, first_row + rows_per_split);
+  float sum[kVector] = {};
+  // TODO: part 2 of 4, four columns a thread: where cols % 4 == 0 and all four columns exist, read them as one float4 a row (course::load_readonly on a const float4*: a warp then reads 512 contiguous bytes) and step the row loop by the constant kThreadsY with #pragma unroll 8, so that eight loads are in flight; else a scalar loop that checks col + k < cols; accumulate with fmaf(a, x[row], sum[k]) in row order; when cols is not a multiple of 4, rows start off a 16-byte boundary and a float4 load would be misaligned
+
+  // TODO: part 3 of 4, the block's sums: each thread stores its four sums as one float4 in a shared [kThreadsY][kThreadsX] array, then, after a barrier that every thread reaches, the threads of row threadIdx.y == 0 add the kThreadsY float4s of their column in order i = 0, 1, ... and write the four totals that exist (col + k < cols) to row blockIdx.y of partials; a fixed order keeps the result the same on every run, and a barrier inside the if would hang or race
 }
 
 // y[c] = partials[0][c] + partials[1][c] + ... in that order: the same sum on every run.
 __global__ void sum_splits_kernel(const float* __restrict__ partials, float* __restrict__ y, int splits, int cols) {
-  // TODO: a thread per column adds the splits in order 0, 1, ...
+  // TODO: part 4 of 4, the sum of the splits: a thread per column adds partials[s][col] for s = 0, 1, ... splits - 1 in that order (row s of partials starts at s * cols) and writes y[col]; return early for threads past the last column; adding in another order, or with atomicAdd, changes the last bits from run to run
 }
 
 // The partial sums' buffer, kept for the process's life and grown when a larger problem needs
@@ -52,23 +74,35 @@ float* partial_sums(size_t count) {
   return buffer->data();
 }
 
+constexpr int kSumThreads = 256;
+
 }  // namespace
 
 void multiply_transposed_split_rows(const float* a, const float* x, float* y, int rows, int cols) {
-  // Enough splits for ~kTargetBlocks blocks, fixed by the shape alone (not by the GPU), so that
-  // the same matrix is always added up the same way.
-  const int column_blocks = static_cast<int>(course::blocks_for(cols, kColumnsPerBlock));
-  const int wanted = std::max(1, kTargetBlocks / column_blocks);
-  const int most = static_cast<int>(course::blocks_for(rows, kMinRowsPerSplit));
-  const int rows_per_split =
-      static_cast<int>(course::blocks_for(course::blocks_for(rows, std::min(wanted, most)), kThreadsY)) * kThreadsY;
-  const int splits = static_cast<int>(course::blocks_for(rows, rows_per_split));
-  float* partials = partial_sums(static_cast<size_t>(splits) * cols);
+  const SplitPlan plan = plan_splits(rows, cols);
+  float* partials = partial_sums(static_cast<size_t>(plan.splits) * cols);
   course::launch(multiply_transposed_split_rows_kernel,
-                 {dim3(column_blocks, splits), dim3(kThreadsX, kThreadsY)}, a, x, partials, rows, cols, rows_per_split);
-  constexpr int kSumThreads = 256;
+                 {dim3(course::blocks_for(cols, kColumnsPerBlock), plan.splits), dim3(kThreadsX, kThreadsY)}, a, x,
+                 partials, rows, cols, plan.rows_per_split);
+  course::launch(sum_splits_kernel, {dim3(course::blocks_for(cols, kSumThreads)), dim3(kSumThreads)}, partials, y,
+                 plan.splits, cols);
+}
+
+namespace parts {
+std::pair<int, int> split_rows_plan(int rows, int cols) {
+  const SplitPlan plan = plan_splits(rows, cols);
+  return {plan.rows_per_split, plan.splits};
+}
+void split_rows_partials(const float* a, const float* x, float* partials, int rows, int cols, int rows_per_split) {
+  course::launch(multiply_transposed_split_rows_kernel,
+                 {dim3(course::blocks_for(cols, kColumnsPerBlock), course::blocks_for(rows, rows_per_split)),
+                  dim3(kThreadsX, kThreadsY)},
+                 a, x, partials, rows, cols, rows_per_split);
+}
+void split_rows_sum_splits(const float* partials, float* y, int splits, int cols) {
   course::launch(sum_splits_kernel, {dim3(course::blocks_for(cols, kSumThreads)), dim3(kSumThreads)}, partials, y, splits,
                  cols);
 }
+}  // namespace parts
 
 }  // namespace ch01

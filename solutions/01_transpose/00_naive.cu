@@ -9,7 +9,7 @@
 // column-sequential access of the patent. Lane l reads rows l, l+32, ...: every lane in its own
 // sector, 4 useful bytes of every 32 fetched.
 // Predicted: ~1/8 of the copy bandwidth, unless the caches keep the sectors that the warps of a
-// block, on neighbouring columns, share (the README's traffic table shows that they do).
+// block, on neighbouring columns, share (NOTES.md's traffic table shows that they do).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     00_naive  transpose 16384x16384  5.0842 ms, 422 GB/s (0.141 of copy)

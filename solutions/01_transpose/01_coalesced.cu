@@ -6,7 +6,7 @@
 // no better than step 00 (reads and writes are both served in 32-byte sectors, and a strided
 // read wastes as much as a strided write). Step 02 needs shared memory to fix both sides.
 // BEGIN FINDINGS
-// (The prediction was wrong, and the README's traffic table says why: the strided reads of the
+// (The prediction was wrong, and the traffic table in NOTES.md says why: the strided reads of the
 // 8 warps of a block hit the same sectors in L1, while strided writes cannot be merged in the
 // write-through L1.)
 // END FINDINGS
@@ -19,7 +19,7 @@
 // other load, so all four can be in flight; with blockDim.y (a run-time value) each iteration
 // has one load, issued after the previous iteration's FMA, and a thread keeps one load in
 // flight, for which Little's law predicts about 0.36 of the copy bandwidth (the PTX of both
-// loops: the chapter's results/compiled.txt; the README's "Bytes in flight"; that version is
+// loops: the chapter's results/h200/compiled.txt; NOTES.md, "Bytes in flight"; that version is
 // not among the benchmark's cases, so its speed is not measured).
 // Predicted: 8x less traffic than step 00, and, by Little's law, the copy bandwidth: 512 blocks
 // of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes each, ~16 KB per
@@ -27,10 +27,12 @@
 // BEGIN FINDINGS
 // Measured: 0.83 of the
 // copy, as the latency rises under load, and 3.6x step 00, not 8x: the caches had already kept
-// step 00's DRAM traffic to 1.19x the matrix (the README's traffic table).
+// step 00's DRAM traffic to 1.19x the matrix (NOTES.md's traffic table).
 // END FINDINGS
 // What it gives up: a warp no longer owns a column, so a consumer whose algorithm needs a
 // column per warp (a per-column scan, sort or solve) cannot be written this way — step 03.
+// The exercise: part 1 turns the transpose's threads around; part 2 is the thread-per-column
+// consumer, its eight row sums added in shared memory.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     01_write_coalesced  transpose 16384x16384  1.3486 ms, 1592 GB/s (0.533 of copy)
@@ -58,7 +60,7 @@ constexpr int kBlockY = 8;
 
 __global__ void transpose_write_coalesced_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                  int cols) {
-  // BEGIN SOLUTION: one thread per element as in step 00, but threadIdx.x runs along a column of in (a row of out)
+  // BEGIN SOLUTION: part 1 of 2, the transpose turned around: one thread per element as in step 00, but with threadIdx.x (and blockIdx.x) running down a column of in, so that a warp writes 32 consecutive floats of a row of out; keep out[col][row] = in[row][col] and check row < rows and col < cols; the launch below already gives x the rows and y the columns: swapping them back gives step 00 again
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   const int col = blockIdx.y * blockDim.y + threadIdx.y;
   if (row < rows && col < cols) out[static_cast<size_t>(col) * rows + row] = in[static_cast<size_t>(row) * cols + col];
@@ -67,7 +69,7 @@ __global__ void transpose_write_coalesced_kernel(const float* __restrict__ in, f
 
 __global__ void multiply_transposed_coalesced_kernel(const float* __restrict__ a, const float* __restrict__ x,
                                                      float* __restrict__ y, int rows, int cols) {
-  // BEGIN SOLUTION: thread (tx, ty) sums column blockIdx.x*32 + tx over rows ty, ty+8, ... (step by the constant kBlockY); then add the 8 partial sums
+  // BEGIN SOLUTION: part 2 of 2, a thread per column: thread (tx, ty) sums column blockIdx.x * 32 + tx over rows ty, ty + 8, ... with fmaf, its row loop stepping by the constant kBlockY (a stride the compiler knows lets it unroll the loop and keep four loads in flight; blockDim.y would not), then writes its sum to a shared [kBlockY][kBlockX] array; after a barrier that every thread reaches, the threads with ty == 0 add the 8 sums of their column and write y; a warp then reads 32 neighbouring columns of a row: coalesced
   __shared__ float partials[kBlockY][kBlockX];
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   float partial = 0.0f;

@@ -7,6 +7,8 @@
 // any, and there is a quarter of the index arithmetic per element.
 // Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
 // for this kernel).
+// The exercise: part 1 the tile load and part 2 the transposed store, four rows a thread, each
+// tested alone; the kernel around them is given.
 // BEGIN FINDINGS
 // Measured: 0.79, short of it; the profile shows 69% of issue slots busy, one
 // 4-byte access per instruction, which is likely the limit (step 05's float4s bring it to 9%).
@@ -17,6 +19,8 @@
 //   NVIDIA H200 (commit b7bbf62a2ddd, 2026-11-22):
 //     04_rows_per_thread  transpose 16384x16384  0.6479 ms, 3315 GB/s (0.787 of copy)
 // END MEASURED
+#include "parts.hpp"
+#include "tile_parts.cuh"
 #include "transpose.hpp"
 
 namespace ch01 {
@@ -25,21 +29,24 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kBlockRows = 8;
 
-__global__ void transpose_rows_per_thread_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
-                                                 int cols) {
-  // BEGIN SOLUTION: as step 02 (padded), but each thread loops over rows threadIdx.y + 0, 8, 16, 24 of the tile
-  __shared__ float tile[kTile][kTile + 1];
-  const int tile_row = blockIdx.y * kTile;
-  const int tile_col = blockIdx.x * kTile;
-
+// Thread (threadIdx.x, threadIdx.y) of the 32 x 8 block moves four elements of the 32 x 32 tile
+// whose top-left element is in[tile_row][tile_col]: column threadIdx.x of tile rows threadIdx.y,
+// threadIdx.y + 8, + 16 and + 24 (and, on the way out, the same four of a column of the tile).
+__device__ __forceinline__ void load_tile(float (&tile)[kTile][kTile + 1], const float* __restrict__ in, int rows,
+                                          int cols, int tile_row, int tile_col) {
+  // BEGIN SOLUTION: part 1 of 2, the tile load, four rows a thread: step 02's load in a loop over tile rows i = threadIdx.y, threadIdx.y + kBlockRows, ... below kTile, so that a thread issues its four loads before it needs any of them; keep tile[i][j] = in[tile_row + i][tile_col + j] with threadIdx.x along a row (coalesced); step the loop by kBlockRows, not by 1 (each row would be loaded by every warp) nor by blockDim.x
   // 1. Four coalesced row reads per thread, all issued before any is needed.
   const int col = tile_col + threadIdx.x;
   for (int i = threadIdx.y; i < kTile; i += kBlockRows) {
     const int row = tile_row + i;
     if (row < rows && col < cols) tile[i][threadIdx.x] = in[static_cast<size_t>(row) * cols + col];
   }
-  __syncthreads();
+  // END SOLUTION
+}
 
+__device__ __forceinline__ void store_tile_transposed(const float (&tile)[kTile][kTile + 1], float* __restrict__ out,
+                                                      int rows, int cols, int tile_row, int tile_col) {
+  // BEGIN SOLUTION: part 2 of 2, the transposed store, four rows a thread: step 02's store in the same loop, out[tile_col + i][tile_row + threadIdx.x] = tile[threadIdx.x][i] for i = threadIdx.y, + kBlockRows, ...; out is cols x rows, so check the output row against cols and the output column against rows; keep threadIdx.x along the output row, or the writes stop being coalesced
   // 2. Four coalesced row writes of the output tile, from columns of the shared tile.
   const int out_col = tile_row + threadIdx.x;
   for (int i = threadIdx.y; i < kTile; i += kBlockRows) {
@@ -49,6 +56,30 @@ __global__ void transpose_rows_per_thread_kernel(const float* __restrict__ in, f
   // END SOLUTION
 }
 
+__global__ void transpose_rows_per_thread_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                                 int cols) {
+  __shared__ float tile[kTile][kTile + 1];  // step 02's padded tile
+  const int tile_row = blockIdx.y * kTile;
+  const int tile_col = blockIdx.x * kTile;
+  load_tile(tile, in, rows, cols, tile_row, tile_col);
+  __syncthreads();
+  store_tile_transposed(tile, out, rows, cols, tile_row, tile_col);
+}
+
+// Parts 1 and 2 alone, for their tests (tile_parts.cuh).
+struct Parts {
+  static constexpr int kTile = ::ch01::kTile, kPitch = kTile + 1;
+  static dim3 threads() { return dim3(kTile, kBlockRows); }
+  __device__ static void load(float (&tile)[kTile][kPitch], const float* in, int rows, int cols, int tile_row,
+                              int tile_col) {
+    load_tile(tile, in, rows, cols, tile_row, tile_col);
+  }
+  __device__ static void store(const float (&tile)[kTile][kPitch], float* out, int rows, int cols, int tile_row,
+                               int tile_col) {
+    store_tile_transposed(tile, out, rows, cols, tile_row, tile_col);
+  }
+};
+
 }  // namespace
 
 void transpose_rows_per_thread(const float* in, float* out, int rows, int cols) {
@@ -56,5 +87,12 @@ void transpose_rows_per_thread(const float* in, float* out, int rows, int cols) 
                  {dim3(course::blocks_for(cols, kTile), course::blocks_for(rows, kTile)), dim3(kTile, kBlockRows)}, in,
                  out, rows, cols);
 }
+
+namespace parts {
+void rows_per_thread_load(const float* in, float* out, int rows, int cols) { run_tile_load_alone<Parts>(in, out, rows, cols); }
+void rows_per_thread_store(const float* in, float* out, int rows, int cols) {
+  run_tile_store_alone<Parts>(in, out, rows, cols);
+}
+}  // namespace parts
 
 }  // namespace ch01

@@ -11,12 +11,14 @@
 // tile): twice the loads in flight per thread, half the threads per tile.
 // Predicted: a few percent from the write order (step 05 is already close to the copy); the 8-row
 // variant within noise of the 4-row one.
+// The exercise: part 1 which tile a block moves, part 2 the grid, both host code tested alone;
+// step 05's kernel is given around them.
 // BEGIN FINDINGS
 // Measured: +2.7% for the order, as predicted; the 8-row
 // variant 3.6% slower, which the prediction missed: its 40 registers a thread (30 for the 4-row
 // kernel; results/compiled.txt) leave room for 75% occupancy, and the profile shows 73% against
 // 96%, but it keeps more bytes in flight per multiprocessor, not fewer, so the cause is not
-// established (README).
+// established (NOTES.md).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
@@ -48,6 +50,9 @@
 //     06_block_order         size sweep, 512 MiB    0.2582 ms, 4159 GB/s (0.987 of copy)
 //     06_block_order         size sweep, 1024 MiB   0.5181 ms, 4145 GB/s (0.984 of copy)
 // END MEASURED
+#include <utility>
+
+#include "parts.hpp"
 #include "transpose.hpp"
 
 namespace ch01 {
@@ -57,14 +62,37 @@ constexpr int kTile = 64;
 constexpr int kVector = 4;                  // floats per 16-byte access
 constexpr int kThreadsX = kTile / kVector;  // 16 threads cover a tile row with float4s
 
+struct TileOrigin {
+  int row, col;  // the tile's top-left element: in[row][col]
+};
+
+// Which tile of the input block (block_x, block_y) moves: consecutive blocks (block_x, block_x + 1,
+// ...), which the GPU runs at the same time, must move tiles one below the other in the same
+// 64 columns of the input, so that they write neighbouring pieces of the same 64 output rows.
+__host__ __device__ __forceinline__ TileOrigin tile_of_block(unsigned block_x, unsigned block_y) {
+  // BEGIN SOLUTION: part 1 of 2, the block order: step 05 takes tile row blockIdx.y and tile column blockIdx.x; swap them, so that block_x counts tiles down the input (row block_x * kTile) and block_y across it (column block_y * kTile); keep both in elements, not tiles (multiply by kTile), and change nothing else: the bytes each block moves stay the same, only their order changes
+  return {static_cast<int>(block_x * kTile), static_cast<int>(block_y * kTile)};
+  // STUB: return {0, 0};
+  // END SOLUTION
+}
+
+// The grid that gives every tile of a rows x cols input exactly one block, in part 1's order.
+std::pair<unsigned, unsigned> block_order_grid(int rows, int cols) {
+  // BEGIN SOLUTION: part 2 of 2, the grid: with block_x walking down the input, the grid's x extent counts tiles down the rows (course::blocks_for(rows, kTile)) and its y extent tiles across the columns; a grid left in step 05's shape misses tiles (or launches blocks past the matrix) whenever rows and cols differ
+  return {course::blocks_for(rows, kTile), course::blocks_for(cols, kTile)};
+  // STUB: return {0, 0};
+  // END SOLUTION
+}
+
+// Step 05's kernel, given complete, with the tile origin from part 1 and kThreadsY rows of threads.
 template <int kThreadsY>
 __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
     transpose_block_order_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-  // BEGIN SOLUTION: step 05's kernel with the roles of blockIdx.x and blockIdx.y swapped, and kThreadsY rows of threads
   constexpr int kRowsPerThread = kTile / kThreadsY;
   __shared__ float tile[kTile][kTile + 1];
-  const int tile_row = blockIdx.x * kTile;  // consecutive blocks walk down the input
-  const int tile_col = blockIdx.y * kTile;
+  const TileOrigin origin = tile_of_block(blockIdx.x, blockIdx.y);  // consecutive blocks walk down the input
+  const int tile_row = origin.row;
+  const int tile_col = origin.col;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const bool vector_path = tile_row + kTile <= rows && tile_col + kTile <= cols && rows % kVector == 0 &&
                            cols % kVector == 0;
@@ -109,14 +137,13 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
       }
     }
   }
-  // END SOLUTION
 }
 
 template <int kThreadsY>
 void launch_block_order(const float* in, float* out, int rows, int cols) {
-  course::launch(transpose_block_order_kernel<kThreadsY>,
-                 {dim3(course::blocks_for(rows, kTile), course::blocks_for(cols, kTile)), dim3(kThreadsX, kThreadsY)}, in,
-                 out, rows, cols);
+  const auto [blocks_x, blocks_y] = block_order_grid(rows, cols);
+  course::launch(transpose_block_order_kernel<kThreadsY>, {dim3(blocks_x, blocks_y), dim3(kThreadsX, kThreadsY)}, in, out,
+                 rows, cols);
 }
 
 }  // namespace
@@ -128,5 +155,13 @@ void transpose_block_order(const float* in, float* out, int rows, int cols) {
 void transpose_block_order_8_rows(const float* in, float* out, int rows, int cols) {
   launch_block_order<8>(in, out, rows, cols);
 }
+
+namespace parts {
+std::pair<int, int> block_order_tile(unsigned block_x, unsigned block_y) {
+  const TileOrigin origin = tile_of_block(block_x, block_y);
+  return {origin.row, origin.col};
+}
+std::pair<unsigned, unsigned> block_order_blocks(int rows, int cols) { return block_order_grid(rows, cols); }
+}  // namespace parts
 
 }  // namespace ch01
