@@ -1,7 +1,15 @@
-"""Chapter 2's README tables (profiling/report.py): every step for every operator with the
-conv3d peer, each operator and form against its roofline, the compute-bound compound_r2's steps
-with every rate, the traffic profile, the L2 reads each step's tiles predict beside the measured
-ones, the stall reasons, and the size sweep."""
+"""Chapter 2's tables (profiling/report.py). For the lesson (README.md): the bound of each
+operator and form, the taught steps at a glance with their idea and prediction on every GPU, each
+step's result beside the step before it with the profile's figure that tells its story, the
+peers a user would reach for, and the two GPUs side by side. For the notes (NOTES.md): every step
+for every operator with the conv3d peer, each operator and form against its roofline, the
+compute-bound compound_r2's steps with every rate, the traffic profile, the L2 reads each step's
+tiles predict beside the measured ones, why the best steps stop short of the copy, the stall
+reasons, and the experiments.
+
+The lesson's own tables quote one GPU, the lesson's (LESSON_GPU, when it is recorded), except the
+glance and the GPUs side by side, which quote every GPU recorded: they are made once, from the
+lesson GPU's call, with every GPU's results."""
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/02_stencil")
@@ -21,6 +29,7 @@ import results
 import traffic
 
 PROFILE_SIZE = 512  # profile.sh's cube edge
+LESSON_GPU = "h200"  # the results folder whose figures the lesson quotes
 SECTOR_FLOATS = 8   # a 32-byte sector
 
 
@@ -279,6 +288,233 @@ def dram_gap_table(res, traffic_csv) -> str:
     return "\n".join(lines)
 
 
+# ---- The lesson's tables ---------------------------------------------------------------------
+
+# Each taught step's idea in about a dozen words, and its prediction (from its file's header), for
+# the glance table; the group is the headline's, the 27-point box.
+GLANCE_GROUP = "box27"
+GLANCE = {
+    "00": ("a thread per point in 8x8x8 blocks; every neighbour from global memory",
+           "bound by L1 and L2 traffic, well under half the copy"),
+    "01": ("32x8 blocks: a warp reads 32 neighbours along one row",
+           "fewer sectors a load; re-reads still from L1 and L2"),
+    "02": ("the 2rz+1 haloed tiles of each output plane in shared memory",
+           "L2 reads as step 01's; L1 reads fall"),
+    "03": ("the patent's circular queue: a block walks z, one new plane per output plane",
+           "L2 reads fall to about 1.3 cubes"),
+    "04": ("the patent's plane load: threads re-folded into whole tile rows",
+           "fewer load instructions; shared memory the busiest unit"),
+    "05": ("one plane in shared memory; the queue holds partial sums in registers",
+           "the box near the copy"),
+    "06": ("the next plane's loads in flight in registers; two rows a thread",
+           "the box toward 3 TB/s"),
+    "07": ("z cut into 64-plane chunks: eight times the blocks",
+           "occupancy to the register limit; the box toward 3.5 TB/s"),
+    "08": ("two tiles in turn, unguarded interior blocks, pointers that step",
+           "10-20% faster than step 07"),
+    "09": ("two planes in flight a thread; registers budgeted for five blocks",
+           "the box 10% faster"),
+    "10": ("asynchronous 16-byte copies into a ring of three tiles",
+           "a third fewer instructions; the box near the copy"),
+    "11": ("256-wide tiles read in long runs; 16-plane z-chunks",
+           "DRAM busier; the box toward plain tiled copies"),
+    "12": ("the operator's separable form, one axis at a time",
+           "the box within a few % of step 11 (compound_r2: 2.4x)"),
+}
+
+# The kernel profile.sh profiles for each taught step (its template arguments: the taught variant's).
+KERNELS = {"00": "naive_kernel<{op}>", "01": "coalesced_kernel<{op}>", "02": "shared_tile_kernel<{op}>",
+           "03": "circular_queue_kernel<{op}>", "04": "plane_load_kernel<{op}>", "05": "register_queue_kernel<{op}>",
+           "06": "prefetch_kernel<{op}, 2>", "07": "z_chunk_kernel<{op}, 2, 64>",
+           "08": "fewer_instructions_kernel<{op}>", "09": "deeper_prefetch_kernel<{op}>",
+           "10": "async_copy_kernel<{op}>", "11": "wide_tile_kernel<{op}>", "12": "factored_kernel<{op}>"}
+PROFILED = {"star7": "Star7", "box27": "Box27", "compound_r2": "Compound<2>"}  # profile.sh's operators
+
+# What each step's result table shows: its operators (at most three rows) and the profile's
+# figures that tell its story, as (column, source, key, digits): source "traffic" is a column of
+# traffic.csv, "stalls" a metric of stalls.csv ("per point": warp instructions x 32 / points).
+L1 = ("L1 traffic, cubes", "traffic", "L1 ratio", 1)
+L2 = ("L2 reads, cubes", "traffic", "L2 read ratio", 2)
+INSTRUCTIONS = ("instructions a point", "stalls", "per point", 0)
+SHARED = ("shared memory busy %", "traffic", "shared %", 0)
+LOAD_WAIT = ("load-wait cycles per instruction", "stalls", "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", 1)
+OCCUPANCY = ("occupancy %", "traffic", "occupancy %", 0)
+DRAM = ("DRAM busy %", "traffic", "DRAM %", 0)
+FMA_PIPE = ("FMA pipe busy %", "traffic", "FMA pipe %", 0)
+STEP_RESULTS = {
+    "00": (["star7", "box27", "compound_r2"], [L1]),
+    "01": (["star7", "box27", "compound_r2"], [L1]),
+    "02": (["star7", "box27", "compound_r2"], [INSTRUCTIONS]),
+    "03": (["box27", "compound_r2"], [L2, INSTRUCTIONS]),
+    "04": (["box27", "compound_r2"], [INSTRUCTIONS, SHARED]),
+    "05": (["star7", "box27", "compound_r2"], [SHARED]),
+    "06": (["star7", "box27", "compound_r2"], [LOAD_WAIT]),
+    "07": (["star7", "box27", "compound_r2"], [OCCUPANCY]),
+    "08": (["star7", "box27", "compound_r2"], [INSTRUCTIONS]),
+    "09": (["star7", "box27", "compound_r2"], [DRAM]),
+    "10": (["star7", "box27", "compound_r2"], [INSTRUCTIONS, L2]),
+    "11": (["star7", "box27", "compound_r2"], [DRAM]),
+    "12": (["star7", "box27", "compound_r2"], [INSTRUCTIONS, FMA_PIPE]),
+}
+
+# The kernels the GPUs are compared on (operator, step), and why each is there.
+BETWEEN = [("box27", "11", "bound by DRAM on both"), ("compound_r2", "11", "bound by the FMA pipe on both"),
+           ("compound_r2", "12", "between the two"), ("star7", "09", "bytes in flight")]
+
+
+def lesson_gpu(res) -> bool:
+    """Whether `res` is the GPU the lesson quotes: LESSON_GPU when it is recorded, else the first."""
+    folders = sorted(f.name for f in res.folder.parent.iterdir() if (f / "bench.json").exists())
+    return res.folder.name == (LESSON_GPU if LESSON_GPU in folders else folders[0])
+
+
+def every_gpu(res) -> list:
+    """Every GPU's results of the chapter, the lesson's first."""
+    runs = results.load_chapter(res.folder.parent.parent)
+    return sorted(runs, key=lambda r: r.folder.name != res.folder.name)
+
+
+def group_named(res, operator: str) -> str:
+    return next(g for g in res.groups() if g.split()[0] == operator)
+
+
+def step_case(res, operator: str, number: str):
+    """The taught step `number` ("05") of an operator, or None where the recording lacks it."""
+    group = group_named(res, operator)
+    return next((c for c in res.taught if c.group == group and c.is_step and c.name[:2] == number), None)
+
+
+def profile_figures(res) -> dict:
+    """{kernel: {key: value}} from traffic.csv and stalls.csv, where recorded."""
+    figures = {}
+    if (res.folder / "traffic.csv").exists():
+        for row in results.read_csv(res.folder / "traffic.csv"):
+            figures.setdefault(row["kernel"], {}).update(
+                {key: row.number(key) for key in row if key != "kernel"})
+    if (res.folder / "stalls.csv").exists():
+        for k in read_stalls(res.folder / "stalls.csv"):
+            values = figures.setdefault(k["kernel"], {})
+            values.update({key: value for key, value in k.items() if key != "kernel"})
+            values["per point"] = k["smsp__inst_executed.sum"] * 32 / PROFILE_SIZE ** 3
+    return figures
+
+
+def glance(res) -> str:
+    """The taught steps at a glance, on every GPU recorded: report_tables.glance_table's median and
+    fraction of the binding ceiling, a pair of columns per GPU beside the idea and prediction."""
+    runs = every_gpu(res)
+    per_gpu = [[line for line in report_tables.glance_table(run, group_named(run, GLANCE_GROUP), GLANCE).splitlines()
+                if line.startswith("|")][2:] for run in runs]
+    labels = [run.label.split()[0] for run in runs]
+    lines = ["| step | idea | predicted | " + " | ".join(f"{label} ms | {label}: of the binding ceiling" for label in labels) + " |",
+             "|---|---|---|" + "---:|---:|" * len(runs)]
+    for rows in zip(*per_gpu):
+        cells = [[cell.strip() for cell in row.strip().strip("|").split("|")] for row in rows]
+        lines.append("| " + " | ".join(cells[0][:3] + [value for c in cells for value in c[3:5]]) + " |")
+    lines.append("")
+    lines.append(f"{GLANCE_GROUP}, {res.groups()[0].split()[1]} floats, median of each step's timed runs; the binding "
+                 "ceiling is each GPU's own copy bandwidth (`course_ceilings`)." +
+                 (" \"not recorded\": that GPU's recording lacks the step (not recorded yet)."
+                  if any("not recorded" in line for line in lines) else ""))
+    return "\n".join(lines)
+
+
+def step_result(res, number: str) -> str:
+    """Step `number` beside the step before it, for the operators STEP_RESULTS names: median times,
+    the speed-up, the fraction of the binding ceiling, and the profile's figures before and after."""
+    operators, metrics = STEP_RESULTS[number]
+    before = f"{int(number) - 1:02d}" if number != "00" else None
+    figures = profile_figures(res)
+    header = ["operator"] + ([f"step {before} ms"] if before else []) + [f"step {number} ms"] + \
+             (["speed-up"] if before else []) + ["of the binding ceiling"] + \
+             [f"{column} ({before} → {number})" if before else column for column, *_ in metrics]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for operator in operators:
+        now, then = step_case(res, operator, number), step_case(res, operator, before) if before else None
+        if now is None:
+            lines.append(f"| {operator} | " + " | ".join(["not recorded"] + [""] * (len(header) - 2)) + " |")
+            continue
+        fraction, ceiling = report_tables.binding(now, res.ceilings)
+        cells = [operator] + ([f"{then.median_ms:.3f}"] if before else []) + [f"{now.median_ms:.3f}"]
+        cells += [f"{then.median_ms / now.median_ms:.2f}x"] if before else []
+        cells.append(f"{fraction:.2f} {ceiling}")
+        for _, source, key, digits in metrics:
+            def figure(step):
+                value = figures.get(KERNELS[step].format(op=PROFILED[operator]), {}).get(key)
+                return "—" if value is None else f"{value:.{digits}f}"
+            cells.append(f"{figure(before)} → {figure(number)}" if before else figure(number))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"{res.label}, {res.groups()[0].split()[1]}; the profile's figures from Nsight Compute (`profile.sh`).")
+    return "\n".join(lines)
+
+
+def bound_table(res) -> str:
+    """The lesson's bound: each operator and form, its minimum bytes and its FMAs, the time each
+    takes at its ceiling, and the longer, which binds."""
+    copy, fma = res.ceilings["copy_GBps"], res.ceilings["fma_GFLOPs"]
+    lines = ["| operator | form | FMAs a point | FLOP per byte | the bytes at copy, ms | the FMAs at the FMA rate, ms "
+             "| bound, ms | bound by |", "|---|---|---:|---:|---:|---:|---:|---|"]
+    for group in res.groups():
+        forms = {}
+        for c in res.taught:
+            if c.group == group and c.is_step:
+                forms.setdefault(fmas_per_point(c), c)
+        for index, (fmas, c) in enumerate(forms.items()):
+            bytes_ms, flops_ms = c.bytes_per_run / 1e9 / copy * 1e3, c.gflop_per_run / fma * 1e3
+            lines.append(f"| {group.split()[0]} | {'weight table' if index == 0 else 'separable'} | {fmas} | "
+                         f"{2 * fmas / 8:.2f} | {bytes_ms:.3f} | {flops_ms:.3f} | {max(bytes_ms, flops_ms):.3f} | "
+                         f"{'FMA' if flops_ms > bytes_ms else 'copy'} |")
+    lines.append("")
+    lines.append(f"{res.label}: copy {copy:.0f} GB/s, FMA {fma / 1e3:.1f} TFLOP/s (`course_ceilings`), ridge point "
+                 f"{fma / copy:.1f} FLOP per byte. A point costs 8 bytes (read once, written once) and 2 flops an FMA.")
+    return "\n".join(lines)
+
+
+def peers_table(res) -> str:
+    """What a PyTorch user would run instead, beside the chapter's best taught step for the same operator."""
+    context, peers = results.load_peers(res.folder / "conv3d.json")
+    lines = ["| operator | what a user runs | ms | the chapter's best step | its ms | the step's speed-up |",
+             "|---|---|---:|---|---:|---:|"]
+    for peer in sorted(peers, key=lambda p: (p.group, p.median_ms)):
+        group = group_named(res, peer.group)
+        best = min((c for c in res.taught if c.group == group and c.is_step), key=lambda c: c.median_ms)
+        lines.append(f"| {peer.group} | {peer.name} | {peer.median_ms:.3f} | `{best.name}` | {best.median_ms:.3f} | "
+                     f"{peer.median_ms / best.median_ms:.1f}x |")
+    lines.append("")
+    lines.append(f"{res.label}, PyTorch {context['torch']} (`peer_conv3d.py`), the same interior, L2 flushed before each run.")
+    return "\n".join(lines)
+
+
+def between_table(res) -> str:
+    """The kernels the GPUs are compared on, each GPU against its own copy ceiling."""
+    runs = every_gpu(res)
+    labels = [run.label.split()[0] for run in runs]
+    lines = ["| operator | step | why it is here | " + " | ".join(f"{label} ms" for label in labels) + " | " +
+             " | ".join(f"{label}: of copy" for label in labels) + " |",
+             "|---|---|---|" + "---:|" * (2 * len(runs))]
+    for operator, number, why in BETWEEN:
+        cases = [step_case(run, operator, number) for run in runs]
+        lines.append(f"| {operator} | {number} | {why} | " +
+                     " | ".join(f"{c.median_ms:.3f}" if c else "not recorded" for c in cases) + " | " +
+                     " | ".join(f"{c.gbps / run.ceilings['copy_GBps']:.3f}" if c else "" for c, run in zip(cases, runs)) + " |")
+    lines.append("")
+    lines.append("Copy ceilings: " + ", ".join(f"{label} {run.ceilings['copy_GBps']:.0f} GB/s" for label, run in zip(labels, runs))
+                 + "; FMA: " + ", ".join(f"{label} {run.ceilings['fma_GFLOPs'] / 1e3:.1f} TFLOP/s" for label, run in zip(labels, runs))
+                 + " (`course_ceilings`).")
+    return "\n".join(lines)
+
+
+def lesson_tables(res) -> dict:
+    """The lesson's tables, made from the lesson GPU's call only (report.py would set every GPU's
+    side by side otherwise; the glance and the comparison hold every GPU already)."""
+    if not lesson_gpu(res):
+        return {}
+    tables = {"bound": bound_table(res), "glance": glance(res), "peers": peers_table(res), "between": between_table(res)}
+    tables.update({f"step{number}": step_result(res, number) for number in STEP_RESULTS})
+    return tables
+
+
 def tables(res) -> dict:
     r2 = next(g for g in res.groups() if g.startswith("compound_r2"))
     traffic_csv = res.folder / "traffic.csv"
@@ -291,4 +527,4 @@ def tables(res) -> dict:
         "dram_gap": dram_gap_table(res, traffic_csv),
         "stalls": stalls_table(res.folder / "stalls.csv"),
         "experiments": report_tables.experiments_table(res),
-    }
+    } | lesson_tables(res)

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/05_register_queue.cu by exercises/generate.py (fingerprint 30c3f0f240aa): edit the TODOs.
+// Generated from solutions/02_stencil/05_register_queue.cu by exercises/generate.py (fingerprint 4734d7734fe4): edit the TODOs.
 // Step 05 — the queue moves into registers: one plane in shared memory, partial sums in registers.
 //
 // In step 04 every output reads its whole box, (2rx+1)(2ry+1)(2rz+1) values, from shared memory:
@@ -16,6 +16,7 @@
 // FMAs per point.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch02 {
@@ -40,9 +41,58 @@ __device__ void load_plane(float (*tile)[kWidth], const float* __restrict__ in, 
   }
 }
 
+// Plane p's window, in `tile`, into this thread's running sums: sum[q] is the partial output at
+// z = p - rz + q, and plane p is its neighbour k = p - z = rz - q.
+template <class Stencil, int kWidth>
+__device__ __forceinline__ void add_window(float (&sum)[2 * Stencil::rz + 1], const float (*tile)[kWidth]) {
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  // TODO: part 1 of 2, add the window: read each value of this thread's (2rx+1) x (2ry+1) window once, tile[ty + ry + j][tx + rx + i], and add it into every sum that weighs it, sum[q] += weight(i, j, rz - q) * value (fmaf), skipping the zero weights and, with column_used, the window columns no plane uses. Keep: sum[q] is the output at z = p - rz + q, so plane p is its neighbour k = rz - q. Avoid: weight(i, j, q - rz), the mirror image, which only the compounds' odd derivatives tell apart
+  (void)sum; (void)tile;
+}
+
 template <class Stencil>
 __global__ void register_queue_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // TODO: for p = -rz .. dz+rz-1: load plane p, barrier, add its window into the 2rz+1 sums, write sum[0] as out(p-rz), shift, barrier
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY + 2 * Stencil::ry;
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  __shared__ float tile[kHeight][kWidth];
+  const int x0 = blockIdx.x * kBlockX - Stencil::rx;
+  const int y0 = blockIdx.y * kBlockY - Stencil::ry;
+  const int x = x0 + Stencil::rx + threadIdx.x, y = y0 + Stencil::ry + threadIdx.y;
+  const bool inside = x < g.dx && y < g.dy;
+
+  // sum[q] is the partial output at z = p - rz + q; plane p adds to it with weight k = rz - q.
+  float sum[kQueue] = {};
+  for (int p = -Stencil::rz; p < g.dz + Stencil::rz; ++p) {
+    // 1. Load plane p.
+    load_plane<Stencil, kWidth>(tile, in, g, x0, y0, p);
+    __syncthreads();
+
+    // 2. Read the window once; every value goes into every output plane that weighs it.
+    add_window<Stencil, kWidth>(sum, tile);
+
+    // 3. The oldest output has all its planes: write it, and shift the queue.
+    // TODO: part 2 of 2, write and shift: sum[0] now has all its 2rz+1 planes: write it as out(x, y, p - rz) when that is an interior plane (z >= 0) and the point is inside; shift the queue down one (sum[q] = sum[q + 1]) and start the newest at 0; then a barrier, because the next plane is loaded over this tile. Keep: after the shift, sum[q] is again the output at z = (p + 1) - rz + q. Avoid: writing before z >= 0 (the sums of planes above the grid) and leaving out the barrier
+    (void)inside;
+  }
+}
+
+// For the part test (parts.hpp): one plane's window added into zeroed sums, every sum written.
+template <class Stencil>
+__global__ void window_probe_kernel(const float* __restrict__ in, float* __restrict__ sums, Grid g, int p) {
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY + 2 * Stencil::ry;
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  __shared__ float tile[kHeight][kWidth];
+  const int x0 = blockIdx.x * kBlockX - Stencil::rx;
+  const int y0 = blockIdx.y * kBlockY - Stencil::ry;
+  const int x = x0 + Stencil::rx + threadIdx.x, y = y0 + Stencil::ry + threadIdx.y;
+  load_plane<Stencil, kWidth>(tile, in, g, x0, y0, p);
+  __syncthreads();
+  float sum[kQueue] = {};
+  add_window<Stencil, kWidth>(sum, tile);
+  if (x < g.dx && y < g.dy)
+    for (int q = 0; q < kQueue; ++q) sums[q * g.size + g.at(x, y, 0)] = sum[q];
 }
 
 }  // namespace
@@ -54,6 +104,21 @@ void stencil_register_queue(const float* in, float* out, const Grid& grid) {
                  {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY)), dim3(kBlockX, kBlockY)},
                  in, out, grid);
 }
+
+namespace parts {
+
+template <class Stencil>
+void window_05(const float* in, float* sums, const Grid& grid, int p) {
+  course::launch(window_probe_kernel<Stencil>,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY)), dim3(kBlockX, kBlockY)},
+                 in, sums, grid, p);
+}
+
+#define CH02_PARTS_05(Op, ...) template void window_05<Op>(const float*, float*, const Grid&, int);
+CH02_OPERATORS(CH02_PARTS_05)
+#undef CH02_PARTS_05
+
+}  // namespace parts
 
 CH02_INSTANTIATE(stencil_register_queue)
 

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/07_z_chunks.cu by exercises/generate.py (fingerprint 0b16446f7c50): edit the TODOs.
+// Generated from solutions/02_stencil/07_z_chunks.cu by exercises/generate.py (fingerprint 206c9026b68a): edit the TODOs.
 // Step 07 — z-chunks: more blocks, so that every multiprocessor is full.
 //
 // Step 06 gives each block a 32 x 16 column of the grid: at 512^3 that is 16 x 32 = 512 blocks
@@ -21,17 +21,75 @@ constexpr int kThreads = kBlockX * kBlockY;
 
 template <class Stencil, int kRows, int kChunk>
 __global__ void COURSE_LAUNCH_BOUNDS(kThreads) z_chunk_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // TODO: step 06's kernel over planes z_begin - rz .. z_end + rz - 1 of chunk blockIdx.z, writing z_begin .. z_end - 1
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY * kRows + 2 * Stencil::ry;
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  constexpr int kRowsPerPass = kThreads / kWidth;  // the coalesced plane load of step 04
+  constexpr int kPasses = (kHeight + kRowsPerPass - 1) / kRowsPerPass;
+  __shared__ float tile[kHeight][kWidth];
+
+  const int x0 = blockIdx.x * kBlockX - Stencil::rx;
+  const int y0 = blockIdx.y * kBlockY * kRows - Stencil::ry;
+  const int x = x0 + Stencil::rx + threadIdx.x;
+  const int first_row = kRows * threadIdx.y;  // this thread's outputs: tile rows first_row + ry + r
+  const int ind = threadIdx.x + threadIdx.y * kBlockX;
+  const int ix = ind % kWidth, iy0 = ind / kWidth;
+  const bool loads = iy0 < kRowsPerPass;
+
+  float staged[kPasses];  // this thread's elements of the next plane
+  auto fetch = [&](int z) {
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int iy = iy0 + pass * kRowsPerPass;
+      staged[pass] = loads && iy < kHeight && g.in_array(x0 + ix, y0 + iy, z) ? in[g.at(x0 + ix, y0 + iy, z)] : 0.0f;
+    }
+  };
+
+  // TODO: part 1 of 3, the chunk: block (x, y, c) writes the output planes z_begin .. z_end - 1 of chunk c = blockIdx.z, kChunk planes from c * kChunk, the last chunk cut at g.dz; the plane loop below then reads planes z_begin - rz .. z_end + rz - 1, the chunk and the 2rz planes around it that its outputs need. Keep: the chunks cover 0 .. dz - 1 once. Avoid: letting the last chunk run past dz
+  const int z_begin = 0, z_end = 0;
+  float sum[kRows][kQueue] = {};
+  fetch(z_begin - Stencil::rz);
+  for (int p = z_begin - Stencil::rz; p < z_end + Stencil::rz; ++p) {
+    // 1. Publish plane p, then start fetching plane p+1.
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int iy = iy0 + pass * kRowsPerPass;
+      if (loads && iy < kHeight) tile[iy][ix] = staged[pass];
+    }
+    __syncthreads();
+    fetch(p + 1);
+
+    // 2. Each window row is read once and feeds every output row and plane that weighs it.
+#pragma unroll
+    for (int wy = -Stencil::ry; wy < kRows + Stencil::ry; ++wy) {
+#pragma unroll
+      for (int i = -Stencil::rx; i <= Stencil::rx; ++i) {
+        const float value = tile[first_row + Stencil::ry + wy][threadIdx.x + Stencil::rx + i];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          const int j = wy - r;
+          if (j < -Stencil::ry || j > Stencil::ry || !column_used<Stencil>(i, j)) continue;
+#pragma unroll
+          for (int q = 0; q < kQueue; ++q) {
+            if (Stencil::weight(i, j, Stencil::rz - q) != 0.0)
+              sum[r][q] = fmaf(static_cast<float>(Stencil::weight(i, j, Stencil::rz - q)), value, sum[r][q]);
+          }
+        }
+      }
+    }
+
+    // 3. Write the completed outputs, shift the queues.
+    // TODO: part 2 of 3, write only the chunk's outputs: as in step 06, sum[r][0] is complete for the output plane z = p - rz of each row r: write it for the points inside the grid, but only for the chunk's own planes, z >= z_begin (the loop ends at the chunk's last); then shift the queues and start each newest sum at 0. Keep: every output plane written by exactly one chunk. Avoid: z >= 0, which lets a chunk write the sums of the 2rz planes before it, whose queues never saw the planes below the chunk
+    (void)x; (void)y0; (void)first_row;
+    __syncthreads();  // the tile is overwritten by the next plane
+  }
 }
 
 template <class Stencil, int kRows, int kChunk>
 void launch_z_chunks(const float* in, float* out, const Grid& grid) {
   require_halo<Stencil>(grid);
-  course::launch(z_chunk_kernel<Stencil, kRows, kChunk>,
-                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY * kRows),
-                       course::blocks_for(grid.dz, kChunk)),
-                  dim3(kBlockX, kBlockY)},
-                 in, out, grid);
+  // TODO: part 3 of 3, the launch: step 06's grid of columns, 32 x (8 kRows) outputs a block, with a third dimension: one block per chunk of kChunk planes (course::blocks_for rounds up). Keep: 32 x 8 threads a block. Avoid: a grid of dz / kChunk chunks, which leaves out the last, partial one
+  (void)in; (void)out;
 }
 
 }  // namespace

@@ -1,21 +1,21 @@
-// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py (fingerprint 7660f69f17d5): edit the TODOs.
-// Step 08 — fewer instructions per point: double-buffered tile, unguarded interior blocks,
-// pointers that step instead of indices that are recomputed.
+// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py (fingerprint e2b764e095e0): edit the TODOs.
+// Step 08 — fewer instructions per point: two tiles in turn, unguarded interior blocks, pointers
+// that step instead of indices that are recomputed.
 //
-// Nsight Compute on step 07 (the README's traffic table): no unit near its limit — DRAM about
-// half busy, shared memory and the FMA pipe less — with many cycles between two instructions of
-// a warp: the kernel is limited by latency and by how many instructions it issues, not by any
-// one unit. Three changes cut instructions and waits, none of them the arithmetic:
-//   - two tiles used in turn: the barrier that protected the tile from the next plane's store is
-//     gone (the next iteration stores into the other tile; the one barrier per plane orders it);
+// The profile of step 07 (the lesson's step 08) shows no unit near its limit and many cycles
+// between two instructions of a warp: the kernel is limited by latency and by how many
+// instructions it issues. Three changes cut instructions and waits, none of them the arithmetic:
+//   - two tiles used in turn (part 4): the barrier that protected the tile from the next plane's
+//     store is gone (the next iteration stores into the other tile; one barrier per plane);
 //   - blocks whose haloed tile lies inside the array (all but the edge blocks) load without the
-//     six bounds comparisons per element;
+//     six bounds comparisons per element (parts 1 and 3);
 //   - the load and store addresses advance by a plane per step instead of being recomputed
-//     from (x, y, z) with 64-bit multiplies.
+//     from (x, y, z) with 64-bit multiplies (parts 2, 3 and 5).
 // kRows = 4 rows per thread and 32-plane chunks, step 07's faster variant.
 // Predicted: 10-20% over step 07.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch02 {
@@ -27,10 +27,79 @@ constexpr int kThreads = kBlockX * kBlockY;
 constexpr int kRows = 4;
 constexpr int kChunk = 32;
 
+// Whether a kWidth x kHeight tile whose corner is (x0, y0) lies wholly inside the array in x and
+// y, halo included (in z, the planes a chunk reads always do): its loads then need no bounds test.
+template <int kWidth, int kHeight>
+__host__ __device__ __forceinline__ bool tile_inside(int x0, int y0, const Grid& g) {
+  // TODO: part 1 of 5, the interior test: the tile covers columns x0 .. x0 + kWidth - 1 and rows y0 .. y0 + kHeight - 1; it is inside when all of them are points of the array, -hx <= x < dx + hx and -hy <= y < dy + hy (Grid::in_array's bounds). Keep: exact, true for every tile that is inside (else no block gains) and false for every tile that is not (else a block reads outside the array). Avoid: testing only the corner (x0, y0), and an off-by-one at the far edge
+  (void)x0; (void)y0; (void)g;
+  return false;
+}
+
 template <class Stencil>
 __global__ void COURSE_LAUNCH_BOUNDS(kThreads) fewer_instructions_kernel(const float* __restrict__ in, float* __restrict__ out,
                                                                       Grid g) {
-  // TODO: step 07 with two tiles (one barrier per plane), unguarded loads when the tile is inside the array, stepping pointers
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY * kRows + 2 * Stencil::ry;
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  constexpr int kRowsPerPass = kThreads / kWidth;
+  constexpr int kPasses = (kHeight + kRowsPerPass - 1) / kRowsPerPass;
+  __shared__ float tiles[2][kHeight][kWidth];
+
+  const int x0 = blockIdx.x * kBlockX - Stencil::rx;
+  const int y0 = blockIdx.y * kBlockY * kRows - Stencil::ry;
+  const int z_begin = blockIdx.z * kChunk;
+  const int z_end = min(g.dz, z_begin + kChunk);
+  const int first_row = kRows * threadIdx.y;
+  const int ind = threadIdx.x + threadIdx.y * kBlockX;
+  const int ix = ind % kWidth, iy0 = ind / kWidth;
+  const bool loads = iy0 < kRowsPerPass;
+  // The tile lies inside the array in x and y (in z, planes z_begin-rz .. z_end+rz-1 always do).
+  const bool inside = tile_inside<kWidth, kHeight>(x0, y0, g);
+
+  // 1. Addresses that step: this thread's first load, and its first output, at the chunk's start.
+  // TODO: part 2 of 5, the first addresses: source points at this thread's first load, the tile cell (ix, iy0) of the chunk's first plane, z_begin - rz; target at its first output, the point (x, first row y_first) of plane z_begin. From here on both only move: by a row (g.pitch) between passes or rows, by a plane (g.plane) between planes. Keep: x and y_first as in step 07. Avoid: computing an address the thread never uses before checking it: a pointer itself is harmless, a load through it outside the array is not
+  const float* source = in;
+  const int x = 0, y_first = 0;
+  float* target = out;
+
+  float staged[kPasses];
+  auto fetch = [&](int z) {
+    // TODO: part 3 of 5, the fetch through a stepping pointer: step 07's prefetch of this thread's share of plane z, but each pass's element is source[pass * kRowsPerPass * g.pitch] (kRowsPerPass rows further down), and in_array is asked only when the tile is not inside; afterwards source moves on a plane. Keep: the same cells and the same zeros as step 07's fetch. Avoid: moving source only when a load was made: it must advance once per plane, loads or not
+    (void)z;
+  };
+
+  float sum[kRows][kQueue] = {};
+  fetch(z_begin - Stencil::rz);
+  for (int p = z_begin - Stencil::rz; p < z_end + Stencil::rz; ++p) {
+    // 2. Publish plane p into this iteration's tile, then start fetching plane p+1.
+    // TODO: part 4 of 5, two tiles in turn: plane p goes into tiles[p & 1]; publish it there, one barrier, then fetch plane p + 1 unless p is the chunk's last plane (p + 1 < z_end + rz: the plane after it may lie past the array). Keep: the tile written now was last read two planes ago, and every thread has passed a barrier since, so the barrier at the end of step 07's loop is no longer needed. Avoid: one tile for every plane without that second barrier
+    float (*tile)[kWidth] = tiles[0];
+
+    // 3. Each window row is read once and feeds every output row and plane that weighs it.
+#pragma unroll
+    for (int wy = -Stencil::ry; wy < kRows + Stencil::ry; ++wy) {
+#pragma unroll
+      for (int i = -Stencil::rx; i <= Stencil::rx; ++i) {
+        const float value = tile[first_row + Stencil::ry + wy][threadIdx.x + Stencil::rx + i];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          const int j = wy - r;
+          if (j < -Stencil::ry || j > Stencil::ry || !column_used<Stencil>(i, j)) continue;
+#pragma unroll
+          for (int q = 0; q < kQueue; ++q) {
+            if (Stencil::weight(i, j, Stencil::rz - q) != 0.0)
+              sum[r][q] = fmaf(static_cast<float>(Stencil::weight(i, j, Stencil::rz - q)), value, sum[r][q]);
+          }
+        }
+      }
+    }
+
+    // 4. Write the completed outputs, shift the queues. No second barrier: the next plane goes
+    //    into the other tile.
+    // TODO: part 5 of 5, the writes through a stepping pointer: once the chunk's outputs begin (p - rz >= z_begin), row r's output is target[r * g.pitch], for the points inside the grid; then target moves on a plane; shift every row's queue as before. Keep: target advances once per written plane. Avoid: advancing target on the planes before the chunk's first output, which writes every plane one or more planes too deep
+    (void)target; (void)x; (void)y_first;
+  }
 }
 
 }  // namespace
@@ -44,6 +113,27 @@ void stencil_fewer_instructions(const float* in, float* out, const Grid& grid) {
                   dim3(kBlockX, kBlockY)},
                  in, out, grid);
 }
+
+namespace parts {
+
+template <class Stencil>
+Tile tile_08() {
+  return {kBlockX, kBlockY * kRows, Stencil::rx, Stencil::ry, kBlockX + 2 * Stencil::rx, kBlockY * kRows + 2 * Stencil::ry};
+}
+
+template <class Stencil>
+bool tile_inside_08(int bx, int by, const Grid& grid) {
+  return tile_inside<kBlockX + 2 * Stencil::rx, kBlockY * kRows + 2 * Stencil::ry>(
+      bx * kBlockX - Stencil::rx, by * kBlockY * kRows - Stencil::ry, grid);
+}
+
+#define CH02_PARTS_08(Op, ...)  \
+  template Tile tile_08<Op>(); \
+  template bool tile_inside_08<Op>(int, int, const Grid&);
+CH02_OPERATORS(CH02_PARTS_08)
+#undef CH02_PARTS_08
+
+}  // namespace parts
 
 CH02_INSTANTIATE(stencil_fewer_instructions)
 

@@ -1,28 +1,30 @@
-// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint 473c5944a5e9): edit the TODOs.
+// Generated from solutions/02_stencil/10_async_copy.cu by exercises/generate.py (fingerprint 96bcb481e1e9): edit the TODOs.
 // Step 10 — asynchronous copies: planes land in shared memory without passing through registers.
 //
-// Step 09 stages its planes in flight in registers: 5 loads per thread per plane, each checked
-// and addressed on its own, then 5 stores into the tile; it executes 55 instructions per output
-// point for the box, 27 of them the FMAs (the README's stall table). Ampere and Hopper copy from global to shared memory
-// directly (cp.async, here through course::copy_async): a thread starts the copies of a plane
-// and goes on computing.
-//   - a ring of 3 tiles: while plane p is used, planes p+1 and p+2 are on their way; one barrier
-//     per plane (after it plane p has landed and every thread is done with plane p-1, whose tile
-//     the next copies reuse); the plane loop is unrolled by 3 so each tile's address is a constant;
-//   - 16-byte copies: a tile row starts 16 bytes left of the block's first column (the x-halo
-//     rounded up to a whole copy; rows are 128-byte aligned); which copies fall outside the array
-//     is worked out once per block, not per plane;
+// Step 09 stages its planes in flight in registers: several loads per thread per plane, each
+// checked and addressed on its own, then as many stores into the tile; beside its FMAs, those
+// are most of its instructions (the lesson's step 10). Ampere and Hopper copy from global to
+// shared memory directly (cp.async, here through course::copy_async): a thread starts the copies
+// of a plane and goes on computing.
+//   - 16-byte copies (parts 1-2): a tile row starts 16 bytes left of the block's first column
+//     (the x-halo rounded up to a whole copy; rows are 128-byte aligned); which copies fall
+//     outside the array is worked out once per block, not per plane;
+//   - a ring of 3 tiles (parts 3-5): while plane p is used, planes p+1 and p+2 are on their
+//     way; one barrier per plane (after it plane p has landed and every thread is done with
+//     plane p-1, whose tile the next copies reuse); the plane loop is unrolled by 3 so each
+//     tile's address is a constant;
 //   - 64x4 threads with 8 rows each (radius 2: 4 rows, whose 5-deep queues would not fit 8):
 //     the x-halo costs 2 sectors per 8 instead of per 4.
 // On AMD GPUs copy_async is a plain load and store: the step stays correct there but gains
 // nothing from the ring. The CPU backend keeps the protocol (a copy lands when a wait covers it),
-// so a wait too few fails there as on a GPU. The variants tried before this one are in the README.
+// so a wait too few fails there as on a GPU. The variants tried before this one are in the notes.
 // Predicted: a third fewer instructions per point, fewer L2 reads, and the box near the copy
 // bandwidth.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 2 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
 
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch02 {
@@ -41,10 +43,109 @@ constexpr int kVector = 4;      // floats per 16-byte copy
 template <class Stencil>
 constexpr int kRowsPerThread = Stencil::rz == 1 ? 8 : 4;
 
+// Copy number `copy` of a tile whose rows are kCopiesPerRow copies of kVector floats and whose
+// corner is (x_left, y0): where it comes from, in floats from that corner within a plane, and
+// whether it lies in the array. Every plane's copies are the same, a plane further. (The grid is taken
+// by value, as the kernel holds it: a reference here changes the order of the kernel's instructions.)
+template <int kCopiesPerRow, int kCopies>
+__host__ __device__ __forceinline__ parts::Copy plan_copy(int copy, int x_left, int y0, Grid g) {
+  // TODO: part 1 of 5, the copy plan: copy c is row c / kCopiesPerRow of the tile, columns x .. x + 3 with x = x_left + kVector * (c % kCopiesPerRow), y = y0 + row; it is valid when c < kCopies (the last pass has spare threads), the row is one of the array's (-hy <= y < dy + hy) and the four floats lie in the row's storage, -lead <= x and x + kVector <= pitch - lead; its offset is row * pitch + (x - x_left), and 0 when not valid. Keep: a copy is wholly inside a row or wholly outside (rows are multiples of 16 bytes, x_left a multiple of 4), so there is no partial copy. Avoid: bounding x by the halo (-hx .. dx + hx) instead of the row's storage: the copy that holds the halo's float starts further left
+  (void)copy; (void)x_left; (void)y0; (void)g;
+  return {0, false};
+}
+
 template <class Stencil>
 __global__ void COURSE_LAUNCH_BOUNDS(kThreads, kMinBlocks)
     async_copy_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // TODO: a ring of 3 tiles filled by 16-byte copy_async; wait, barrier, start plane p+2, compute plane p
+  constexpr int kRows = kRowsPerThread<Stencil>;
+  constexpr int kLeft = (Stencil::rx + kVector - 1) / kVector * kVector;  // the x-halo in whole copies
+  constexpr int kWidth = kLeft + kBlockX + kLeft;
+  constexpr int kCopiesPerRow = kWidth / kVector;
+  constexpr int kHeight = kBlockY * kRows + 2 * Stencil::ry;
+  constexpr int kCopies = kHeight * kCopiesPerRow;
+  constexpr int kPasses = (kCopies + kThreads - 1) / kThreads;
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  alignas(16) __shared__ float tiles[kStages][kHeight][kWidth];
+
+  const int x_left = blockIdx.x * kBlockX - kLeft;
+  const int y0 = blockIdx.y * kBlockY * kRows - Stencil::ry;
+  const int z_begin = blockIdx.z * kChunk;
+  const int z_end = min(g.dz, z_begin + kChunk);
+  const int first_row = kRows * threadIdx.y;
+  const int ind = threadIdx.x + threadIdx.y * kBlockX;
+
+  // 1. This thread's copies, the same in every plane: where each comes from (relative to the
+  //    tile's corner in the plane), and whether it lies in the array (in z every plane does).
+  //    A copy is wholly inside a row or wholly outside: rows are multiples of 16 bytes.
+  int offset[kPasses];
+  bool valid[kPasses];
+#pragma unroll
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const parts::Copy plan = plan_copy<kCopiesPerRow, kCopies>(ind + pass * kThreads, x_left, y0, g);
+    valid[pass] = plan.valid;
+    offset[pass] = plan.offset;
+  }
+  const float* plane_source = in + g.at(x_left, y0, z_begin - Stencil::rz);
+  auto start_copies = [&](int slot) {
+    float* tile = &tiles[slot][0][0];
+    // TODO: part 2 of 5, start a plane's copies: for each pass whose copy exists (ind + pass * kThreads < kCopies), course::copy_async 16 bytes, as float4, from plane_source + offset[pass] to the tile's floats kVector * copy onwards, with valid[pass] (an invalid copy writes zeros and reads nothing); then plane_source moves on a plane. Keep: copy c lands at float 4c of the tile, so a tile row is kWidth floats, as the window reads it. Avoid: a plain load and store here, which would wait for the data in registers
+    (void)tile;
+  };
+
+  const int x = x_left + kLeft + threadIdx.x;
+  const int y_first = y0 + Stencil::ry + first_row;
+  const int rows_inside = x < g.dx ? min(kRows, g.dy - y_first) : 0;
+  float* target = out + g.at(x, y_first, z_begin);
+  float sum[kRows][kQueue] = {};
+
+  // 2. Prime the ring. Every step commits a group, empty or not, so that "plane s has landed" is
+  //    always "at most kStages-2 groups pending".
+  const int steps = z_end - z_begin + 2 * Stencil::rz;  // planes z_begin-rz .. z_end+rz-1
+  // TODO: part 3 of 5, prime the ring: start the copies of the chunk's first kStages - 1 planes, plane s into tile s, each followed by course::commit_copies(), which closes a group; commit even when the chunk has no such plane (s >= steps). Keep: one group per plane, so that "plane s has landed" is "at most kStages - 2 groups pending". Avoid: skipping the commit of an empty group, which shifts every later wait by one
+  // Step s uses plane z_begin-rz+s from tile s % kStages, a compile-time constant `slot`.
+  auto plane_step = [&](int s, auto slot_constant) {
+    constexpr int slot = decltype(slot_constant)::value;
+    // 3. Plane s has landed for every thread, and plane s-1's tile is free for plane s+2.
+    // TODO: part 4 of 5, wait, barrier, start the next: course::wait_copies<kStages - 2>() (this thread's copies of plane s have landed; plane s + 1's may still travel), __syncthreads() (everyone's have, and everyone is done with plane s - 1), then start plane s + kStages - 1 into tile (slot + kStages - 1) % kStages, the one plane s - 1 used, if the chunk has it, and commit a group either way. Keep: one barrier per plane says both things. Avoid: wait_copies<0>, which waits for the planes in flight too, and starting the copies before the barrier, over a tile another thread may still read
+
+    // 4. Each window row is read once and feeds every output row and plane that weighs it.
+    const float (*tile)[kWidth] = tiles[slot];
+#pragma unroll
+    for (int wy = -Stencil::ry; wy < kRows + Stencil::ry; ++wy) {
+#pragma unroll
+      for (int i = -Stencil::rx; i <= Stencil::rx; ++i) {
+        const float value = tile[first_row + Stencil::ry + wy][kLeft + threadIdx.x + i];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          const int j = wy - r;
+          if (j < -Stencil::ry || j > Stencil::ry || !column_used<Stencil>(i, j)) continue;
+#pragma unroll
+          for (int q = 0; q < kQueue; ++q) {
+            if (Stencil::weight(i, j, Stencil::rz - q) != 0.0)
+              sum[r][q] = fmaf(static_cast<float>(Stencil::weight(i, j, Stencil::rz - q)), value, sum[r][q]);
+          }
+        }
+      }
+    }
+
+    // 5. Write the completed outputs, shift the queues.
+    if (s >= 2 * Stencil::rz) {
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        if (r < rows_inside) target[r * g.pitch] = sum[r][0];
+      }
+      target += g.plane;
+    }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+      for (int q = 0; q + 1 < kQueue; ++q) sum[r][q] = sum[r][q + 1];
+      sum[r][kQueue - 1] = 0.0f;
+    }
+  };
+  static_assert(kStages == 3, "the plane loop below is unrolled by kStages");
+  // TODO: part 5 of 5, the loop unrolled by three: s from 0 to steps in steps of kStages, calling plane_step(s + k, std::integral_constant<int, k>{}) for k = 0, 1, 2 while s + k < steps. Keep: step s uses tile s % 3, a compile-time constant, so every tile address is a constant. Avoid: a run-time slot, which costs the instructions this step removes
+  (void)plane_step;
 }
 
 }  // namespace
@@ -60,6 +161,34 @@ void stencil_async_copy(const float* in, float* out, const Grid& grid) {
                   dim3(kBlockX, kBlockY)},
                  in, out, grid);
 }
+
+namespace parts {
+
+template <class Stencil>
+CopiedTile copied_tile_10() {
+  constexpr int kLeft = (Stencil::rx + kVector - 1) / kVector * kVector;
+  constexpr int kWidth = kLeft + kBlockX + kLeft;
+  constexpr int kHeight = kBlockY * kRowsPerThread<Stencil> + 2 * Stencil::ry;
+  constexpr int kCopies = kHeight * kWidth / kVector;
+  return {{kBlockX, kBlockY * kRowsPerThread<Stencil>, kLeft, Stencil::ry, kWidth, kHeight}, kVector, kCopies};
+}
+
+template <class Stencil>
+Copy copy_10(int copy, int bx, int by, const Grid& grid) {
+  constexpr int kLeft = (Stencil::rx + kVector - 1) / kVector * kVector;
+  constexpr int kWidth = kLeft + kBlockX + kLeft;
+  constexpr int kHeight = kBlockY * kRowsPerThread<Stencil> + 2 * Stencil::ry;
+  return plan_copy<kWidth / kVector, kHeight * kWidth / kVector>(copy, bx * kBlockX - kLeft,
+                                                                  by * kBlockY * kRowsPerThread<Stencil> - Stencil::ry, grid);
+}
+
+#define CH02_PARTS_10(Op, ...)               \
+  template CopiedTile copied_tile_10<Op>(); \
+  template Copy copy_10<Op>(int, int, int, const Grid&);
+CH02_OPERATORS(CH02_PARTS_10)
+#undef CH02_PARTS_10
+
+}  // namespace parts
 
 CH02_INSTANTIATE(stencil_async_copy)
 

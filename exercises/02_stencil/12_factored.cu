@@ -1,9 +1,9 @@
-// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py (fingerprint a016d490c490): edit the TODOs.
+// Generated from solutions/02_stencil/12_factored.cu by exercises/generate.py (fingerprint 0baa570ea413): edit the TODOs.
 // Step 12 — the operator one axis at a time: each term of its separable form is filtered along
 // x, then y, then z, so a window is no longer multiplied weight by weight.
 //
 // Step 11 applies the weight table as it is: 125 FMAs a point for the radius-2 compound, which
-// puts it above the machine's ridge point and bounds it by the FMA rate (the README's roofline
+// puts it above the machine's ridge point and bounds it by the FMA rate (the lesson's roofline
 // table). But the operator is a sum of seven products of 1D filters (stencils.hpp: the Laplacian
 // d2x + d2y + d2z, the mixed d1x d1y + d1y d1z + d1x d1z, and d1x d1y d1z). Applied one axis at a
 // time, a term costs the taps of its filters, not their product:
@@ -127,8 +127,11 @@ __global__ void COURSE_LAUNCH_BOUNDS(Shape<Stencil>::kBlockX * Shape<Stencil>::k
   // lambda parameter whose type names the kernel's local constant.)
   auto apply_term = [&](auto tile, auto term_constant) {
     constexpr Term term = Stencil::term(decltype(term_constant)::value);
-    // TODO: x_filtered[w] = sum_i tap(term.x, i) * tile row w; per output row r, sum_j tap(term.y, j) * x_filtered[r + ry + j]; add it into sum[r][q] with coefficient * tap(term.z, rz - q)
+    float x_filtered[kWindowRows];
+    // TODO: part 1 of 2, along x: for each window row w (tile row first_row + w) that the term's y filter needs (window_row_needed), x_filtered[w] = sum over i of tap(term.x, i) * tile[first_row + w][kLeft + tx + i], skipping the zero taps; start each sum with the first nonzero tap's product rather than 0 + ..., as the compiler would not drop the add. Keep: a row is filtered once for all the output rows that use it. Avoid: filtering the rows no output row needs, which costs FMAs the form was meant to save
     (void)tile;
+    // TODO: part 2 of 2, along y, then into the queue along z: for each output row r, along_y = sum over j of tap(term.y, j) * x_filtered[r + ry + j] (nonzero taps only, started with the first product); then for each q, sum[r][q] += term.coefficient * tap(term.z, rz - q) * along_y, the register queue of step 05 with the term's z taps. Keep: sum[r][q] is row r's output at z = p - rz + q, so this plane is its neighbour rz - q along z. Avoid: tap(term.z, q - rz), the mirror image, which the odd first-derivative filters tell apart
+    (void)x_filtered;
   };
 
   auto plane_step = [&](int s, auto slot_constant) {

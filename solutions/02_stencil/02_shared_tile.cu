@@ -9,7 +9,7 @@
 // planes for one output plane, so L2 still delivers 3x (rz = 1) or 5x (rz = 2) the tile, as
 // step 01 does.
 // BEGIN FINDINGS
-// Measured (README, "Why warps wait"): the same L2 bytes as step 01 and 3.1x its
+// Measured (NOTES.md, "Why warps wait"): the same L2 bytes as step 01 and 3.1x its
 // instructions per point: the covering loops' bounds tests and addresses, per value staged.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:

@@ -11,7 +11,7 @@
 // Predicted: each plane is loaded once per block instead of 2rz+1 times: L2 reads fall to the
 // tile's halo overhead (~1.3x the cube for r = 1); still the classic halo loading of step 02.
 // BEGIN FINDINGS
-// Measured (README, "Predicted and measured L2 reads"): 1.88x for radius 1, since the x-halo
+// Measured (NOTES.md, "Predicted and measured L2 reads"): 1.88x for radius 1, since the x-halo
 // costs a whole 32-byte sector on each side of a row, (6/4)(10/8) = 1.875 in sectors.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
@@ -26,6 +26,7 @@
 //     03_circular_queue  compound_r1 512^3  1.2746 ms, 842 GB/s (0.200 of copy), 5686 GFLOP/s (0.097 of FMA)
 //     03_circular_queue  compound_r2 512^3  3.0407 ms, 353 GB/s (0.084 of copy), 11035 GFLOP/s (0.188 of FMA)
 // END MEASURED
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch02 {
@@ -38,7 +39,7 @@ constexpr int kBlockY = 8;
 // strips the block does not cover (0 outside the array).
 template <class Stencil, int kWidth>
 __device__ void load_tile(float (*tile)[kWidth], const float* __restrict__ in, const Grid& g, int x0, int y0, int z) {
-  // BEGIN SOLUTION: covering loops over the (8+2ry) x (32+2rx) tile, as in step 02
+  // BEGIN SOLUTION: part 1 of 3, the tile load: as in step 02, the 32x8 threads cover the (8+2ry) x (32+2rx) tile in a loop that steps by the block (ly += 8, lx += 32); every cell gets in(x0+lx, y0+ly, z), or 0 where g.in_array says the point is outside the array. Keep: (x0, y0) is the tile's corner, halo included. Avoid: stepping by the tile's size, which skips the halo rows and columns
   constexpr int kHeight = kBlockY + 2 * Stencil::ry;
   for (int ly = threadIdx.y; ly < kHeight; ly += kBlockY)
     for (int lx = threadIdx.x; lx < kWidth; lx += kBlockX)
@@ -46,9 +47,40 @@ __device__ void load_tile(float (*tile)[kWidth], const float* __restrict__ in, c
   // END SOLUTION
 }
 
+// The queue: slot[rz + k] points at the tile that holds plane z + k of the current output plane z.
+template <class Stencil, int kWidth>
+using Slots = float (*[2 * Stencil::rz + 1])[kWidth];
+
+// Before the first output plane: planes -rz .. rz-1 into slots 1 .. 2rz (slot 0 is loaded by
+// the first advance).
+template <class Stencil, int kWidth>
+__device__ __forceinline__ void prime_queue(Slots<Stencil, kWidth>& slot, const float* __restrict__ in, const Grid& g,
+                                            int x0, int y0) {
+  constexpr int kPlanes = 2 * Stencil::rz + 1;
+  // BEGIN SOLUTION: part 2 of 3, prime the queue: load planes -rz .. rz-1 into slots 1 .. 2rz with load_tile, so that the first advance, which loads plane rz into slot 0 and rotates, leaves slot[rz + k] holding plane k. Keep: slot q holds plane q - 1 - rz here. Avoid: starting at plane -rz + 1 or at slot 0, which shifts every plane of the queue by one
+  for (int p = 1; p < kPlanes; ++p) load_tile<Stencil, kWidth>(slot[p], in, g, x0, y0, p - 1 - Stencil::rz);
+  // STUB: (void)slot; (void)in; (void)g; (void)x0; (void)y0;
+  // END SOLUTION
+}
+
+// One step along z, to output plane z: the oldest plane out, plane z + rz in.
+template <class Stencil, int kWidth>
+__device__ __forceinline__ void advance_queue(Slots<Stencil, kWidth>& slot, const float* __restrict__ in, const Grid& g,
+                                              int x0, int y0, int z) {
+  constexpr int kPlanes = 2 * Stencil::rz + 1;
+  // BEGIN SOLUTION: part 3 of 3, advance the queue: barrier (every thread is done with the oldest plane, slot[0]); load plane z + rz into slot[0]; rotate the pointers, slot[p] = slot[p + 1] and the loaded tile becomes slot[2rz], the patent's s_pp; barrier (the new plane is in). Keep: planes stay in the tile they were loaded into; only the pointers move. Avoid: loading into slot[2rz] (the newest plane still in use) or leaving out either barrier
+  __syncthreads();
+  load_tile<Stencil, kWidth>(slot[0], in, g, x0, y0, z + Stencil::rz);
+  float (*newest)[kWidth] = slot[0];
+  for (int p = 0; p + 1 < kPlanes; ++p) slot[p] = slot[p + 1];
+  slot[kPlanes - 1] = newest;
+  __syncthreads();
+  // STUB: (void)slot; (void)in; (void)g; (void)x0; (void)y0; (void)z;
+  // END SOLUTION
+}
+
 template <class Stencil>
 __global__ void circular_queue_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: prime 2rz planes; per z: barrier, load plane z+rz into slot[0], rotate the slot pointers, barrier, apply, write
   constexpr int kWidth = kBlockX + 2 * Stencil::rx;
   constexpr int kHeight = kBlockY + 2 * Stencil::ry;
   constexpr int kPlanes = 2 * Stencil::rz + 1;
@@ -58,20 +90,15 @@ __global__ void circular_queue_kernel(const float* __restrict__ in, float* __res
   const int x = x0 + Stencil::rx + threadIdx.x, y = y0 + Stencil::ry + threadIdx.y;
 
   // slot[rz + k] holds plane z + k of the current output plane z; slot[0] is the oldest.
-  float (*slot[kPlanes])[kWidth];
+  Slots<Stencil, kWidth> slot;
   for (int p = 0; p < kPlanes; ++p) slot[p] = planes[p];
 
   // 1. Prime the queue: planes -rz .. rz-1 into slots 1 .. 2rz.
-  for (int p = 1; p < kPlanes; ++p) load_tile<Stencil, kWidth>(slot[p], in, g, x0, y0, p - 1 - Stencil::rz);
+  prime_queue<Stencil, kWidth>(slot, in, g, x0, y0);
 
   for (int z = 0; z < g.dz; ++z) {
     // 2. The oldest plane is no longer needed: load plane z + rz over it, then rotate.
-    __syncthreads();
-    load_tile<Stencil, kWidth>(slot[0], in, g, x0, y0, z + Stencil::rz);
-    float (*newest)[kWidth] = slot[0];
-    for (int p = 0; p + 1 < kPlanes; ++p) slot[p] = slot[p + 1];
-    slot[kPlanes - 1] = newest;
-    __syncthreads();
+    advance_queue<Stencil, kWidth>(slot, in, g, x0, y0, z);
 
     // 3. Apply F over the whole box and write.
     if (x < g.dx && y < g.dy) {
@@ -80,7 +107,45 @@ __global__ void circular_queue_kernel(const float* __restrict__ in, float* __res
       });
     }
   }
-  // END SOLUTION
+}
+
+// For the part tests (parts.hpp): the tile load alone, each block's tile of plane z copied out;
+// and the queue alone, the plane each slot holds at each output plane.
+template <class Stencil>
+__global__ void tile_probe_kernel(const float* __restrict__ in, float* __restrict__ tiles, Grid g, int z) {
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY + 2 * Stencil::ry;
+  __shared__ float tile[kHeight][kWidth];
+  load_tile<Stencil, kWidth>(tile, in, g, blockIdx.x * kBlockX - Stencil::rx, blockIdx.y * kBlockY - Stencil::ry, z);
+  __syncthreads();
+  float* mine = tiles + (static_cast<long long>(blockIdx.y) * gridDim.x + blockIdx.x) * kHeight * kWidth;
+  for (int ly = threadIdx.y; ly < kHeight; ly += kBlockY)
+    for (int lx = threadIdx.x; lx < kWidth; lx += kBlockX) mine[ly * kWidth + lx] = tile[ly][lx];
+}
+
+template <class Stencil>
+__global__ void queue_probe_kernel(const float* __restrict__ in, float* __restrict__ seen, Grid g) {
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY + 2 * Stencil::ry;
+  constexpr int kPlanes = 2 * Stencil::rz + 1;
+  __shared__ float planes[kPlanes][kHeight][kWidth];
+  const int x0 = blockIdx.x * kBlockX - Stencil::rx;
+  const int y0 = blockIdx.y * kBlockY - Stencil::ry;
+  const int x = x0 + Stencil::rx + threadIdx.x, y = y0 + Stencil::ry + threadIdx.y;
+  Slots<Stencil, kWidth> slot;
+  for (int p = 0; p < kPlanes; ++p) slot[p] = planes[p];
+  // What slot q holds at this thread's point, in seen[q] at (x, y, z); z = -1 after priming.
+  auto record = [&](int z, int first_slot) {
+    for (int q = first_slot; q < kPlanes; ++q)
+      if (x < g.dx && y < g.dy) seen[q * g.size + g.at(x, y, z)] = slot[q][threadIdx.y + Stencil::ry][threadIdx.x + Stencil::rx];
+  };
+  prime_queue<Stencil, kWidth>(slot, in, g, x0, y0);
+  __syncthreads();
+  record(-1, 1);
+  for (int z = 0; z < g.dz; ++z) {
+    advance_queue<Stencil, kWidth>(slot, in, g, x0, y0, z);
+    record(z, 0);
+  }
 }
 
 }  // namespace
@@ -92,6 +157,36 @@ void stencil_circular_queue(const float* in, float* out, const Grid& grid) {
                  {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY)), dim3(kBlockX, kBlockY)},
                  in, out, grid);
 }
+
+namespace parts {
+
+template <class Stencil>
+Tile tile_03() {
+  return {kBlockX, kBlockY, Stencil::rx, Stencil::ry, kBlockX + 2 * Stencil::rx, kBlockY + 2 * Stencil::ry};
+}
+
+template <class Stencil>
+void tile_load_03(const float* in, float* tiles, const Grid& grid, int z) {
+  course::launch(tile_probe_kernel<Stencil>,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY)), dim3(kBlockX, kBlockY)},
+                 in, tiles, grid, z);
+}
+
+template <class Stencil>
+void queue_03(const float* in, float* seen, const Grid& grid) {
+  course::launch(queue_probe_kernel<Stencil>,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY)), dim3(kBlockX, kBlockY)},
+                 in, seen, grid);
+}
+
+#define CH02_PARTS_03(Op, ...)                                                        \
+  template Tile tile_03<Op>();                                                        \
+  template void tile_load_03<Op>(const float*, float*, const Grid&, int);             \
+  template void queue_03<Op>(const float*, float*, const Grid&);
+CH02_OPERATORS(CH02_PARTS_03)
+#undef CH02_PARTS_03
+
+}  // namespace parts
 
 CH02_INSTANTIATE(stencil_circular_queue)
 

@@ -22,6 +22,7 @@
 //     04_plane_load  compound_r1 512^3  0.8910 ms, 1205 GB/s (0.287 of copy), 8134 GFLOP/s (0.139 of FMA)
 //     04_plane_load  compound_r2 512^3  2.5293 ms, 425 GB/s (0.101 of copy), 13266 GFLOP/s (0.227 of FMA)
 // END MEASURED
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch02 {
@@ -34,7 +35,7 @@ constexpr int kThreads = kBlockX * kBlockY;
 // Copies plane z of the block's haloed tile, whole tile rows per pass.
 template <class Stencil, int kWidth>
 __device__ void load_plane(float (*tile)[kWidth], const float* __restrict__ in, const Grid& g, int x0, int y0, int z) {
-  // BEGIN SOLUTION: Ind = tx + ty*Bx; ix = Ind % kWidth; iy = Ind / kWidth; Ry = kThreads / kWidth rows per pass
+  // BEGIN SOLUTION: part 1 of 1, the plane load: re-fold the block's threads into rows as wide as the tile: Ind = tx + ty*32, column ix = Ind % kWidth, row iy = Ind / kWidth; a pass reads Ry = kThreads / kWidth whole rows, and ceil(kHeight / Ry) passes step iy by Ry. Keep: every cell of the tile written once, 0 outside the array (g.in_array), as step 03's load_tile. Avoid: dividing by the block's width (32) instead of the tile's, and stepping a pass by one row instead of Ry; the threads past the last whole row (Ind / kWidth >= Ry) have no row to read
   constexpr int kHeight = kBlockY + 2 * Stencil::ry;
   constexpr int kRowsPerPass = kThreads / kWidth;
   constexpr int kPasses = (kHeight + kRowsPerPass - 1) / kRowsPerPass;
@@ -50,7 +51,6 @@ __device__ void load_plane(float (*tile)[kWidth], const float* __restrict__ in, 
 
 template <class Stencil>
 __global__ void plane_load_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: step 03's kernel with load_plane in place of its tile load
   constexpr int kWidth = kBlockX + 2 * Stencil::rx;
   constexpr int kHeight = kBlockY + 2 * Stencil::ry;
   constexpr int kPlanes = 2 * Stencil::rz + 1;
@@ -81,7 +81,19 @@ __global__ void plane_load_kernel(const float* __restrict__ in, float* __restric
       });
     }
   }
-  // END SOLUTION
+}
+
+// For the part test (parts.hpp): the plane load alone, each block's tile of plane z copied out.
+template <class Stencil>
+__global__ void plane_probe_kernel(const float* __restrict__ in, float* __restrict__ tiles, Grid g, int z) {
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY + 2 * Stencil::ry;
+  __shared__ float tile[kHeight][kWidth];
+  load_plane<Stencil, kWidth>(tile, in, g, blockIdx.x * kBlockX - Stencil::rx, blockIdx.y * kBlockY - Stencil::ry, z);
+  __syncthreads();
+  float* mine = tiles + (static_cast<long long>(blockIdx.y) * gridDim.x + blockIdx.x) * kHeight * kWidth;
+  for (int ly = threadIdx.y; ly < kHeight; ly += kBlockY)
+    for (int lx = threadIdx.x; lx < kWidth; lx += kBlockX) mine[ly * kWidth + lx] = tile[ly][lx];
 }
 
 }  // namespace
@@ -93,6 +105,28 @@ void stencil_plane_load(const float* in, float* out, const Grid& grid) {
                  {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY)), dim3(kBlockX, kBlockY)},
                  in, out, grid);
 }
+
+namespace parts {
+
+template <class Stencil>
+Tile tile_04() {
+  return {kBlockX, kBlockY, Stencil::rx, Stencil::ry, kBlockX + 2 * Stencil::rx, kBlockY + 2 * Stencil::ry};
+}
+
+template <class Stencil>
+void plane_load_04(const float* in, float* tiles, const Grid& grid, int z) {
+  course::launch(plane_probe_kernel<Stencil>,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY)), dim3(kBlockX, kBlockY)},
+                 in, tiles, grid, z);
+}
+
+#define CH02_PARTS_04(Op, ...)  \
+  template Tile tile_04<Op>(); \
+  template void plane_load_04<Op>(const float*, float*, const Grid&, int);
+CH02_OPERATORS(CH02_PARTS_04)
+#undef CH02_PARTS_04
+
+}  // namespace parts
 
 CH02_INSTANTIATE(stencil_plane_load)
 

@@ -25,6 +25,7 @@
 //     05_register_queue  compound_r1 512^3  0.7155 ms, 1501 GB/s (0.357 of copy), 10130 GFLOP/s (0.173 of FMA)
 //     05_register_queue  compound_r2 512^3  1.2004 ms, 894 GB/s (0.213 of copy), 27952 GFLOP/s (0.477 of FMA)
 // END MEASURED
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch02 {
@@ -49,9 +50,31 @@ __device__ void load_plane(float (*tile)[kWidth], const float* __restrict__ in, 
   }
 }
 
+// Plane p's window, in `tile`, into this thread's running sums: sum[q] is the partial output at
+// z = p - rz + q, and plane p is its neighbour k = p - z = rz - q.
+template <class Stencil, int kWidth>
+__device__ __forceinline__ void add_window(float (&sum)[2 * Stencil::rz + 1], const float (*tile)[kWidth]) {
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  // BEGIN SOLUTION: part 1 of 2, add the window: read each value of this thread's (2rx+1) x (2ry+1) window once, tile[ty + ry + j][tx + rx + i], and add it into every sum that weighs it, sum[q] += weight(i, j, rz - q) * value (fmaf), skipping the zero weights and, with column_used, the window columns no plane uses. Keep: sum[q] is the output at z = p - rz + q, so plane p is its neighbour k = rz - q. Avoid: weight(i, j, q - rz), the mirror image, which only the compounds' odd derivatives tell apart
+#pragma unroll
+  for (int j = -Stencil::ry; j <= Stencil::ry; ++j) {
+#pragma unroll
+    for (int i = -Stencil::rx; i <= Stencil::rx; ++i) {
+      if (!column_used<Stencil>(i, j)) continue;
+      const float value = tile[threadIdx.y + Stencil::ry + j][threadIdx.x + Stencil::rx + i];
+#pragma unroll
+      for (int q = 0; q < kQueue; ++q) {
+        if (Stencil::weight(i, j, Stencil::rz - q) != 0.0)
+          sum[q] = fmaf(static_cast<float>(Stencil::weight(i, j, Stencil::rz - q)), value, sum[q]);
+      }
+    }
+  }
+  // STUB: (void)sum; (void)tile;
+  // END SOLUTION
+}
+
 template <class Stencil>
 __global__ void register_queue_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: for p = -rz .. dz+rz-1: load plane p, barrier, add its window into the 2rz+1 sums, write sum[0] as out(p-rz), shift, barrier
   constexpr int kWidth = kBlockX + 2 * Stencil::rx;
   constexpr int kHeight = kBlockY + 2 * Stencil::ry;
   constexpr int kQueue = 2 * Stencil::rz + 1;
@@ -69,29 +92,37 @@ __global__ void register_queue_kernel(const float* __restrict__ in, float* __res
     __syncthreads();
 
     // 2. Read the window once; every value goes into every output plane that weighs it.
-#pragma unroll
-    for (int j = -Stencil::ry; j <= Stencil::ry; ++j) {
-#pragma unroll
-      for (int i = -Stencil::rx; i <= Stencil::rx; ++i) {
-        if (!column_used<Stencil>(i, j)) continue;
-        const float value = tile[threadIdx.y + Stencil::ry + j][threadIdx.x + Stencil::rx + i];
-#pragma unroll
-        for (int q = 0; q < kQueue; ++q) {
-          if (Stencil::weight(i, j, Stencil::rz - q) != 0.0)
-            sum[q] = fmaf(static_cast<float>(Stencil::weight(i, j, Stencil::rz - q)), value, sum[q]);
-        }
-      }
-    }
+    add_window<Stencil, kWidth>(sum, tile);
 
     // 3. The oldest output has all its planes: write it, and shift the queue.
+    // BEGIN SOLUTION: part 2 of 2, write and shift: sum[0] now has all its 2rz+1 planes: write it as out(x, y, p - rz) when that is an interior plane (z >= 0) and the point is inside; shift the queue down one (sum[q] = sum[q + 1]) and start the newest at 0; then a barrier, because the next plane is loaded over this tile. Keep: after the shift, sum[q] is again the output at z = (p + 1) - rz + q. Avoid: writing before z >= 0 (the sums of planes above the grid) and leaving out the barrier
     const int z = p - Stencil::rz;
     if (inside && z >= 0) out[g.at(x, y, z)] = sum[0];
 #pragma unroll
     for (int q = 0; q + 1 < kQueue; ++q) sum[q] = sum[q + 1];
     sum[kQueue - 1] = 0.0f;
     __syncthreads();  // the tile is overwritten by the next plane
+    // STUB: (void)inside;
+    // END SOLUTION
   }
-  // END SOLUTION
+}
+
+// For the part test (parts.hpp): one plane's window added into zeroed sums, every sum written.
+template <class Stencil>
+__global__ void window_probe_kernel(const float* __restrict__ in, float* __restrict__ sums, Grid g, int p) {
+  constexpr int kWidth = kBlockX + 2 * Stencil::rx;
+  constexpr int kHeight = kBlockY + 2 * Stencil::ry;
+  constexpr int kQueue = 2 * Stencil::rz + 1;
+  __shared__ float tile[kHeight][kWidth];
+  const int x0 = blockIdx.x * kBlockX - Stencil::rx;
+  const int y0 = blockIdx.y * kBlockY - Stencil::ry;
+  const int x = x0 + Stencil::rx + threadIdx.x, y = y0 + Stencil::ry + threadIdx.y;
+  load_plane<Stencil, kWidth>(tile, in, g, x0, y0, p);
+  __syncthreads();
+  float sum[kQueue] = {};
+  add_window<Stencil, kWidth>(sum, tile);
+  if (x < g.dx && y < g.dy)
+    for (int q = 0; q < kQueue; ++q) sums[q * g.size + g.at(x, y, 0)] = sum[q];
 }
 
 }  // namespace
@@ -103,6 +134,21 @@ void stencil_register_queue(const float* in, float* out, const Grid& grid) {
                  {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY)), dim3(kBlockX, kBlockY)},
                  in, out, grid);
 }
+
+namespace parts {
+
+template <class Stencil>
+void window_05(const float* in, float* sums, const Grid& grid, int p) {
+  course::launch(window_probe_kernel<Stencil>,
+                 {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY)), dim3(kBlockX, kBlockY)},
+                 in, sums, grid, p);
+}
+
+#define CH02_PARTS_05(Op, ...) template void window_05<Op>(const float*, float*, const Grid&, int);
+CH02_OPERATORS(CH02_PARTS_05)
+#undef CH02_PARTS_05
+
+}  // namespace parts
 
 CH02_INSTANTIATE(stencil_register_queue)
 

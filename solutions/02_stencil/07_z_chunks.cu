@@ -38,7 +38,6 @@ constexpr int kThreads = kBlockX * kBlockY;
 
 template <class Stencil, int kRows, int kChunk>
 __global__ void COURSE_LAUNCH_BOUNDS(kThreads) z_chunk_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: step 06's kernel over planes z_begin - rz .. z_end + rz - 1 of chunk blockIdx.z, writing z_begin .. z_end - 1
   constexpr int kWidth = kBlockX + 2 * Stencil::rx;
   constexpr int kHeight = kBlockY * kRows + 2 * Stencil::ry;
   constexpr int kQueue = 2 * Stencil::rz + 1;
@@ -63,8 +62,11 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreads) z_chunk_kernel(const float* __res
     }
   };
 
+  // BEGIN SOLUTION: part 1 of 3, the chunk: block (x, y, c) writes the output planes z_begin .. z_end - 1 of chunk c = blockIdx.z, kChunk planes from c * kChunk, the last chunk cut at g.dz; the plane loop below then reads planes z_begin - rz .. z_end + rz - 1, the chunk and the 2rz planes around it that its outputs need. Keep: the chunks cover 0 .. dz - 1 once. Avoid: letting the last chunk run past dz
   const int z_begin = blockIdx.z * kChunk;
   const int z_end = min(g.dz, z_begin + kChunk);
+  // STUB: const int z_begin = 0, z_end = 0;
+  // END SOLUTION
   float sum[kRows][kQueue] = {};
   fetch(z_begin - Stencil::rz);
   for (int p = z_begin - Stencil::rz; p < z_end + Stencil::rz; ++p) {
@@ -97,6 +99,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreads) z_chunk_kernel(const float* __res
     }
 
     // 3. Write the completed outputs, shift the queues.
+    // BEGIN SOLUTION: part 2 of 3, write only the chunk's outputs: as in step 06, sum[r][0] is complete for the output plane z = p - rz of each row r: write it for the points inside the grid, but only for the chunk's own planes, z >= z_begin (the loop ends at the chunk's last); then shift the queues and start each newest sum at 0. Keep: every output plane written by exactly one chunk. Avoid: z >= 0, which lets a chunk write the sums of the 2rz planes before it, whose queues never saw the planes below the chunk
     const int z = p - Stencil::rz;
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -106,19 +109,23 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreads) z_chunk_kernel(const float* __res
       for (int q = 0; q + 1 < kQueue; ++q) sum[r][q] = sum[r][q + 1];
       sum[r][kQueue - 1] = 0.0f;
     }
+    // STUB: (void)x; (void)y0; (void)first_row;
+    // END SOLUTION
     __syncthreads();  // the tile is overwritten by the next plane
   }
-  // END SOLUTION
 }
 
 template <class Stencil, int kRows, int kChunk>
 void launch_z_chunks(const float* in, float* out, const Grid& grid) {
   require_halo<Stencil>(grid);
+  // BEGIN SOLUTION: part 3 of 3, the launch: step 06's grid of columns, 32 x (8 kRows) outputs a block, with a third dimension: one block per chunk of kChunk planes (course::blocks_for rounds up). Keep: 32 x 8 threads a block. Avoid: a grid of dz / kChunk chunks, which leaves out the last, partial one
   course::launch(z_chunk_kernel<Stencil, kRows, kChunk>,
                  {dim3(course::blocks_for(grid.dx, kBlockX), course::blocks_for(grid.dy, kBlockY * kRows),
                        course::blocks_for(grid.dz, kChunk)),
                   dim3(kBlockX, kBlockY)},
                  in, out, grid);
+  // STUB: (void)in; (void)out;
+  // END SOLUTION
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
 // Step 09 — two planes in flight, and a register budget for occupancy.
 //
-// Step 08's profile: DRAM at two thirds of its peak and no unit saturated, at 60% occupancy. Two
+// The profile of step 08 (the lesson's step 09) shows DRAM busier but no unit saturated. Two
 // changes:
-//   - the loads of plane p+2 are issued while plane p is used, not only those of p+1: each
-//     thread keeps two planes of its share in registers (the loop is unrolled by two so that
-//     the two register sets are named at compile time, not indexed at run time);
+//   - the loads of plane p+2 are issued while plane p is used, not only those of p+1 (parts
+//     1-3): each thread keeps two planes of its share in registers, and the loop is unrolled by
+//     two so that the two register sets are named at compile time, not indexed at run time;
 //   - COURSE_LAUNCH_BOUNDS(256, 5) budgets registers for 5 blocks per multiprocessor: 65536 /
-//     (5 x 256) = 51, which the allocation granularity makes 48. Step 08's radius-2 kernel took
-//     64 (4 blocks); its box kernel already took 48, so for the box only the prefetch changes.
+//     (5 * 256) = 51 registers a thread, which the allocation granularity makes 48.
 // Predicted: +10% over step 08 for the box; the radius-2 compound unchanged (bound by its FMAs).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
@@ -39,7 +38,6 @@ constexpr int kMinBlocks = 5;  // per multiprocessor: caps registers at 65536 / 
 template <class Stencil>
 __global__ void COURSE_LAUNCH_BOUNDS(kThreads, kMinBlocks)
     deeper_prefetch_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: step 08 with two register sets of staged loads, plane p+2 fetched while plane p is used
   constexpr int kWidth = kBlockX + 2 * Stencil::rx;
   constexpr int kHeight = kBlockY * kRows + 2 * Stencil::ry;
   constexpr int kQueue = 2 * Stencil::rz + 1;
@@ -78,14 +76,17 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreads, kMinBlocks)
 
   float sum[kRows][kQueue] = {};
   const int p_end = z_end + Stencil::rz;
+  // BEGIN SOLUTION: part 1 of 3, two planes in flight from the start: fetch the chunk's first kDepth planes, z_begin - rz + d, into register set staged[d], each only if it is a plane of the chunk (< p_end). Keep: plane p is always in set (p - (z_begin - rz)) % kDepth, the set plane_step(p, ...) publishes. Avoid: priming one plane, as step 08 did: the plane after it would never be fetched
 #pragma unroll
   for (int d = 0; d < kDepth; ++d)  // prime: the chunk's first two planes
     if (z_begin - Stencil::rz + d < p_end) fetch(z_begin - Stencil::rz + d, staged[d]);
+  // END SOLUTION
   // One plane: `slot` (a compile-time constant) names the register set that holds plane p.
   auto plane_step = [&](int p, auto slot_constant) {
     constexpr int slot = decltype(slot_constant)::value;
     float (*tile)[kWidth] = tiles[p & 1];
     // 3. Publish plane p, then refill its register set with plane p+2.
+    // BEGIN SOLUTION: part 2 of 3, publish and refill: store register set staged[slot] (plane p) into the tile as in step 08, one barrier, then refill that same set with plane p + kDepth, if the chunk has it. Keep: the set is refilled only after its values are in the tile, and the other set, plane p + 1, stays in flight meanwhile. Avoid: refilling staged[slot] before publishing it, or refilling the other set (plane p + 1 not yet published)
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
       const int iy = iy0 + pass * kRowsPerPass;
@@ -93,6 +94,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreads, kMinBlocks)
     }
     __syncthreads();
     if (p + kDepth < p_end) fetch(p + kDepth, staged[slot]);
+    // END SOLUTION
 
     // 4. Each window row is read once and feeds every output row and plane that weighs it.
 #pragma unroll
@@ -129,10 +131,12 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreads, kMinBlocks)
     }
   };
   // The plane loop, unrolled by two so that each plane's register set is named statically.
+  // BEGIN SOLUTION: part 3 of 3, the loop unrolled by two: walk p from z_begin - rz to p_end in steps of kDepth, calling plane_step(p, std::integral_constant<int, 0>{}) and, if p + 1 is still a plane of the chunk, plane_step(p + 1, std::integral_constant<int, 1>{}). Keep: the register set is a compile-time constant, so staged[slot] stays in registers. Avoid: one call with a run-time slot, p % 2, which puts staged in local memory
   for (int p = z_begin - Stencil::rz; p < p_end; p += kDepth) {
     plane_step(p, std::integral_constant<int, 0>{});
     if (p + 1 < p_end) plane_step(p + 1, std::integral_constant<int, 1>{});
   }
+  // STUB: (void)plane_step;
   // END SOLUTION
 }
 

@@ -1,20 +1,17 @@
 // Step 11 — wide tiles: a tile row is read in one long run of bytes, and z is cut finer.
 //
-// Step 10 is limited by neither its arithmetic nor its shared memory (the README's traffic
-// table: for the box DRAM 74% busy, shared memory and the FMA pipe 41%), and in an earlier
-// session, timed as a plain copy through the same tiles, it was hardly faster (not re-measured
-// for the recorded results). What limits it is how the cube is read, and most of all the
-// x-halo: a tile row of step 10 is 288 contiguous bytes (64 floats and the halos), and its
-// 16-byte halo copies add 2 sectors to 8, a quarter more L2 reads (the README's L2 model and
-// its step 11 section). Here blocks are one row of 256 threads, each with 8 rows of outputs, so a
-// tile row is 1056 contiguous bytes and the x-halo is 2 sectors in 32 instead of in 8. With the
-// rows so wide, z is cut into 16-plane chunks: twice the blocks (4096 at 512^3) for the same
-// machine, at 2 planes re-read in 16.
-// Radius 2 keeps step 10's shape: its time is arithmetic (256-wide tiles were slightly slower in
-// the session that wrote this step; not re-measured). The variants tried before this one are in
-// the README.
+// Step 10 is limited by neither its arithmetic nor its shared memory (the lesson's step 11):
+// what limits it is how the cube is read, and most of all the x-halo. A tile row of step 10 is
+// 288 contiguous bytes (64 floats and the halos), and its 16-byte halo copies add 2 sectors to
+// 8, a quarter more L2 reads. Here (part 1) blocks are one row of 256 threads, each with 8 rows
+// of outputs, so a tile row is 1056 contiguous bytes and the x-halo is 2 sectors in 32 instead
+// of in 8. With the rows so wide, z is cut into 16-plane chunks: twice the blocks (4096 at
+// 512^3) for the same machine, at 2 planes re-read in 16. Step 10's ring is given; the copy
+// plan (part 2) and the launch (part 3) follow the new shape.
+// Radius 2 keeps step 10's shape: its time is arithmetic. The variants tried before this one are
+// in the notes.
 // Predicted: the same bytes read in longer runs keep DRAM busier, and the box moves toward what
-// plain tiled copies reached in that session (close to the copy ceiling; README, Variants tried).
+// plain tiled copies of the same tiles do (close to the copy ceiling; the notes, "Variants tried").
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     11_wide_tiles  star7 512^3        0.4549 ms, 2360 GB/s (0.787 of copy), 4131 GFLOP/s (0.070 of FMA)
@@ -29,6 +26,7 @@
 // END MEASURED
 #include <type_traits>
 
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch02 {
@@ -43,17 +41,33 @@ constexpr int kVector = 4;      // floats per 16-byte copy
 // chunks (each chunk re-reads 2rz planes).
 template <class Stencil>
 struct Shape {
+  // BEGIN SOLUTION: part 1 of 3, the shape: for radius 1 (kWide), blocks of one row of 256 threads (kBlockX 256, kBlockY 1), 8 rows of outputs a thread and 16-plane chunks; for radius 2, step 10's 64 x 4 threads, 4 rows and 32-plane chunks. Keep: a tile row is kLeft + kBlockX + kLeft floats, so the 16-byte x-halo is 2 sectors of kBlockX / 8 + 2. Avoid: 8 rows a thread for radius 2, whose 5-deep queues spill
   static constexpr bool kWide = Stencil::rz == 1;
   static constexpr int kBlockX = kWide ? 256 : 64;
   static constexpr int kBlockY = kWide ? 1 : 4;
   static constexpr int kRows = kWide ? 8 : 4;
   static constexpr int kChunk = kWide ? 16 : 32;
+  // STUB: static constexpr int kBlockX = 64, kBlockY = 4, kRows = 4, kChunk = 32;
+  // END SOLUTION
 };
+
+// Step 10's copy plan: copy number `copy` of a tile whose rows are kCopiesPerRow copies and whose
+// corner is (x_left, y0), where it comes from and whether it lies in the array (the grid by value,
+// as the kernel holds it).
+template <int kCopiesPerRow, int kCopies>
+__host__ __device__ __forceinline__ parts::Copy plan_copy(int copy, int x_left, int y0, Grid g) {
+  // BEGIN SOLUTION: part 2 of 3, the copy plan for wide rows: as in step 10, copy c is row c / kCopiesPerRow, x = x_left + kVector * (c % kCopiesPerRow), y = y0 + row; valid when c < kCopies, -hy <= y < dy + hy and the four floats lie in the row's storage (-lead <= x, x + kVector <= pitch - lead); offset row * pitch + (x - x_left), 0 when not valid. Keep: a tile row is now 66 copies (264 floats), so a pass of 256 threads ends inside a row and a thread's copies change column from pass to pass. Avoid: working out a copy's row and column from the thread's index alone, as if every pass started a row
+  const int row = copy / kCopiesPerRow, x = x_left + kVector * (copy % kCopiesPerRow), y = y0 + row;
+  const bool valid = copy < kCopies && y >= -g.hy && y < g.dy + g.hy && x >= -g.lead && x + kVector <= g.pitch - g.lead;
+  return {valid ? row * g.pitch + (x - x_left) : 0, valid};  // 0: a harmless address, never read
+  // STUB: (void)copy; (void)x_left; (void)y0; (void)g;
+  // STUB: return {0, false};
+  // END SOLUTION
+}
 
 template <class Stencil>
 __global__ void COURSE_LAUNCH_BOUNDS(Shape<Stencil>::kBlockX * Shape<Stencil>::kBlockY, kMinBlocks)
     wide_tile_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: step 10's ring of 3 tiles and 16-byte copies, over Shape<Stencil>'s block, rows and chunks
   constexpr int kBlockX = Shape<Stencil>::kBlockX, kBlockY = Shape<Stencil>::kBlockY;
   constexpr int kThreads = kBlockX * kBlockY;
   constexpr int kChunk = Shape<Stencil>::kChunk;
@@ -81,10 +95,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(Shape<Stencil>::kBlockX * Shape<Stencil>::k
   bool valid[kPasses];
 #pragma unroll
   for (int pass = 0; pass < kPasses; ++pass) {
-    const int copy = ind + pass * kThreads;
-    const int row = copy / kCopiesPerRow, x = x_left + kVector * (copy % kCopiesPerRow), y = y0 + row;
-    valid[pass] = copy < kCopies && y >= -g.hy && y < g.dy + g.hy && x >= -g.lead && x + kVector <= g.pitch - g.lead;
-    offset[pass] = valid[pass] ? row * g.pitch + (x - x_left) : 0;  // 0: a harmless address, never read
+    const parts::Copy plan = plan_copy<kCopiesPerRow, kCopies>(ind + pass * kThreads, x_left, y0, g);
+    valid[pass] = plan.valid;
+    offset[pass] = plan.offset;
   }
   const float* plane_source = in + g.at(x_left, y0, z_begin - Stencil::rz);
   auto start_copies = [&](int slot) {
@@ -163,7 +176,6 @@ __global__ void COURSE_LAUNCH_BOUNDS(Shape<Stencil>::kBlockX * Shape<Stencil>::k
     if (s + 1 < steps) plane_step(s + 1, std::integral_constant<int, 1>{});
     if (s + 2 < steps) plane_step(s + 2, std::integral_constant<int, 2>{});
   }
-  // END SOLUTION
 }
 
 }  // namespace
@@ -173,12 +185,45 @@ void stencil_wide_tiles(const float* in, float* out, const Grid& grid) {
   using S = Shape<Stencil>;
   require_halo<Stencil>(grid);
   require_16_byte_rows(in, grid, "step 11 copies 16 bytes at a time");
+  // BEGIN SOLUTION: part 3 of 3, the launch: from the Shape, blocks of S::kBlockX x S::kBlockY threads, each covering S::kBlockX columns, S::kBlockY * S::kRows rows and S::kChunk planes of the interior (course::blocks_for rounds up). Keep: the same Shape the kernel reads. Avoid: step 10's constants, which cover the grid with the wrong blocks
   course::launch(wide_tile_kernel<Stencil>,
                  {dim3(course::blocks_for(grid.dx, S::kBlockX), course::blocks_for(grid.dy, S::kBlockY * S::kRows),
                        course::blocks_for(grid.dz, S::kChunk)),
                   dim3(S::kBlockX, S::kBlockY)},
                  in, out, grid);
+  // STUB: (void)in; (void)out;
+  // END SOLUTION
 }
+
+namespace parts {
+
+template <class Stencil>
+CopiedTile copied_tile_11() {
+  using S = Shape<Stencil>;
+  constexpr int kLeft = (Stencil::rx + kVector - 1) / kVector * kVector;
+  constexpr int kWidth = kLeft + S::kBlockX + kLeft;
+  constexpr int kHeight = S::kBlockY * S::kRows + 2 * Stencil::ry;
+  constexpr int kCopies = kHeight * kWidth / kVector;
+  return {{S::kBlockX, S::kBlockY * S::kRows, kLeft, Stencil::ry, kWidth, kHeight}, kVector, kCopies};
+}
+
+template <class Stencil>
+Copy copy_11(int copy, int bx, int by, const Grid& grid) {
+  using S = Shape<Stencil>;
+  constexpr int kLeft = (Stencil::rx + kVector - 1) / kVector * kVector;
+  constexpr int kWidth = kLeft + S::kBlockX + kLeft;
+  constexpr int kHeight = S::kBlockY * S::kRows + 2 * Stencil::ry;
+  return plan_copy<kWidth / kVector, kHeight * kWidth / kVector>(copy, bx * S::kBlockX - kLeft,
+                                                                  by * S::kBlockY * S::kRows - Stencil::ry, grid);
+}
+
+#define CH02_PARTS_11(Op, ...)               \
+  template CopiedTile copied_tile_11<Op>(); \
+  template Copy copy_11<Op>(int, int, int, const Grid&);
+CH02_OPERATORS(CH02_PARTS_11)
+#undef CH02_PARTS_11
+
+}  // namespace parts
 
 CH02_INSTANTIATE(stencil_wide_tiles)
 
