@@ -42,7 +42,7 @@ __global__ void axis_kernel(const float* __restrict__ in, float* __restrict__ ou
 
 // Adds Dzz to out over planes blockIdx.z * kPlanes .. + kPlanes - 1 of column (x, y).
 __global__ void z_window_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: keep the column's 2R+1 values in registers; per plane load the one R ahead, add the weighted sum to out, shift the window
+  // BEGIN SOLUTION: the register window: a thread owns column (x, y) over planes z_begin .. z_end - 1 and keeps 2R + 1 of its values in registers: prime window[0 .. 2R - 1] with planes z_begin - R .. z_begin + R - 1; then per plane z load plane z + R into window[2R], add sum over r of weight(r - R) * window[r] to out(x, y, z), and shift (window[r] = window[r + 1]). Invariant: at plane z, window[r] holds plane z - R + r, so each input value is loaded once per chunk. Mistake to avoid: shifting before the sum, or priming 2R + 1 planes and loading plane z + R again.
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= g.dx || y >= g.dy) return;
