@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/02_sliding_window.cu by exercises/generate.py (fingerprint 9c236048d23d): edit the TODOs.
+// Generated from solutions/03_seismic/02_sliding_window.cu by exercises/generate.py (fingerprint 250e6d449bea): edit the TODOs.
 // Step 02 — a sliding window in z: the z pass reads each input value once.
 //
 // In step 00 every z-neighbour is a separate load from a plane up to 4 MB away (512^3): the nine
@@ -9,7 +9,7 @@
 // two neighbouring chunks share: 8/64 = 12.5% more input reads at kPlanes = 64.
 // The x and y passes are step 01's.
 // Predicted: the z pass from the slowest to near the copy rate for its 12 bytes per point
-// (read in, read out, write out); the three passes together near 8/28 of the copy rate.
+// (read in, read out, write out); the three passes together near 8/32 of the copy rate.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/05_xy_fused.cu by exercises/generate.py (fingerprint 550c918d547f): edit the TODOs.
+// Generated from solutions/03_seismic/05_xy_fused.cu by exercises/generate.py (fingerprint 97d6a3791dfb): edit the TODOs.
 // Step 05 — x and y fused: one kernel writes out = Dxx + Dyy, with streaming stores.
 //
 // Steps 03-04's x pass writes out and the y pass reads it back and writes it again: 4 + 8 bytes
@@ -8,9 +8,9 @@
 // tile. The result is stored with course::store_streaming (st.global.cs, a non-temporal store):
 // it will not be read again before the z pass, so it should not push the input out of L2.
 // Bytes per point at best: xy 8 (read in, write out), z 12 (step 02's add_z_window, in
-// 02_sliding_window.cu): 20, down from 28.
-// Predicted: the x and y passes' time (2 x 8 + 12 = 20 of 28 bytes) replaced by one pass of 8,
-// the whole from 28/8 to 20/8 of the one-pass time: 1.4x step 04.
+// 02_sliding_window.cu): 20, down from 32.
+// Predicted: the x and y passes' bytes (8 + 12 = 20 of 32) replaced by one pass of 8, the whole
+// from 32/8 to 20/8 of the one-pass time: 1.6x step 04.
 // The z pass stays step 02's window although step 03's float4 columns (an experiment) are faster:
 // step 04 uses the same window, so step 05's gain over it is the fusion's alone, and a student
 // needs only step 02's z pass here.

@@ -8,7 +8,7 @@
 // two neighbouring chunks share: 8/64 = 12.5% more input reads at kPlanes = 64.
 // The x and y passes are step 01's.
 // Predicted: the z pass from the slowest to near the copy rate for its 12 bytes per point
-// (read in, read out, write out); the three passes together near 8/28 of the copy rate.
+// (read in, read out, write out); the three passes together near 8/32 of the copy rate.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
 //     02_sliding_window  laplacian8 512^3  1.7728 ms, 606 GB/s (0.202 of copy), 3786 GFLOP/s (0.064 of FMA)

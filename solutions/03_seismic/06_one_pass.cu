@@ -12,7 +12,7 @@
 // L2 reads per point 1 + 2R / kPlanes plus the halo rows, DRAM reads 1. The read/write ratio
 // approaches 1 as kPlanes grows; fewer, longer blocks fill the GPU less, so the time does not
 // fall forever.
-// Predicted: 20 -> 8 bytes per point against step 05 (2.5x at the same bandwidth), 3.5x
+// Predicted: 20 -> 8 bytes per point against step 05 (2.5x at the same bandwidth), 4x
 // against the three passes; the fused kernel's registers (9 + 5 float4 + the x window) limit
 // occupancy, and with it the bytes in flight.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
