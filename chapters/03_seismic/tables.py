@@ -258,7 +258,7 @@ LESSON = {
     "01": ("rows padded to 64 floats: a warp's 32 floats in one 128-byte line", "5 → 4 sectors a request: up to 1.2x"),
     "02": ("the z pass keeps a column's 9 values in a sliding register window", "z pass from L2-bound to the DRAM bound"),
     "03": ("x and y passes on float4: a quarter of the load instructions", "x and y passes to the DRAM bound"),
-    "04": ("the y pass reads its 9 rows from a tile in shared memory", "y's L1 traffic / 4.5; time unchanged"),
+    "04": ("the y pass reads its 9 rows from a tile in shared memory", "y's L1 traffic 11 → 4 cubes; time unchanged"),
     "05": ("x and y in one kernel: out written once, never read back", "32 → 20 B a point: 1.6x step 04"),
     "06": ("x, y and z in one pass up the planes: read once, write once", "20 → 8 B a point: 2.5x step 05"),
     "07": ("issue plane p + 1's loads before computing plane p", "twice the loads in flight: toward 2x step 06"),
