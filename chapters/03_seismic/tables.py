@@ -1,9 +1,12 @@
-"""Chapter 3's README tables (profiling/report.py): the default ones (the steps, the roofline, the
-traffic per kernel), the compiler's and the profiler's resources per kernel, the source
-document's speed-up model measured with the profiled kernel times, the bytes each one-pass
-structure keeps in flight against what Little's law asks of the GPU, what the warps wait for
-beside what the L2 and DRAM carry (profile.sh's stalls run), and each profiled kernel's effective
-and achieved bandwidth as the source document reports them."""
+"""Chapter 3's tables (profiling/report.py). For the lesson (README.md): the bound, the results at a
+glance (report_tables.glance_table: each taught step's idea and prediction beside what each GPU
+measured), and a small result table in each step's section, from the H200's profile. For the
+record (NOTES.md): the default ones (the steps, the roofline, the experiments, the traffic per
+kernel), the compiler's and the profiler's resources per kernel, the source document's speed-up
+model measured with the profiled kernel times, the bytes each one-pass structure keeps in flight
+against what Little's law asks of the GPU, what the warps wait for beside what the L2 and DRAM
+carry (profile.sh's stalls run), and each profiled kernel's effective and achieved bandwidth as the
+source document reports them."""
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/03_seismic")
@@ -245,6 +248,141 @@ def stalls_table(res) -> str:
     return "\n".join(lines)
 
 
+# --- the lesson's tables ----------------------------------------------------------------------------
+
+GROUP = "laplacian8 512^3"
+LESSON_GPU = "h200"  # the GPU whose profile the lesson's step sections quote; the glance table has every GPU
+# Each taught step's idea and its prediction, in the lesson's words (README.md's step sections).
+LESSON = {
+    "00": ("three passes, a thread per point, every neighbour a global load", "32 B a point: at best 0.25 of copy"),
+    "01": ("rows padded to 64 floats: a warp's 32 floats in one 128-byte line", "5 → 4 sectors a request: up to 1.2x"),
+    "02": ("the z pass keeps a column's 9 values in a sliding register window", "z pass from L2-bound to the DRAM bound"),
+    "03": ("x and y passes on float4: a quarter of the load instructions", "x and y passes to the DRAM bound"),
+    "04": ("the y pass reads its 9 rows from a tile in shared memory", "y's L1 traffic 11 → 4 cubes; time unchanged"),
+    "05": ("x and y in one kernel: out written once, never read back", "32 → 20 B a point: 1.6x step 04"),
+    "06": ("x, y and z in one pass up the planes: read once, write once", "20 → 8 B a point: 2.5x step 05"),
+    "07": ("issue plane p + 1's loads before computing plane p", "twice the loads in flight: toward 2x step 06"),
+    "08": ("a ring of tiles filled by asynchronous copies; 9 partial sums in z", "264 → ~150 instructions a plane; toward its copy"),
+    "09": ("(optional experiment) step 07's loads with step 08's partial sums", "faster than step 08"),
+    "10": ("the tensor memory accelerator fills the ring; two output rows a thread", "toward 0.85 of copy"),
+}
+
+
+def chapter_runs(res) -> list:
+    """Every GPU's results of this chapter, the lesson's GPU first."""
+    runs = results.load_chapter(pathlib.Path(res.folder).parents[1])
+    return sorted(runs, key=lambda run: run.folder.name != LESSON_GPU)
+
+
+def short_gpu(run) -> str:
+    return run.label.split()[0]
+
+
+def glance(res) -> str:
+    """The results at a glance: report_tables.glance_table for each GPU, joined into one table
+    (the lesson's GPU first), each GPU's time and fraction of the binding ceiling side by side."""
+    runs = chapter_runs(res)
+    per_gpu = [[line.split(" | ") for line in report_tables.glance_table(run, GROUP, LESSON).splitlines()[2:]] for run in runs]
+    header = "| step | idea | predicted | " + " | ".join(f"{short_gpu(run)} ms | {short_gpu(run)}, of the binding ceiling"
+                                                           for run in runs) + " |"
+    lines = [header, "|---|---|---|" + "---:|---:|" * len(runs)]
+    for rows in zip(*per_gpu):
+        cells = rows[0][:3]
+        for row in rows:
+            cells += [row[3], row[4].rstrip(" |")]
+        lines.append(" | ".join(cells).replace("| not recorded | ", "| not recorded yet | ") + " |")
+    return "\n".join(lines)
+
+
+def bound(res) -> str:
+    """The bound, derived: what a point must move and compute, and the time each GPU's measured
+    ceilings allow for it at 512^3; the byte counts of the three forms the steps take."""
+    runs = chapter_runs(res)
+    points = PROFILE_N ** 3
+    rows = [("bytes, one pass: read `in` once, write `out` once", 8, "B", "copy_GBps", 1e9),
+            ("flops: 25 FMAs", 50, "FLOP", "fma_GFLOPs", 1e9),
+            ("bytes, x and y fused, then z (step 05)", 20, "B", "copy_GBps", 1e9),
+            ("bytes, three passes (steps 00-04)", 32, "B", "copy_GBps", 1e9)]
+    lines = ["| what | per point | at 512^3 | " + " | ".join(f"{short_gpu(run)}: ceiling | {short_gpu(run)}: ms" for run in runs) + " |",
+             "|---|---:|---:|" + "---:|---:|" * len(runs)]
+    for what, per_point, unit, ceiling, scale in rows:
+        total = per_point * points
+        cells = [what, f"{per_point} {unit}", f"{total / 1e9:.2f} G{unit}"]
+        for run in runs:
+            rate = run.ceilings[ceiling]
+            cells += [f"{rate / 1e3:.2f} T{unit}/s", f"{total / (rate * scale) * 1e3:.3f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def lesson_profile(res) -> dict:
+    """{kernel: row} of the lesson GPU's traffic.csv, with registers from its resources.csv."""
+    rows = {r["kernel"]: r for r in results.read_csv(res.folder / "traffic.csv")}
+    registers = {name: k["launch__registers_per_thread"] for name, k in profiled_kernels(res.folder / "resources.csv").items()}
+    return rows, registers
+
+
+def profile_table(res, kernels: list, quantities: list) -> str:
+    """A step's result: a few quantities of a few profiled kernels. kernels: (column heading, kernel
+    name); quantities: (row heading, function of (traffic row, registers) -> text)."""
+    rows, registers = lesson_profile(res)
+    lines = ["| | " + " | ".join(f"{heading}" for heading, _ in kernels) + " |", "|---|" + "---:|" * len(kernels)]
+    for heading, value in quantities:
+        cells = [value(rows[kernel], registers.get(kernel, "—")) if kernel in rows else "—" for _, kernel in kernels]
+        lines.append(f"| {heading} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def per_plane(kernel_row, planes=PROFILE_N // 64 * 64) -> float:
+    """Warp instructions a warp issues per plane step, for the 64-plane kernels of steps 06-09:
+    2048 blocks of 8 warps, each over 64 + 2R plane steps."""
+    blocks = (PROFILE_N // 128) * (PROFILE_N // 8) * (PROFILE_N // 64)
+    return kernel_row.number("warp instructions") / (blocks * 8 * (64 + 8))
+
+
+def step_results(res) -> dict:
+    """The small result table of each step section that quotes the profile (the lesson's GPU)."""
+    if res.folder.name != LESSON_GPU:
+        return {}
+    ms = ("kernel ms (profile)", lambda r, _: f"{r.number('time ms'):.3f}")
+    of_copy = ("DRAM bytes over time, of the copy", lambda r, _: f"{r.number('achieved GB/s') / res.ceilings['copy_GBps']:.2f}")
+    l1 = ("L1 traffic (cubes)", lambda r, _: f"{r.number('L1 ratio'):.2f}")
+    l2 = ("L2 reads (cubes)", lambda r, _: f"{r.number('L2 read ratio'):.2f}")
+    hbm = ("DRAM traffic (cubes)", lambda r, _: f"{r.number('HBM ratio'):.2f}")
+    dram = ("DRAM busy", lambda r, _: f"{r.number('DRAM %'):.0f}%")
+    regs = ("registers a thread", lambda _, n: n)
+    warps = ("warps resident", lambda r, _: f"{r.number('occupancy %'):.0f}%")
+    plane = ("warp instructions a plane", lambda r, _: f"{per_plane(r):.0f}")
+    minst = ("warp instructions (millions)", lambda r, _: f"{r.number('warp instructions') / 1e6:.0f}")
+    return {
+        "result_02": profile_table(res, [("z pass of step 01", "naive_kernel<2>"), ("step 02's window", "z_window_kernel")],
+                                   [ms, l2, of_copy]),
+        "result_03": profile_table(res, [("x pass, float4", "x_kernel<4>"), ("y pass, float4", "y_kernel<4>")], [ms, of_copy]),
+        "result_04": profile_table(res, [("y pass, step 03", "y_kernel<4>"), ("y pass from the tile", "y_tile_kernel")], [l1, ms]),
+        "result_05": profile_table(res, [("step 05's xy kernel", "xy_kernel"), ("step 02's z pass", "z_window_kernel")],
+                                   [ms, hbm, dram]),
+        "result_06": profile_table(res, [("step 05's xy kernel", "xy_kernel"), ("step 06", "one_pass_kernel<64>")],
+                                   [regs, warps, dram]),
+        "result_07": profile_table(res, [("step 06", "one_pass_kernel<64>"), ("step 07", "prefetch_kernel<4>")],
+                                   [ms, regs, dram]),
+        "result_08": profile_table(res, [("step 07", "prefetch_kernel<4>"), ("step 08", "async_ring_kernel<3, 2, 64, 1>")],
+                                   [ms, plane, regs]),
+        "result_09": profile_table(res, [("step 07", "prefetch_kernel<4>"), ("step 09", "prefetched_sums_kernel")],
+                                   [ms, plane, regs]),
+        "result_10": profile_table(res, [("step 08", "async_ring_kernel<3, 2, 64, 1>"),
+                                         ("step 10", "tensor_ring_kernel<TwoRowsPlanes128PlainStores>")], [ms, l2, minst]),
+    }
+
+
+def lesson_tables(res) -> dict:
+    """The lesson's tables: the bound and the glance once (from the lesson's GPU, with every GPU's
+    figures), the step sections' results from the lesson GPU's profile."""
+    if res.folder.name != LESSON_GPU:
+        return {}
+    return {"bound": bound(res), "glance": glance(res), **step_results(res)}
+
+
 def tables(res) -> dict:
     return {**report_tables.default_tables(res), "resources": resources_table(res), "speedup": speedup_table(res),
-            "in_flight": in_flight_table(res), "stalls": stalls_table(res), "bandwidth": bandwidth_table(res)}
+            "in_flight": in_flight_table(res), "stalls": stalls_table(res), "bandwidth": bandwidth_table(res),
+            **lesson_tables(res)}

@@ -1,9 +1,15 @@
 // Chapter 3 tests: every step against the float64 reference on fresh random input, at sizes that
 // cut every tile, vector and z-chunk and at thin grids (dz < 2R + 1); the halo and padding of the
 // output must stay untouched; and every step against a polynomial its differences are exact on.
+// Before them, the parts of the exercises that can be checked alone (parts.hpp), each on the host,
+// so that a wrong part fails a test that names it.
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +17,7 @@
 #include "copy_ceiling.hpp"
 #include "course/testing.hpp"
 #include "fdtd3d_peer.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace {
@@ -86,6 +93,265 @@ void test_refuses_bad_layouts(const ch03::Step& step) {
     expect_refused(step, course::make_grid(8, 8, 8, 4, 4, 4, 1), "a packed grid, rows not aligned to 64 floats");
   expect_refused(step, course::make_grid(8, 8, 8, 3, 4, 4, step.align), "a grid whose x-halo (3) is narrower than the radius (4)");
 }
+
+// --- the parts ---------------------------------------------------------------------------------
+
+// The taught step of a step file ("08_async_ring"): its part tests name it.
+const course::StepSource& taught(std::string_view file) {
+  for (const ch03::Step& step : ch03::steps())
+    if (step.source.file == file && !step.source.experiment) return step.source;
+  throw std::logic_error("steps.hpp has no taught step in " + std::string(file));
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Reports at most a few mismatches of one part test, then how many there were.
+class Mismatches {
+ public:
+  ~Mismatches() {
+    if (count_ > kShown) ADD_FAILURE() << count_ << " mismatches in all (the first " << kShown << " above)";
+  }
+  std::ostream& add() {
+    ++count_;
+    message_.str("");
+    return message_;
+  }
+  void flush() {
+    if (count_ <= kShown) ADD_FAILURE() << message_.str();
+  }
+  int count() const { return count_; }
+
+ private:
+  static constexpr int kShown = 5;
+  int count_ = 0;
+  std::ostringstream message_;
+};
+#define CH03_MISMATCH(mismatches, what) \
+  do {                                  \
+    (mismatches).add() << what;         \
+    (mismatches).flush();               \
+  } while (0)
+
+// A host copy of a random input grid; its floats start on a 16-byte boundary, as a float4 load needs.
+std::vector<float> host_input(const Grid& g, const course::Seed& seed) {
+  std::vector<float> in = course::random_floats(g.size, seed);
+  if (reinterpret_cast<std::uintptr_t>(in.data()) % 16 != 0) throw std::runtime_error("host input not 16-byte aligned");
+  return in;
+}
+
+// Step 04, part 1: the tile a block stages holds rows y0 - R .. y0 + kTileY + R - 1 of its plane,
+// zeros past the array and past dx.
+void test_y_tile(const course::Seed& seed) {
+  Mismatches wrong;
+  for (const Size size : {Size{131, 9, 5}, Size{3, 70, 6}, Size{258, 3, 2}}) {
+    const Grid g = grid_for(size, 64);
+    const std::vector<float> in = host_input(g, seed);
+    for (int by = 0; by < int(course::blocks_for(g.dy, 8)); ++by)
+      for (int bx = 0; bx < int(course::blocks_for(g.dx, 128)); ++bx)
+        for (const int z : {0, g.dz - 1}) {
+          const std::vector<float> tile = ch03::parts::shared_y_tile(in.data(), g, bx, by, z);
+          for (int row = 0; row < ch03::parts::kYTileRows; ++row)
+            for (int x = 0; x < ch03::parts::kYTileFloats; ++x) {
+              const int x0 = bx * 128 + x / 4 * 4, y = by * 8 - ch03::kRadius + row;
+              const bool in_array = x0 < g.dx && y < g.dy + ch03::kRadius;
+              const float expected = in_array ? in[g.at(x0 + x % 4, y, z)] : 0.0f;
+              const float got = tile[row * ch03::parts::kYTileFloats + x];
+              if (!same_bits(got, expected))
+                CH03_MISMATCH(wrong, size.name() << ", block (" << bx << ", " << by << "), plane " << z << ": tile row " << row
+                                                 << ", float4 column " << x / 4 << ", lane " << x % 4 << " holds " << got
+                                                 << (std::isnan(got) ? " (never written)" : "") << ", expected "
+                                                 << (in_array ? "row y0 - R + " + std::to_string(row) + " of the plane, "
+                                                              : std::string("0 (past the array), "))
+                                                 << expected);
+            }
+        }
+  }
+}
+
+// Step 07, part 1: what a thread fetches of a plane, a plane ahead of its use.
+void test_prefetched_plane(const course::Seed& seed) {
+  Mismatches wrong;
+  auto expect = [&](const std::string& where, const char* what, const float (&got)[4], const std::vector<float>& in,
+                    const Grid& g, bool in_array, int x, int y, int z) {
+    for (int i = 0; i < 4; ++i) {
+      const float expected = in_array ? in[g.at(x + i, y, z)] : 0.0f;
+      if (!same_bits(got[i], expected))
+        CH03_MISMATCH(wrong, where << ": " << what << " lane " << i << " holds " << got[i]
+                                   << (std::isnan(got[i]) ? " (not loaded)" : "") << ", expected "
+                                   << (in_array ? "in(" + std::to_string(x + i) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") = "
+                                                : std::string("0 (past the array) "))
+                                   << expected);
+    }
+  };
+  for (const Size size : {Size{131, 9, 70}, Size{3, 70, 6}}) {
+    const Grid g = grid_for(size, 64);
+    const std::vector<float> in = host_input(g, seed);
+    for (const int z_begin : {0, 64}) {
+      if (z_begin >= g.dz) continue;
+      const int z_end = std::min(g.dz, z_begin + 64);
+      for (int by = 0; by < int(course::blocks_for(g.dy, 8)); ++by)
+        for (int bx = 0; bx < int(course::blocks_for(g.dx, 128)); ++bx)
+          for (const int tx : {0, 1, 31})
+            for (int ty = 0; ty < 8; ++ty)
+              for (const int p : {z_begin - ch03::kRadius, z_begin, z_end - 1, z_end, z_end + ch03::kRadius - 1}) {
+                const int x0 = (bx * 32 + tx) * 4, y0 = by * 8, y = y0 + ty;
+                const bool inside = x0 < g.dx && y < g.dy;
+                const ch03::parts::PrefetchedPlane got = ch03::parts::prefetched_plane(in.data(), g, bx, by, tx, ty, z_begin, p);
+                const std::string where = size.name() + ", block (" + std::to_string(bx) + ", " + std::to_string(by) + "), thread (" +
+                                          std::to_string(tx) + ", " + std::to_string(ty) + "), chunk from plane " +
+                                          std::to_string(z_begin) + ", plane " + std::to_string(p);
+                if (p >= z_begin && p < z_end) {
+                  for (int k = 0; k < 2; ++k) {
+                    const int row = y0 - ch03::kRadius + ty + k * 8;
+                    expect(where, k == 0 ? "rows[0] (tile row threadIdx.y)" : "rows[1] (tile row threadIdx.y + kTileY)", got.rows[k],
+                           in, g, x0 < g.dx && row < g.dy + ch03::kRadius, x0, row, p);
+                  }
+                  if (inside) {
+                    expect(where, "left (the R floats before x0)", got.left, in, g, true, x0 - ch03::kRadius, y, p);
+                    expect(where, "right (the R floats after the thread's 4)", got.right, in, g, true, x0 + 4, y, p);
+                  }
+                } else if (inside) {
+                  expect(where, "centre (a z-halo plane: only the centre)", got.centre, in, g, true, x0, y, p);
+                }
+              }
+    }
+  }
+}
+
+// Step 08, part 1: the copies of a block's haloed tile, each from its row and column.
+void test_ring_copy_plan(const course::Seed&) {
+  using ch03::parts::kRingTileWidth;
+  constexpr int kCopies = kRingTileWidth * ch03::parts::kRingTileHeight;
+  Mismatches wrong;
+  // 192 wide: the second block's right x-halo lies past the row (pitch - lead = 256 floats).
+  for (const Size size : {Size{192, 9, 5}, Size{131, 9, 5}, Size{3, 70, 6}}) {
+    const Grid g = grid_for(size, 64);
+    for (int by = 0; by < int(course::blocks_for(g.dy, 8)); ++by)
+      for (int bx = 0; bx < int(course::blocks_for(g.dx, 128)); ++bx) {
+        const int x_left = bx * 128 - ch03::kRadius, y_top = by * 8 - ch03::kRadius;
+        for (int copy = 0; copy < 3 * ch03::parts::kRingThreads; ++copy) {
+          const ch03::parts::RingCopy plan = ch03::parts::ring_copy(copy, x_left, y_top, g);
+          std::ostringstream where;
+          where << size.name() << ", block (" << bx << ", " << by << "), copy " << copy;
+          if (copy >= kCopies) {
+            if (plan.valid) CH03_MISMATCH(wrong, where.str() << ": valid, but the tile has only " << kCopies << " float4s");
+            continue;
+          }
+          const int row = copy / kRingTileWidth, column = copy % kRingTileWidth;
+          const int x = x_left + 4 * column, y = y_top + row;
+          where << " (tile row " << row << ", float4 column " << column << ", from x = " << x << ", y = " << y << ")";
+          const bool in_rows = y < g.dy + ch03::kRadius && x + 4 <= g.pitch - g.lead;
+          const bool centre = row >= ch03::kRadius && row < ch03::kRadius + 8 && column >= 1 && column <= 32;
+          if (plan.valid != in_rows)
+            CH03_MISMATCH(wrong, where.str() << ": valid is " << plan.valid << ", but its source lies "
+                                             << (in_rows ? "in the array's rows" : "past the array (y >= dy + R or x + 4 > pitch - lead)"));
+          if (plan.centre != centre)
+            CH03_MISMATCH(wrong, where.str() << ": centre is " << plan.centre << ", but it is "
+                                             << (centre ? "" : "not ") << "one of the 8 x 32 centres (rows R .. R + 7, columns 1 .. 32)");
+          if (plan.valid && in_rows && plan.offset != row * g.pitch + 4 * column)
+            CH03_MISMATCH(wrong, where.str() << ": offset " << plan.offset << " floats from the tile's corner, expected "
+                                             << row * g.pitch + 4 * column << " (row x pitch + 4 x column)");
+        }
+      }
+  }
+}
+
+// Step 08, part 2: the ring of partial sums, run on one column of numbers as the kernel runs it.
+void test_partial_sums(const course::Seed& seed) {
+  constexpr int R = ch03::kRadius, kSums = 2 * R + 1;
+  Mismatches wrong;
+  for (int k = 0; k < kSums; ++k) {
+    const double expected = (k == R ? 3 : 1) * course::second_derivative(R, R - k);
+    if (std::abs(ch03::parts::ring_centre_weight(k) - expected) > 1e-6)
+      CH03_MISMATCH(wrong, "centre_weight(" << k << ") = " << ch03::parts::ring_centre_weight(k) << ", expected " << expected
+                                           << (k == R ? " (3 x weight(0): the centre of the x, y and z differences)"
+                                                      : " (weight(R - k): plane p lies R - k planes from out(p - R + k))"));
+  }
+  constexpr int kSteps = 4 * kSums + 3;  // planes 0 .. kSteps - 1, outputs 0 .. kSteps - 2R - 1
+  int slot_of[kSteps];
+  for (int& slot : slot_of) slot = -1;
+  const std::vector<float> c = course::random_floats(kSteps, seed);
+  float sums[kSums] = {};
+  std::vector<float> out(kSteps - 2 * R, 0.0f);
+  for (int s = 0; s < kSteps; ++s) {
+    const int j = s % kSums;
+    for (int k = 0; k < kSums; ++k) {
+      const int slot = ch03::parts::ring_sum_slot(j, k), output = s - 2 * R + k;  // out(p - R + k), p = s
+      if (slot < 0 || slot >= kSums) {
+        CH03_MISMATCH(wrong, "sum_slot(" << j << ", " << k << ") = " << slot << ": not a slot of the 9");
+        return;
+      }
+      if (output >= 0 && output < kSteps) {
+        if (slot_of[output] >= 0 && slot_of[output] != slot)
+          CH03_MISMATCH(wrong, "out(" << output << ") moves from sums[" << slot_of[output] << "] to sums[" << slot << "] at step " << s
+                                      << " (sum_slot(" << j << ", " << k << ")): an output keeps its slot from its first term to its store");
+        slot_of[output] = slot;
+      }
+      const float w = ch03::parts::ring_centre_weight(k);
+      sums[slot] = k == 2 * R ? w * c[s] : sums[slot] + w * c[s];
+    }
+    if (s >= 2 * R) out[s - 2 * R] = sums[ch03::parts::ring_sum_slot(j, 0)];
+  }
+  for (int q = 0; q < int(out.size()); ++q) {
+    double expected = 2 * course::second_derivative(R, 0) * c[q + R];  // the x and y centre terms ride on the centre
+    for (int r = -R; r <= R; ++r) expected += course::second_derivative(R, r) * c[q + R + r];
+    if (std::abs(out[q] - expected) > 1e-5 * (1 + std::abs(expected)))
+      CH03_MISMATCH(wrong, "the ring run on one column: out(" << q << ") = " << out[q] << ", expected " << expected
+                                                           << " (its 9 z terms and the x and y centre terms)");
+  }
+}
+
+// Step 10, part 1: the three boxes of a plane of a block's tile, in array coordinates.
+void test_tensor_boxes(const course::Seed&) {
+  using namespace ch03::parts;
+  constexpr int R = ch03::kRadius;
+  Mismatches wrong;
+  for (const Size size : {Size{131, 9, 5}, Size{3, 70, 6}, Size{258, 40, 300}}) {
+    const Grid g = grid_for(size, 64);
+    for (int bz = 0; bz < int(course::blocks_for(g.dz, kTensorPlanes)); ++bz)
+      for (int by = 0; by < int(course::blocks_for(g.dy, kTensorTileRows)); ++by)
+        for (int bx = 0; bx < int(course::blocks_for(g.dx, kTensorTileFloats)); ++bx)
+          for (const int s : {0, R, 2 * R + 1}) {
+            const TileBoxes got = tensor_ring_boxes(g, bx, by, bz, s);
+            const int x = g.lead + bx * kTensorTileFloats, y = g.hy + by * kTensorTileRows - R, z = g.hz + bz * kTensorPlanes - R + s;
+            const int rows = kTensorTileRows + 2 * R;
+            const Box expected[3] = {{x, y, z, kTensorTileFloats, rows}, {x - R, y, z, 4, rows}, {x + kTensorTileFloats, y, z, 4, rows}};
+            const char* names[3] = {"centre", "left", "right"};
+            const char* meaning[3] = {"the block's 128 interior floats, from the first, which starts a 128-byte line",
+                                      "the 4 floats of x-halo before the centre", "the 4 floats of x-halo after the centre"};
+            const Box* boxes[3] = {&got.centre, &got.left, &got.right};
+            for (int b = 0; b < 3; ++b) {
+              const Box& box = *boxes[b];
+              const Box& want = expected[b];
+              if (box.x != want.x || box.y != want.y || box.z != want.z || box.width != want.width || box.height != want.height)
+                CH03_MISMATCH(wrong, size.name() << ", block (" << bx << ", " << by << ", " << bz << "), plane step " << s << ": the "
+                                                 << names[b] << " box is at (" << box.x << ", " << box.y << ", " << box.z << "), "
+                                                 << box.width << " x " << box.height << "; expected (" << want.x << ", " << want.y
+                                                 << ", " << want.z << "), " << want.width << " x " << want.height << ": " << meaning[b]
+                                                 << ", rows from the block's first less R, plane z_begin - R + s, in array coordinates");
+            }
+          }
+  }
+}
+
+const bool parts_on_host = course::suite_runs_on_host("YTile") && course::suite_runs_on_host("PrefetchPlane") &&
+                           course::suite_runs_on_host("RingCopyPlan") && course::suite_runs_on_host("PartialSums") &&
+                           course::suite_runs_on_host("TensorBoxes");
+
+// Registered before the whole steps' tests, so that a wrong part's test fails first and the
+// grader names the part.
+const bool parts_registered = [] {
+  course::register_part_test(taught("04_shared_y"), 1, "the tile load", "YTile", "StagesItsRowsAndZerosPastTheArray", test_y_tile);
+  course::register_part_test(taught("07_prefetch"), 1, "the fetch", "PrefetchPlane", "LoadsWhatThePlaneNeeds", test_prefetched_plane);
+  course::register_part_test(taught("08_async_ring"), 1, "the copy plan", "RingCopyPlan", "EveryCopyFromItsRowAndColumn",
+                             test_ring_copy_plan);
+  course::register_part_test(taught("08_async_ring"), 2, "the ring of sums", "PartialSums", "OneColumnThroughTheRing",
+                             test_partial_sums);
+  course::register_part_test(taught("10_tensor_ring"), 1, "the boxes", "TensorBoxes", "CentreAndSidesOfEachPlane", test_tensor_boxes);
+  return true;
+}();
+
+// --- the steps -------------------------------------------------------------------------------------
 
 const bool registered = [] {
   for (const ch03::Step& step : ch03::steps()) {

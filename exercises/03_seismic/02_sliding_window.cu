@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/02_sliding_window.cu by exercises/generate.py (fingerprint 86109fef0482): edit the TODOs.
+// Generated from solutions/03_seismic/02_sliding_window.cu by exercises/generate.py (fingerprint 250e6d449bea): edit the TODOs.
 // Step 02 — a sliding window in z: the z pass reads each input value once.
 //
 // In step 00 every z-neighbour is a separate load from a plane up to 4 MB away (512^3): the nine
@@ -9,7 +9,7 @@
 // two neighbouring chunks share: 8/64 = 12.5% more input reads at kPlanes = 64.
 // The x and y passes are step 01's.
 // Predicted: the z pass from the slowest to near the copy rate for its 12 bytes per point
-// (read in, read out, write out); the three passes together near 8/28 of the copy rate.
+// (read in, read out, write out); the three passes together near 8/32 of the copy rate.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "steps.hpp"
@@ -39,7 +39,7 @@ __global__ void axis_kernel(const float* __restrict__ in, float* __restrict__ ou
 
 // Adds Dzz to out over planes blockIdx.z * kPlanes .. + kPlanes - 1 of column (x, y).
 __global__ void z_window_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // TODO: keep the column's 2R+1 values in registers; per plane load the one R ahead, add the weighted sum to out, shift the window
+  // TODO: the register window: a thread owns column (x, y) over planes z_begin .. z_end - 1 and keeps 2R + 1 of its values in registers: prime window[0 .. 2R - 1] with planes z_begin - R .. z_begin + R - 1; then per plane z load plane z + R into window[2R], add sum over r of weight(r - R) * window[r] to out(x, y, z), and shift (window[r] = window[r + 1]). Invariant: at plane z, window[r] holds plane z - R + r, so each input value is loaded once per chunk. Mistake to avoid: shifting before the sum, or priming 2R + 1 planes and loading plane z + R again.
   (void)in; (void)out; (void)g;
 }
 

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint b6fe44e5a902): edit the TODOs.
+// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint 31ffb9d18a1d): edit the TODOs.
 // Step 03 — vectors: each thread of the x and y passes handles kVec = 1, 2 or 4 neighbouring
 // x points with float, float2 or float4 loads and stores.
 //
@@ -39,14 +39,14 @@ __device__ void store_inside(float* p, const Vec<kVec>& v, int x0, int dx) {
 // out = Dxx(in) at kVec points per thread.
 template <int kVec>
 __global__ void x_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // TODO: load the 2R + kVec floats around the thread's kVec points as whole vectors, then each output lane sums 9 of them
+  // TODO: the x register window: the thread's kVec points start at x0 = kVec * (its x index); load the 2R + kVec floats x0 - R .. x0 + kVec + R - 1 as (2R + kVec) / kVec whole vectors (R is a multiple of kVec, so every vector is aligned), then output lane i sums window floats i .. i + 2R, weighted by weight(r - R). Invariant: one load a vector, no float loaded twice. Mistake to avoid: storing a whole vector past dx (store_inside stores the last vector of a row lane by lane).
   (void)in; (void)out; (void)g;
 }
 
 // out += Dyy(in) at kVec points per thread.
 template <int kVec>
 __global__ void y_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // TODO: read the output vector, add the 9 row vectors' weighted sum lane by lane, store the lanes inside
+  // TODO: the y pass on vectors: read out's vector at (x0, y), add weight(r) times the vector of row y + r for r = -R .. R, lane by lane, and store the lanes inside (store_inside). Invariant: every load and store is a whole vector of kVec floats. Mistake to avoid: overwriting out instead of adding to it (the x pass wrote Dxx there).
   (void)in; (void)out; (void)g;
 }
 
@@ -54,7 +54,7 @@ __global__ void y_kernel(const float* __restrict__ in, float* __restrict__ out, 
 // thread one vector load of in and one of out, so a warp has kVec times the bytes in flight.
 template <int kVec>
 __global__ void z_vector_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // TODO: step 02's window of 2R+1 values, each a vector of kVec columns; read out's vector, add lane by lane, store the lanes inside
+  // TODO: step 02's window on kVec neighbouring columns: each of its 2R + 1 values is a vector; prime, then per plane load the vector R ahead, read out's vector, add the weighted window lane by lane, store the lanes inside, shift. Invariant: window[r] holds plane z - R + r of all kVec columns. Mistake to avoid: a window of floats indexed by lane (it must stay 2R + 1 vectors in registers).
   (void)in; (void)out; (void)g;
 }
 

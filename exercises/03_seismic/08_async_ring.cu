@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 6ff0b21d7a8b): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 4ad765d3c164): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -16,29 +16,32 @@
 //      is complete and stored. 9 vectors live instead of 14, and 25 FMAs a point, no more.
 //   3. The plane loop is unrolled by 9, the length of the ring of sums, so that which sum is
 //      which is known at compile time: nothing is shifted (nor, with 3 tiles, which tile).
-// Variants: `async_ring`, 3 tiles and no register cap; `async_ring_capped`, the same held to
-// 64 registers (__launch_bounds__(256, 4)) for 4 blocks per multiprocessor; `async_ring_deep`,
-// 5 tiles (43.5 KB), the copies 4 planes ahead instead of 2, added after the first two were
-// measured: their loads, timed as a copy, took 0.76 of the device copy, and step 09 (README)
-// suggested that at 2 blocks per multiprocessor the depth of the prefetch is what hides latency.
+// The taught variant is `async_ring`: 3 tiles, 64 planes a block, no register cap.
 // Predicted: about 150 instructions per warp and plane instead of 264, and 64 registers, 4 blocks
-// per multiprocessor (50% of the warps) instead of 2; from 0.48 of the copy rate toward the
-// fastest haloed copy through the same tiles (copy_ceiling.cu, measured beside it). For the deep
-// ring: twice the bytes in flight, a few percent faster than `async_ring`, short of its copy's 0.76.
-// Cheap knobs on `async_ring` (the README's "Diagnosing the fused pass" reads them):
+// per multiprocessor (50% of the warps) instead of 2; from step 07's rate toward the fastest
+// haloed copy through the same tiles (copy_ceiling.cu, timed beside it).
+// Your parts: the copy plan (ring_copy) and the ring of sums' bookkeeping (sum_slot,
+// centre_weight), each tested on its own; then priming the ring, the wait, the barrier and the
+// refill, the partial sums, and the loop unrolled by nine. The tiles, start_copies and the store
+// are given.
+// Experiments (EXPERIMENT rows in steps.hpp; NOTES.md reads them): `async_ring_capped`, held to
+// 64 registers (__launch_bounds__(256, 4)) for 4 blocks per multiprocessor; `async_ring_deep`,
+// 5 tiles (43.5 KB), the copies 4 planes ahead instead of 2: twice the bytes in flight,
+// predicted a few percent faster than `async_ring`, short of its copy;
 // `async_ring_planes16` .. `_planes512` (the source document's nw sweep): kPlanes z-planes per
-// block instead of 64, so the 2R z-halo planes a chunk re-reads go from 8/64 = 12.5% to 50%, 25%, 6.3%, 3.1%, 1.6% of its planes, and
-// the 512^3 grid's blocks from 4 x 64 x 8 = 2048 (7.8 waves of 2 blocks on 132 multiprocessors)
-// to 8192, 4096, 1024, 512, 256 (31, 15.5, 3.9, 1.9, 0.97 waves: longer blocks, a smaller tail,
-// less parallelism); `async_ring_deep_plain_stores`: the best variant with plain stores instead
-// of non-temporal ones, an A/B this chapter had not measured before;
-// `async_ring_3blocks`, __launch_bounds__(256, 3): at most 85 registers, 3 blocks of 256 threads
-// (37.5% of the warps). ptxas (CUDA 13.0, sm_90, -Xptxas -v) gives it 80 registers and spills 32
-// bytes (188 bytes of spill loads), against the 64-register cap's 152 (400): fewer, maybe cheap.
+// block instead of 64, so the 2R z-halo planes a chunk re-reads go from 8/64 = 12.5% to 50%, 25%,
+// 6.3%, 3.1%, 1.6% of its planes, and the 512^3 grid's blocks from 4 x 64 x 8 = 2048 (7.8 waves
+// of 2 blocks on 132 multiprocessors) to 8192, 4096, 1024, 512, 256 (31, 15.5, 3.9, 1.9, 0.97
+// waves: longer blocks, a smaller tail, less parallelism); `async_ring_deep_plain_stores`: the
+// deep ring with plain stores instead of non-temporal ones; `async_ring_3blocks`,
+// __launch_bounds__(256, 3): at most 85 registers, 3 blocks of 256 threads (37.5% of the warps).
+// ptxas (CUDA 13.0, sm_90, -Xptxas -v) gives it 80 registers and spills 32 bytes (188 bytes of
+// spill loads), against the 64-register cap's 152 (400): fewer, maybe cheap.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
 
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch03 {
@@ -46,18 +49,36 @@ namespace {
 
 constexpr int kTileX = 32, kTileY = 8;  // threads, one float4 each: 128 x 8 points, one float4 of x-halo each side
 constexpr int kSums = 2 * kRadius + 1;
+constexpr int kThreads = kTileX * kTileY;
+constexpr int kWidth = kTileX + 2;  // float4s per tile row
+constexpr int kHeight = kTileY + 2 * kRadius;
+constexpr int kCopies = kHeight * kWidth;
+constexpr int kPasses = (kCopies + kThreads - 1) / kThreads;
+static_assert(kWidth == parts::kRingTileWidth && kHeight == parts::kRingTileHeight && kThreads == parts::kRingThreads,
+              "parts.hpp describes this tile");
+
+// Part 1 of the exercise, tested on its own: copy number `copy` of the haloed tile (its float4
+// number, row after row) -- where it comes from, whether it lies in the array, whether it is a
+// centre. The same in every plane, so a thread computes its copies once.
+__host__ __device__ __forceinline__ parts::RingCopy ring_copy(int copy, int x_left, int y_top, const Grid& g) {
+  // TODO: part 1 of 6, the copy plan: copy number `copy` fills tile row copy / kWidth, float4 column copy % kWidth, whose first float is (x_left + 4 * column, y_top + row); offset = row * g.pitch + 4 * column floats from the tile's corner. Invariant: valid only if copy < kCopies and the source lies in the array's rows (y < dy + R, and x + 4 <= pitch - lead: the x-halo float4 may run into the row's padding but not past the row); centre for rows R .. R + kTileY - 1 and columns 1 .. kTileX. Mistake to avoid: forgetting the one float4 of x-halo (columns 0 and kWidth - 1), or dividing by kTileX instead of kWidth.
+  (void)copy; (void)x_left; (void)y_top; (void)g;
+  return {};
+}
+
+// Part 2 of the exercise, tested on its own: the ring of 9 partial sums. At the plane step whose
+// position in the loop unrolled by 9 is j, out(p - R + k)'s sum is sums[sum_slot(j, k)], and
+// plane p's centre adds centre_weight(k) times itself to it (k = 0 .. 2R).
+// TODO: part 2 of 6, the ring of sums: sum_slot gives each output in flight a slot, (j + k) modulo kSums; centre_weight(k) is what plane p's centre weighs in out(p - R + k), which lies R - k planes away: weight(R - k), but 3 * weight(0) in out(p)'s own sum (k = R), where it is the centre of the x, y and z differences at once. Invariant: an output keeps its slot from its first term (k = 2R) to its store (k = 0): out(q) is touched at the steps s = q .. q + 2R with k = q + 2R - s. Mistake to avoid: j - k, which moves an output to another slot at every step, or weight(0) alone at k = R, which drops the x and y centre terms (part 5's xy loop skips r = R).
+__host__ __device__ constexpr int sum_slot(int j, int k) { return 0 * (j + k); }
+__host__ __device__ constexpr float centre_weight(int k) { return 0.0f * k; }
 
 // kStages tiles in the ring: plane p in use, p+1 .. p+kStages-1 on their way; kPlanes z-planes per
 // block; kStreaming: out stored with non-temporal stores (course::store_streaming) or plain ones.
 template <int kStages, int kMinBlocks, int kPlanes, bool kStreaming>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // The copy plan is given: the tiles, where each of this thread's copies comes from, and
-  // start_copies(s, slot), which starts plane s's copies into tiles[slot]. The pipeline is yours.
-  constexpr int kThreads = kTileX * kTileY;
-  constexpr int kWidth = kTileX + 2;  // float4s per tile row
-  constexpr int kHeight = kTileY + 2 * kRadius;
-  constexpr int kCopies = kHeight * kWidth;
-  constexpr int kPasses = (kCopies + kThreads - 1) / kThreads;
+  // The tiles and start_copies(s, slot), which starts plane s's copies into tiles[slot] from this
+  // thread's copy plan (part 1), are given; the pipeline and the sums are yours (parts 3-6).
   __shared__ float4 tiles[kStages][kHeight][kWidth];
 
   const int thread = threadIdx.x + threadIdx.y * kTileX;
@@ -66,21 +87,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
   const int z_begin = blockIdx.z * kPlanes;
   const int z_end = min(g.dz, z_begin + kPlanes);
 
-  // 1. This thread's copies, the same in every plane: where each comes from relative to the
-  //    tile's corner, whether it lies in the array's rows (x may run into the row's padding,
-  //    whose values feed only outputs that are not stored), and whether it is a centre, the
-  //    only part a z-halo plane needs.
-  int offset[kPasses];
-  bool valid[kPasses], centre[kPasses];
+  // 1. This thread's copies, the same in every plane (part 1).
+  parts::RingCopy plan[kPasses];
 #pragma unroll
-  for (int pass = 0; pass < kPasses; ++pass) {
-    const int copy = thread + pass * kThreads;
-    const int row = copy / kWidth, column = copy % kWidth;
-    const int x = x_left + 4 * column, y = y_top + row;
-    valid[pass] = copy < kCopies && y < g.dy + kRadius && x + 4 <= g.pitch - g.lead;
-    centre[pass] = row >= kRadius && row < kRadius + kTileY && column >= 1 && column <= kTileX;
-    offset[pass] = valid[pass] ? row * g.pitch + 4 * column : 0;
-  }
+  for (int pass = 0; pass < kPasses; ++pass) plan[pass] = ring_copy(thread + pass * kThreads, x_left, y_top, g);
   const int steps = z_end - z_begin + 2 * kRadius;  // planes z_begin - R .. z_end + R - 1
   const float* plane_source = in + g.at(x_left, y_top, z_begin - kRadius);
   auto start_copies = [&](int s, int slot) {
@@ -88,14 +98,48 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
       const int copy = thread + pass * kThreads;
-      if (copy < kCopies && (!halo_plane || centre[pass]))
-        course::copy_async(&tiles[slot][0][0] + copy, reinterpret_cast<const float4*>(plane_source + offset[pass]), valid[pass]);
+      if (copy < kCopies && (!halo_plane || plan[pass].centre))
+        course::copy_async(&tiles[slot][0][0] + copy, reinterpret_cast<const float4*>(plane_source + plan[pass].offset), plan[pass].valid);
     }
     plane_source += g.plane;
   };
 
-  // TODO: prime the ring (kStages - 1 planes, a commit_copies() each); per plane s: wait until plane s has landed (wait_copies<kStages - 2>), barrier, start plane s + kStages - 1 into the slot plane s - 1 used, commit; add the centre's weight to the 9 partial sums it belongs to and xy(p) to out(p)'s; store out(p - R) once complete; unroll the plane loop by 9 (std::integral_constant) so which sum is which is a constant
-  (void)out; (void)start_copies;
+  const int x0 = x_left + kRadius + 4 * threadIdx.x;
+  const int y = y_top + kRadius + threadIdx.y;
+  const bool inside = x0 < g.dx && y < g.dy;
+  float* target = out + g.at(x0, y, z_begin);  // out(p - R) from s = 2R on
+  float4 sums[kSums] = {};  // at step s, sums[sum_slot(s % kSums, k)] is out(p - R + k)'s, k = 0 .. 2R
+
+  // TODO: part 3 of 6, priming the ring: start planes 0 .. kStages - 2 into tiles 0 .. kStages - 2 (start_copies(s, s), only for s < steps), each followed by course::commit_copies(). Invariant: every plane step commits exactly one group, empty or not, so that "plane s has landed" is always "at most kStages - 2 groups still pending". Mistake to avoid: no commit in the prime: uncommitted copies belong to no group, and no wait ever lands them.
+  (void)start_copies;
+  // The tile slot of plane s: a constant when kStages divides the unrolling, else counted.
+  int counted_slot = 0;
+  auto plane_step = [&](int s, auto position) {
+    constexpr int j = decltype(position)::value;  // s % kSums
+    const int slot = kSums % kStages == 0 ? j % kStages : counted_slot;
+    counted_slot = counted_slot + 1 == kStages ? 0 : counted_slot + 1;
+    // TODO: part 4 of 6, the wait, the barrier and the refill: wait until this thread's copies of plane s have landed (course::wait_copies<kStages - 2>()), then __syncthreads(): after it every thread's copies of plane s are in the tile, and every thread has finished plane s - 1, so its slot (slot - 1, or kStages - 1 for slot 0) takes plane s + kStages - 1 (if < steps); then commit_copies(). Invariant: one barrier a plane, reached by every thread (no return before it, no branch around it). Mistake to avoid: wait_copies<kStages - 1>, which lets the plane be read before it has landed; refilling the slot of plane s, which the block is about to read; or committing only when a copy started, which breaks the count of groups at the chunk's last planes.
+
+    const float4 (*tile)[kWidth] = tiles[slot];
+    // TODO: part 5 of 6, the partial sums: c = the thread's centre float4 of plane s (tile row threadIdx.y + R, column threadIdx.x + 1); for k = 0 .. 2R add centre_weight(k) * c to sums[sum_slot(j, k)], the k = 2R term starting that slot afresh (=, not +=); then, for a plane of the chunk (R <= s < steps - R), add xy(p)'s 16 neighbours to out(p)'s sum, sums[sum_slot(j, R)]: x from the tile row's left and right float4, y from rows threadIdx.y + r of the column, r != R, each with weight(r - R). Invariant: 25 FMAs a point, every loop over k, r and the 4 lanes unrolled, so that every index into sums is a constant. Mistake to avoid: adding the xy terms on z-halo planes (their tiles hold only centres).
+    (void)tile;
+    // 5. out(p - R) has all its terms (from s = 2R on): its sum is the one the next step starts afresh.
+    if (s >= 2 * kRadius) {
+      const float4& sum = sums[sum_slot(j, 0)];
+      auto store = [](auto* to, const auto& value) {
+        if constexpr (kStreaming) course::store_streaming(to, value);
+        else *to = value;
+      };
+      if (inside && x0 + 4 <= g.dx) {
+        store(reinterpret_cast<float4*>(target), sum);
+      } else if (inside) {
+        for (int i = 0; i < 4 && x0 + i < g.dx; ++i) store(target + i, lane(sum, i));
+      }
+      target += g.plane;
+    }
+  };
+  // TODO: part 6 of 6, unrolled by nine: for s = 0, 9, 18, ... < steps call plane_step(s + j, std::integral_constant<int, j>{}) for j = 0 .. 8, each but the first only if s + j < steps. Invariant: j = s % 9 is a compile-time constant in every call, so sum_slot(j, k) indexes registers, not memory, and nothing is shifted. Mistake to avoid: a plain loop over s with a run-time position (it does not compile: j must be a constant) or one that skips the guard and runs past the chunk's last plane.
+  (void)plane_step;
 }
 
 template <int kStages, int kMinBlocks, int kPlanes = 64, bool kStreaming = true>
@@ -108,6 +152,12 @@ void launch_async_ring(const float* in, float* out, const Grid& grid) {
 }
 
 }  // namespace
+
+namespace parts {
+RingCopy ring_copy(int copy, int x_left, int y_top, const Grid& g) { return ch03::ring_copy(copy, x_left, y_top, g); }
+int ring_sum_slot(int j, int k) { return sum_slot(j, k); }
+float ring_centre_weight(int k) { return centre_weight(k); }
+}  // namespace parts
 
 void laplacian_async_ring(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 2>(in, out, grid); }
 void laplacian_async_ring_capped(const float* in, float* out, const Grid& grid) { launch_async_ring<3, 4>(in, out, grid); }

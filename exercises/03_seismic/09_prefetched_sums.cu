@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/09_prefetched_sums.cu by exercises/generate.py (fingerprint 79180cbab8ff): edit the TODOs.
+// Generated from solutions/03_seismic/09_prefetched_sums.cu by exercises/generate.py (fingerprint 498d1aff68cd): edit the TODOs.
 // Step 09 — an optional experiment: step 07's loads with step 08's partial sums.
 //
 // Not a step forward (it is no faster than step 07): a question put to the GPU, which half of
@@ -6,15 +6,17 @@
 // Timed as copies with no arithmetic (copy_ceiling.cu), the two ways of bringing a plane in
 // differ: step 07's (two tile rows and the x neighbours fetched into registers one plane ahead,
 // the x neighbours from global memory, where the neighbouring threads' rows make them L1 hits)
-// copies the cube at 0.91 of the device copy, step 08's ring of haloed tiles filled by cp.async
-// at 0.76, moving 2.26 cubes through DRAM instead of 1.98 (the README's copy table). Step 08's
-// kernel also keeps the shared-memory pipe 67% busy: the x neighbours come from the tile too.
+// is the faster copy; step 08's ring of haloed tiles filled by cp.async moves more bytes through
+// DRAM, and step 08's kernel keeps the shared-memory pipe busiest: the x neighbours come from the
+// tile too (NOTES.md, "The ceiling of one pass").
 // So this step takes step 07's loads and keeps step 08's arithmetic: 9 partial sums in a ring
 // whose positions are fixed by unrolling the plane loop by 9, 25 FMAs a point, nothing shifted.
-// Predicted: step 08's instructions (about 210 M warp instructions instead of 07's 312 M) on
-// the structure whose copy reaches 0.91: below step 08's 0.396 ms; registers: the prefetched
-// plane (5 float4) replaces step 08's copy offsets, about 100, so still 2 blocks per
-// multiprocessor.
+// Predicted: step 08's instruction count (about two thirds of step 07's) on the loads whose copy
+// is the faster one: faster than step 08; registers: the prefetched plane (5 float4) replaces
+// step 08's copy offsets, about 100, so still 2 blocks per multiprocessor.
+// Your parts: taking the plane and fetching the next, the tile and xy(p) into out(p)'s sum, the
+// centre into the 9 sums, and the loop unrolled by nine; step 07's fetch and step 08's store are
+// given.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
@@ -31,8 +33,68 @@ constexpr int kSums = 2 * kRadius + 1;
 static_assert(kTileRows == 2 * kTileY, "each thread stages two rows of the tile");
 
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // TODO: step 07's fetch of plane p+1 into registers before plane p is computed, step 08's ring of 9 partial sums and its loop unrolled by 9
-  (void)in; (void)out; (void)g;
+  __shared__ float4 tile[kTileRows][kTileX];
+  const int x0 = (blockIdx.x * kTileX + threadIdx.x) * 4;
+  const int y0 = blockIdx.y * kTileY;
+  const int y = y0 + threadIdx.y;
+  const bool inside = x0 < g.dx && y < g.dy;
+  const int z_begin = blockIdx.z * kPlanes;
+  const int z_end = min(g.dz, z_begin + kPlanes);
+
+  // What a thread loads of one plane (step 07's fetch, given): in the chunk its two tile rows and
+  // the x neighbours, in the z-halo only its centre.
+  struct Plane {
+    float4 rows[2], left, right, centre;
+  };
+  auto fetch = [&](int p, Plane& plane) {
+    if (p >= z_begin && p < z_end) {
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int source_y = y0 - kRadius + threadIdx.y + k * kTileY;
+        plane.rows[k] = x0 < g.dx && source_y < g.dy + kRadius ? *reinterpret_cast<const float4*>(in + g.at(x0, source_y, p))
+                                                               : zero<float4>();
+      }
+      if (inside) {
+        const float* row = in + g.at(x0, y, p);
+        plane.left = *reinterpret_cast<const float4*>(row - kRadius);
+        plane.right = *reinterpret_cast<const float4*>(row + 4);
+      }
+    } else if (inside) {
+      plane.centre = *reinterpret_cast<const float4*>(in + g.at(x0, y, p));
+    }
+  };
+
+  const int steps = z_end - z_begin + 2 * kRadius;  // planes z_begin - R .. z_end + R - 1
+  float* target = out + g.at(x0, y, z_begin);       // out(p - R) from s = 2R on
+  float4 sums[kSums] = {};  // at step s, sums[(s + k) % kSums] is out(p - R + k)'s, k = 0 .. 2R
+  Plane next{};
+  fetch(z_begin - kRadius, next);
+  auto plane_step = [&](int s, auto position) {
+    constexpr int j = decltype(position)::value;  // s % kSums
+    const int p = z_begin - kRadius + s;
+    // TODO: part 1 of 4, take plane p and fetch plane p + 1 (step 07's part 3): current = next, then fetch(p + 1, next) if s + 1 < steps. Invariant: plane p + 1's loads are in flight while plane p is computed. Mistake to avoid: fetching after the arithmetic.
+    const Plane current{};
+    float4 c = current.centre;
+    if (s >= kRadius && s < steps - kRadius) {  // a plane of the chunk (the same branch in every thread)
+      // TODO: part 2 of 4, publish the tile and add xy(p) to out(p)'s sum: step 07's publish (a barrier, the two rows into the tile, a barrier); c = the centre from tile row threadIdx.y + R; then, as step 08's part 5, the x window from current.left, c and current.right, and for every r != R both weight(r - R) terms (x and y) into sums[(j + R) % kSums] with fmaf. Invariant: the centre's own weight is not added here (the 9-sum loop of part 3 adds 3 * weight(0) for it). Mistake to avoid: the barrier before the stores dropped (a fast thread overwrites rows a slow one still reads).
+      (void)tile;
+    }
+    // TODO: part 3 of 4, the centre into the 9 sums (step 08's part 5): for k = 0 .. 2R, sums[(j + k) % kSums] gets weight(R - k) * c, 3 * weight(0) * c for k = R, and the k = 2R term starts its slot afresh. Invariant: j is a constant, so every index is. Mistake to avoid: += for k = 2R (that slot still holds the output stored at the previous step).
+    (void)c;
+    // 5. out(p - R) has all its terms (step 08's store).
+    if (s >= 2 * kRadius) {
+      const float4& sum = sums[j];
+      if (inside && x0 + 4 <= g.dx) {
+        course::store_streaming(reinterpret_cast<float4*>(target), sum);
+      } else if (inside) {
+        for (int i = 0; i < 4 && x0 + i < g.dx; ++i) course::store_streaming(target + i, lane(sum, i));
+      }
+      target += g.plane;
+    }
+  };
+  static_assert(kSums == 9, "the loop below is unrolled by kSums");
+  // TODO: part 4 of 4, unrolled by nine (step 08's part 6): plane_step(s + j, std::integral_constant<int, j>{}) for j = 0 .. 8 in a loop over s = 0, 9, 18, ... < steps, each but the first guarded by s + j < steps. Invariant: the position j is a compile-time constant. Mistake to avoid: a missing guard, which runs past the chunk.
+  (void)plane_step;
 }
 
 void launch_prefetched_sums(const float* in, float* out, const Grid& grid) {

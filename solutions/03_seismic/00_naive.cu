@@ -4,10 +4,10 @@
 // A block is 64 x 4 points of one z-plane. The grid's rows are packed (pitch = dx + 8 floats),
 // so a row's interior starts anywhere in a 128-byte line and a warp's 32 floats straddle two.
 // Bytes each pass must move at best: x 8 per point (read in, write out), y and z 12 (read in,
-// read out, write out): 28 per point, where the fused problem needs 8. The neighbours come from
+// read out, write out): 32 per point, where the fused problem needs 8. The neighbours come from
 // L1/L2: a z-neighbour 4 planes away is 4 MB back at 512^3, so the z pass re-reads its input
 // from L2 or HBM nine times unless the cache keeps 9 planes (9 MB) alive.
-// Predicted: the three passes at best 8/28 = 0.29 of the copy rate counted as the fused
+// Predicted: the three passes at best 8/32 = 0.25 of the copy rate counted as the fused
 // problem's 8 bytes per point; the z pass well below that.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):

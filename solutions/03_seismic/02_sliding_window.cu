@@ -8,7 +8,7 @@
 // two neighbouring chunks share: 8/64 = 12.5% more input reads at kPlanes = 64.
 // The x and y passes are step 01's.
 // Predicted: the z pass from the slowest to near the copy rate for its 12 bytes per point
-// (read in, read out, write out); the three passes together near 8/28 of the copy rate.
+// (read in, read out, write out); the three passes together near 8/32 of the copy rate.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
 //     02_sliding_window  laplacian8 512^3  1.7728 ms, 606 GB/s (0.202 of copy), 3786 GFLOP/s (0.064 of FMA)
@@ -42,7 +42,7 @@ __global__ void axis_kernel(const float* __restrict__ in, float* __restrict__ ou
 
 // Adds Dzz to out over planes blockIdx.z * kPlanes .. + kPlanes - 1 of column (x, y).
 __global__ void z_window_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: keep the column's 2R+1 values in registers; per plane load the one R ahead, add the weighted sum to out, shift the window
+  // BEGIN SOLUTION: the register window: a thread owns column (x, y) over planes z_begin .. z_end - 1 and keeps 2R + 1 of its values in registers: prime window[0 .. 2R - 1] with planes z_begin - R .. z_begin + R - 1; then per plane z load plane z + R into window[2R], add sum over r of weight(r - R) * window[r] to out(x, y, z), and shift (window[r] = window[r + 1]). Invariant: at plane z, window[r] holds plane z - R + r, so each input value is loaded once per chunk. Mistake to avoid: shifting before the sum, or priming 2R + 1 planes and loading plane z + R again.
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= g.dx || y >= g.dy) return;

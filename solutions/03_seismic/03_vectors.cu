@@ -55,7 +55,7 @@ __device__ void store_inside(float* p, const Vec<kVec>& v, int x0, int dx) {
 // out = Dxx(in) at kVec points per thread.
 template <int kVec>
 __global__ void x_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: load the 2R + kVec floats around the thread's kVec points as whole vectors, then each output lane sums 9 of them
+  // BEGIN SOLUTION: the x register window: the thread's kVec points start at x0 = kVec * (its x index); load the 2R + kVec floats x0 - R .. x0 + kVec + R - 1 as (2R + kVec) / kVec whole vectors (R is a multiple of kVec, so every vector is aligned), then output lane i sums window floats i .. i + 2R, weighted by weight(r - R). Invariant: one load a vector, no float loaded twice. Mistake to avoid: storing a whole vector past dx (store_inside stores the last vector of a row lane by lane).
   static_assert(kRadius % kVec == 0, "the window must be whole vectors");
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -83,7 +83,7 @@ __global__ void x_kernel(const float* __restrict__ in, float* __restrict__ out, 
 // out += Dyy(in) at kVec points per thread.
 template <int kVec>
 __global__ void y_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: read the output vector, add the 9 row vectors' weighted sum lane by lane, store the lanes inside
+  // BEGIN SOLUTION: the y pass on vectors: read out's vector at (x0, y), add weight(r) times the vector of row y + r for r = -R .. R, lane by lane, and store the lanes inside (store_inside). Invariant: every load and store is a whole vector of kVec floats. Mistake to avoid: overwriting out instead of adding to it (the x pass wrote Dxx there).
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   const int z = blockIdx.z;
@@ -105,7 +105,7 @@ __global__ void y_kernel(const float* __restrict__ in, float* __restrict__ out, 
 // thread one vector load of in and one of out, so a warp has kVec times the bytes in flight.
 template <int kVec>
 __global__ void z_vector_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: step 02's window of 2R+1 values, each a vector of kVec columns; read out's vector, add lane by lane, store the lanes inside
+  // BEGIN SOLUTION: step 02's window on kVec neighbouring columns: each of its 2R + 1 values is a vector; prime, then per plane load the vector R ahead, read out's vector, add the weighted window lane by lane, store the lanes inside, shift. Invariant: window[r] holds plane z - R + r of all kVec columns. Mistake to avoid: a window of floats indexed by lane (it must stay 2R + 1 vectors in registers).
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x0 >= g.dx || y >= g.dy) return;

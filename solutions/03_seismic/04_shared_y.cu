@@ -5,13 +5,15 @@
 // float4 each (128 x 8 points), first copies the (kTileY + 2R) x kTileX float4 tile of its plane
 // into shared memory, 16 rows for 8 output rows, two float4 stores per thread, then reads the 9
 // rows of its column from the tile: 2 shared stores and 9 shared loads per thread, every one a
-// 512-byte warp access of consecutive float4s, 4 wavefronts, the minimum (the profile counts
-// about 1.4 bank conflicts per warp on top, a few percent). L1/L2 requests for y fall
-// from 9 rows per output row to 16/8 = 2. The cost: 8 KB of shared memory per block and a
+// 512-byte warp access of consecutive float4s, 4 wavefronts, the minimum. L1/L2 requests for y
+// fall from 9 rows per output row to 16/8 = 2. The cost: 8 KB of shared memory per block and a
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's (add_z_window, in 02_sliding_window.cu).
 // Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
+// Your part: the tile load (stage_y_tile, tested on its own) and the kernel around it.
 // BEGIN FINDINGS
+// Nsight Compute counts about 1.4 bank conflicts per warp on top of the 4 wavefronts an access
+// needs, a few percent.
 // The miss: L1 11.0 -> 4.0 cubes (2.75x: the read and the write of out stay), and the y pass
 // 0.419 ms against the x pass's 0.263 (results/h200/traffic.csv). The chapter's own bound ruled
 // out the second half: the y pass moves 12 bytes a point (in, out read, out written), the x pass
@@ -23,6 +25,9 @@
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     04_shared_y  laplacian8 512^3  1.1143 ms, 964 GB/s (0.227 of copy), 6023 GFLOP/s (0.103 of FMA)
 // END MEASURED
+#include <cstring>
+
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch03 {
@@ -31,6 +36,7 @@ namespace {
 constexpr int kBlockX = 64, kBlockY = 4;  // threads of the x pass
 constexpr int kTileX = 32, kTileY = 8;   // threads of the y pass, one float4 each
 constexpr int kTileRows = kTileY + 2 * kRadius;
+static_assert(kTileRows == parts::kYTileRows && kTileX * 4 == parts::kYTileFloats, "parts.hpp describes this tile");
 
 __device__ void store_inside(float* p, const float4& v, int x0, int dx) {
   if (x0 + 4 <= dx) {
@@ -62,22 +68,32 @@ __global__ void x_kernel(const float* __restrict__ in, float* __restrict__ out, 
   store_inside(out + g.at(x0, y, z), result, x0, g.dx);
 }
 
+// Part 1 of the exercise, tested on its own (parts.hpp): thread (tx, ty) of the block whose tile
+// starts at float x0 - 4 * tx of row y0 - R stages its two rows of plane z's tile.
+__host__ __device__ __forceinline__ void stage_y_tile(float4 (&tile)[kTileRows][kTileX], const float* __restrict__ in,
+                                                      const Grid& g, const int& x0, int y0, int z, int tx, int ty) {
+  // BEGIN SOLUTION: part 1 of 2, the tile load: tile row r holds row y0 - R + r of plane z, rows 0 .. kTileY + 2R - 1, so thread row ty stages rows ty and ty + kTileY (a loop with step kTileY); its column is tx, its float4 starts at x0. Invariant: every row of the tile is written, zeros where x0 >= dx or the row lies past the array (y0 - R + r >= dy + R). Mistake to avoid: starting at row y0 instead of y0 - R, which shifts every output's 9 rows by R.
+#pragma unroll
+  for (int row = ty; row < kTileRows; row += kTileY) {
+    const int source_y = y0 - kRadius + row;
+    tile[row][tx] = x0 < g.dx && source_y < g.dy + kRadius
+                        ? *reinterpret_cast<const float4*>(in + g.at(x0, source_y, z))
+                        : zero<float4>();
+  }
+  // STUB: (void)tile; (void)in; (void)g; (void)x0; (void)y0; (void)z; (void)tx; (void)ty;
+  // END SOLUTION
+}
+
 // out += Dyy(in) from a shared tile of the block's rows and their halo.
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) y_tile_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: 1. copy the tile's 16 rows (kTileY + 2R) into shared memory, zeros outside the array; 2. barrier; 3. add the 9 rows of the thread's column to out
   __shared__ float4 tile[kTileRows][kTileX];
   const int x0 = (blockIdx.x * kTileX + threadIdx.x) * 4;
   const int y0 = blockIdx.y * kTileY;
   const int y = y0 + threadIdx.y;
   const int z = blockIdx.z;
+  // BEGIN SOLUTION: part 2 of 2, the tile's use: 1. stage the tile (stage_y_tile, part 1); 2. __syncthreads(), so that every row is in place before any thread reads its neighbours' rows; 3. threads inside the interior add the 9 rows of their column, tile rows threadIdx.y .. threadIdx.y + 2R, weighted, to out's float4 and store the lanes inside (store_inside). Invariant: every thread of the block reaches the barrier. Mistake to avoid: returning for threads outside the interior before the barrier (they still stage rows the others read), or reading before it.
   // 1. Stage rows y0 - R .. y0 + kTileY + R - 1: each thread copies rows threadIdx.y and threadIdx.y + kTileY.
-#pragma unroll
-  for (int row = threadIdx.y; row < kTileRows; row += kTileY) {
-    const int source_y = y0 - kRadius + row;
-    tile[row][threadIdx.x] = x0 < g.dx && source_y < g.dy + kRadius
-                                 ? *reinterpret_cast<const float4*>(in + g.at(x0, source_y, z))
-                                 : zero<float4>();
-  }
+  stage_y_tile(tile, in, g, x0, y0, z, threadIdx.x, threadIdx.y);
   // 2. Every row of the tile is in place before any thread reads its neighbours'.
   __syncthreads();
   // 3. Compute.
@@ -91,11 +107,22 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) y_tile_kernel(const float* 
     for (int i = 0; i < 4; ++i) lane(sum, i) += weight(r - kRadius) * lane(row, i);
   }
   store_inside(target, sum, x0, g.dx);
-  // STUB: (void)in; (void)out; (void)g;
+  // STUB: (void)tile; (void)in; (void)out; (void)g; (void)x0; (void)y; (void)z;
   // END SOLUTION
 }
 
 }  // namespace
+
+namespace parts {
+std::vector<float> shared_y_tile(const float* in, const Grid& g, int block_x, int block_y, int z) {
+  float4 tile[kTileRows][kTileX];
+  std::memset(tile, 0xff, sizeof tile);  // the poison: what no thread writes stays NaN
+  for (int ty = 0; ty < kTileY; ++ty)
+    for (int tx = 0; tx < kTileX; ++tx) stage_y_tile(tile, in, g, (block_x * kTileX + tx) * 4, block_y * kTileY, z, tx, ty);
+  const float* first = &tile[0][0].x;
+  return std::vector<float>(first, first + kTileRows * kTileX * 4);
+}
+}  // namespace parts
 
 void laplacian_shared_y(const float* in, float* out, const Grid& grid) {
   require_aligned_rows(grid, 64, "step 04");

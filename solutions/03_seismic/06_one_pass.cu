@@ -12,7 +12,7 @@
 // L2 reads per point 1 + 2R / kPlanes plus the halo rows, DRAM reads 1. The read/write ratio
 // approaches 1 as kPlanes grows; fewer, longer blocks fill the GPU less, so the time does not
 // fall forever.
-// Predicted: 20 -> 8 bytes per point against step 05 (2.5x at the same bandwidth), 3.5x
+// Predicted: 20 -> 8 bytes per point against step 05 (2.5x at the same bandwidth), 4x
 // against the three passes; the fused kernel's registers (9 + 5 float4 + the x window) limit
 // occupancy, and with it the bytes in flight.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
@@ -35,7 +35,6 @@ constexpr int kTileRows = kTileY + 2 * kRadius;
 
 template <int kPlanes>
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) one_pass_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: for p = z_begin - R .. z_end + R - 1: push plane p's centre into the z window; for p < z_end also stage its y tile and push xy(p) into a queue; once p - R >= z_begin store out(p - R) = queued xy + Dzz; shift both
   __shared__ float4 tile[kTileRows][kTileX];
   const int x0 = (blockIdx.x * kTileX + threadIdx.x) * 4;
   const int y0 = blockIdx.y * kTileY;
@@ -44,12 +43,15 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) one_pass_kernel(const float
   const int z_begin = blockIdx.z * kPlanes;
   const int z_end = min(g.dz, z_begin + kPlanes);
 
+  // The block walks planes z_begin - R .. z_end + R - 1: the R planes on each side of its chunk
+  // only feed the z window (their centres); a plane of the chunk also gets its y tile and xy.
   float4 window[2 * kRadius + 1];  // the centres of planes p - 2R .. p
   float4 queue[kRadius + 1];       // xy of planes p - R .. p
   for (int p = z_begin - kRadius; p < z_end + kRadius; ++p) {
     float4 centre = zero<float4>();
     queue[kRadius] = zero<float4>();
     if (p >= z_begin && p < z_end) {
+      // BEGIN SOLUTION: part 1 of 3, the tile of plane p: step 04's tile load (rows threadIdx.y and threadIdx.y + kTileY of the tile, from rows y0 - R + row of plane p; zeros past the array), between two __syncthreads(): the first because the previous plane's tile may still be read, the second because every row must be in place before anyone reads it. Invariant: every thread of the block reaches both barriers (this branch is the same in every thread). Mistake to avoid: dropping the first barrier, which passes in step 04 (one plane a block) but not here.
       // 1. Stage the y tile of plane p (the same branch in every thread of the block).
       __syncthreads();  // the previous plane's tile has been read
 #pragma unroll
@@ -60,6 +62,8 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) one_pass_kernel(const float
                                      : zero<float4>();
       }
       __syncthreads();
+      // END SOLUTION
+      // BEGIN SOLUTION: part 2 of 3, xy(p) into the queue: for a thread inside, centre = its float4 of tile row threadIdx.y + R; the x window is the float4 at x0 - 4, the centre and the float4 at x0 + 4 (global loads, L1 hits); lane i of queue[R] = sum over r = 0 .. 2R of weight(r - R) * (window float i + r + lane i of tile row threadIdx.y + r), as in step 05. Invariant: queue[R] holds xy(p) and `centre` plane p's centre, zeros for threads outside. Mistake to avoid: storing xy(p) to out now: out(p) still lacks its z neighbours above, planes p + 1 .. p + R.
       // 2. xy(p), x from the centre and its two neighbouring float4s.
       if (inside) {
         const float* row = in + g.at(x0, y, p);
@@ -75,11 +79,13 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) one_pass_kernel(const float
           lane(queue[kRadius], i) = s;
         }
       }
+      // END SOLUTION
     } else if (inside) {
       // Planes below and above the chunk: only their centres, for the z window.
       centre = *reinterpret_cast<const float4*>(in + g.at(x0, y, p));
     }
     window[2 * kRadius] = centre;
+    // BEGIN SOLUTION: part 3 of 3, out(p - R) and the shift: once p - R >= z_begin (and the thread is inside), plane p - R has all its z neighbours: out(p - R) = queue[0] + sum over r of weight(r - R) * window[r], lane by lane, stored with course::store_streaming (lane by lane past dx); then shift the window (window[r] = window[r + 1]) and the queue (queue[r] = queue[r + 1]) by one plane. Invariant: at the top of iteration p, window[r] is the centre of plane p - 2R + r and queue[q] is xy(p - R + q). Mistake to avoid: queue[R] or window[R] as out(p - R)'s xy or centre term (they belong to plane p), or shifting before the store.
     // 3. Plane p - R has all its z neighbours: out = xy + Dzz.
     if (inside && p - kRadius >= z_begin) {
       float4 sum = queue[0];
@@ -99,9 +105,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY) one_pass_kernel(const float
     for (int r = 0; r < 2 * kRadius; ++r) window[r] = window[r + 1];
 #pragma unroll
     for (int r = 0; r < kRadius; ++r) queue[r] = queue[r + 1];
+    // STUB: (void)out;
+    // END SOLUTION
   }
-  // STUB: (void)in; (void)out; (void)g;
-  // END SOLUTION
 }
 
 template <int kPlanes>

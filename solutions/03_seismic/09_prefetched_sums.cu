@@ -5,17 +5,22 @@
 // Timed as copies with no arithmetic (copy_ceiling.cu), the two ways of bringing a plane in
 // differ: step 07's (two tile rows and the x neighbours fetched into registers one plane ahead,
 // the x neighbours from global memory, where the neighbouring threads' rows make them L1 hits)
-// copies the cube at 0.91 of the device copy, step 08's ring of haloed tiles filled by cp.async
-// at 0.76, moving 2.26 cubes through DRAM instead of 1.98 (the README's copy table). Step 08's
-// kernel also keeps the shared-memory pipe 67% busy: the x neighbours come from the tile too.
+// is the faster copy; step 08's ring of haloed tiles filled by cp.async moves more bytes through
+// DRAM, and step 08's kernel keeps the shared-memory pipe busiest: the x neighbours come from the
+// tile too (NOTES.md, "The ceiling of one pass").
 // So this step takes step 07's loads and keeps step 08's arithmetic: 9 partial sums in a ring
 // whose positions are fixed by unrolling the plane loop by 9, 25 FMAs a point, nothing shifted.
-// Predicted: step 08's instructions (about 210 M warp instructions instead of 07's 312 M) on
-// the structure whose copy reaches 0.91: below step 08's 0.396 ms; registers: the prefetched
-// plane (5 float4) replaces step 08's copy offsets, about 100, so still 2 blocks per
-// multiprocessor.
+// Predicted: step 08's instruction count (about two thirds of step 07's) on the loads whose copy
+// is the faster one: faster than step 08; registers: the prefetched plane (5 float4) replaces
+// step 08's copy offsets, about 100, so still 2 blocks per multiprocessor.
+// Your parts: taking the plane and fetching the next, the tile and xy(p) into out(p)'s sum, the
+// centre into the 9 sums, and the loop unrolled by nine; step 07's fetch and step 08's store are
+// given.
 // BEGIN FINDINGS
-// The profile: 128 registers, 2 blocks; 285 M warp instructions; no faster than step 07 (README).
+// The copies (results/h200/): step 07's loads 0.91 of the device copy, step 08's 0.76, moving
+// 2.26 cubes through DRAM instead of 1.98; step 08 keeps shared memory 67% busy.
+// The profile: 128 registers, 2 blocks; 285 M warp instructions (step 07: 312 M); no faster than
+// step 07 (NOTES.md).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
@@ -37,7 +42,6 @@ constexpr int kSums = 2 * kRadius + 1;
 static_assert(kTileRows == 2 * kTileY, "each thread stages two rows of the tile");
 
 __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(const float* __restrict__ in, float* __restrict__ out, Grid g) {
-  // BEGIN SOLUTION: step 07's fetch of plane p+1 into registers before plane p is computed, step 08's ring of 9 partial sums and its loop unrolled by 9
   __shared__ float4 tile[kTileRows][kTileX];
   const int x0 = (blockIdx.x * kTileX + threadIdx.x) * 4;
   const int y0 = blockIdx.y * kTileY;
@@ -46,8 +50,8 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
   const int z_begin = blockIdx.z * kPlanes;
   const int z_end = min(g.dz, z_begin + kPlanes);
 
-  // What a thread loads of one plane (step 07): in the chunk its two tile rows and the x
-  // neighbours, in the z-halo only its centre.
+  // What a thread loads of one plane (step 07's fetch, given): in the chunk its two tile rows and
+  // the x neighbours, in the z-halo only its centre.
   struct Plane {
     float4 rows[2], left, right, centre;
   };
@@ -77,11 +81,15 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
   auto plane_step = [&](int s, auto position) {
     constexpr int j = decltype(position)::value;  // s % kSums
     const int p = z_begin - kRadius + s;
+    // BEGIN SOLUTION: part 1 of 4, take plane p and fetch plane p + 1 (step 07's part 3): current = next, then fetch(p + 1, next) if s + 1 < steps. Invariant: plane p + 1's loads are in flight while plane p is computed. Mistake to avoid: fetching after the arithmetic.
     // 1. Take plane p, and issue the loads of plane p+1.
     const Plane current = next;
     if (s + 1 < steps) fetch(p + 1, next);
+    // STUB: const Plane current{};
+    // END SOLUTION
     float4 c = current.centre;
     if (s >= kRadius && s < steps - kRadius) {  // a plane of the chunk (the same branch in every thread)
+      // BEGIN SOLUTION: part 2 of 4, publish the tile and add xy(p) to out(p)'s sum: step 07's publish (a barrier, the two rows into the tile, a barrier); c = the centre from tile row threadIdx.y + R; then, as step 08's part 5, the x window from current.left, c and current.right, and for every r != R both weight(r - R) terms (x and y) into sums[(j + R) % kSums] with fmaf. Invariant: the centre's own weight is not added here (the 9-sum loop of part 3 adds 3 * weight(0) for it). Mistake to avoid: the barrier before the stores dropped (a fast thread overwrites rows a slow one still reads).
       // 2. Publish the tile.
       __syncthreads();  // the previous plane's tile has been read
       tile[threadIdx.y][threadIdx.x] = current.rows[0];
@@ -105,7 +113,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
         for (int i = 0; i < 4; ++i)
           lane(sum, i) = fmaf(weight(r - kRadius), w[i + r], fmaf(weight(r - kRadius), lane(row, i), lane(sum, i)));
       }
+      // STUB: (void)tile;
+      // END SOLUTION
     }
+    // BEGIN SOLUTION: part 3 of 4, the centre into the 9 sums (step 08's part 5): for k = 0 .. 2R, sums[(j + k) % kSums] gets weight(R - k) * c, 3 * weight(0) * c for k = R, and the k = 2R term starts its slot afresh. Invariant: j is a constant, so every index is. Mistake to avoid: += for k = 2R (that slot still holds the output stored at the previous step).
     // 4. The centre into the 9 sums it weighs in (3 times the centre weight in out(p)'s).
 #pragma unroll
     for (int k = 0; k < kSums; ++k) {
@@ -114,7 +125,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
 #pragma unroll
       for (int i = 0; i < 4; ++i) lane(sum, i) = k == 2 * kRadius ? w * lane(c, i) : fmaf(w, lane(c, i), lane(sum, i));
     }
-    // 5. out(p - R) has all its terms.
+    // STUB: (void)c;
+    // END SOLUTION
+    // 5. out(p - R) has all its terms (step 08's store).
     if (s >= 2 * kRadius) {
       const float4& sum = sums[j];
       if (inside && x0 + 4 <= g.dx) {
@@ -126,6 +139,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
     }
   };
   static_assert(kSums == 9, "the loop below is unrolled by kSums");
+  // BEGIN SOLUTION: part 4 of 4, unrolled by nine (step 08's part 6): plane_step(s + j, std::integral_constant<int, j>{}) for j = 0 .. 8 in a loop over s = 0, 9, 18, ... < steps, each but the first guarded by s + j < steps. Invariant: the position j is a compile-time constant. Mistake to avoid: a missing guard, which runs past the chunk.
   for (int s = 0; s < steps; s += kSums) {
     plane_step(s, std::integral_constant<int, 0>{});
     if (s + 1 < steps) plane_step(s + 1, std::integral_constant<int, 1>{});
@@ -137,7 +151,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
     if (s + 7 < steps) plane_step(s + 7, std::integral_constant<int, 7>{});
     if (s + 8 < steps) plane_step(s + 8, std::integral_constant<int, 8>{});
   }
-  // STUB: (void)in; (void)out; (void)g;
+  // STUB: (void)plane_step;
   // END SOLUTION
 }
 

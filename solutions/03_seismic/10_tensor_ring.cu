@@ -1,6 +1,6 @@
 // Step 10 — step 08's ring filled by the tensor memory accelerator (sm_90 on), then taller tiles.
 //
-// Step 08 runs as fast as its own loads can at its occupancy (the README's diagnosis): 101-103
+// Step 08 runs as fast as its own loads can at its occupancy (NOTES.md's diagnosis): 101-103
 // registers leave 2 blocks of 256 threads per multiprocessor, 24% of the warps, and a warp issues
 // an instruction every 6.6-7.4 cycles, so four warps a scheduler leave about half its issue slots
 // empty. Part of what each thread carries is the copy plan: three copy offsets, their valid and
@@ -10,31 +10,36 @@
 // counts the bytes on an mbarrier per slot of the ring: the threads wait on that barrier, and no
 // thread computes an address or holds a flag for the copies. The arithmetic is step 08's (9
 // partial sums, 25 FMAs a point, the plane loop unrolled by 9). The z-halo planes come whole.
+// The taught variant, `tensor_ring_two_rows_planes128_plain_stores`: the tile's centre as a box
+// of 128 floats starting on a 128-byte line and its two x-halos as 4-float boxes (three copies a
+// plane on one barrier); two output rows a thread, so a 32 x 8 block covers 128 x 16 points and
+// its tile is 24 rows tall instead of 16 (the y-halo 1.5x the outputs instead of 2.0x; 10 shared
+// loads for two outputs instead of 18), 18 partial sums, 2 blocks; 128 planes a block; plain
+// stores.
 // Predicted, before it ran: the copy plan's registers (about 10) and instructions (about 15 of
-// step 08's 177 a plane) gone: about 90 registers, still 2 blocks, a few percent faster than step
-// 08; held to 3 blocks (at most 80 registers) the gain should come, if those fit without
-// spilling: 36% of the warps instead of 24%, toward the 0.85 of the copy the chapter targets.
-// Variants, in the order they were measured (the README's "Step 10" section has the numbers):
+// step 08's 177 a plane) gone; then, with two rows a thread, 11 -> 7 shared loads an output
+// float4 and about half a cube fewer L2 reads: toward the 0.85 of the copy the chapter targets.
+// Your parts: the boxes (tile_boxes, tested on its own), the barriers and the prime, a plane's
+// wait and refill, and the two rows' column loaded once; the tiles and step 08's arithmetic are
+// given. It needs sm_90 or later; the CPU backend keeps the protocol.
+// Experiments, in the order they were tried (NOTES.md has their predictions and numbers):
 // `tensor_ring_one_box`: the haloed tile as one 136 x 16 box (544-byte rows starting 16 bytes
-// before a 128-byte line), 2 blocks; `tensor_ring`: the tile's centre as a box of 128 floats
-// starting on a 128-byte line and its two x-halos as 4-float boxes (three copies a plane on one barrier),
-// 3 blocks; `tensor_ring_64x4`: the same on the source document's blocks of 64 x 4 threads (256 x 4
-// points: the y-halo 3.0x the outputs instead of 2.0x, added to set the two shapes side by side;
-// predicted, before it ran: about a cube more read from the L2 than `tensor_ring`, so slower,
-// 0.65-0.70 of the copy on the H200);
-// `tensor_ring_two_rows`: two output rows a thread, so a 32 x 8 block covers 128 x 16
-// points and its tile is 24 rows tall instead of 16 (the y-halo 1.5x the outputs instead of
-// 2.0x; 10 shared loads for two outputs instead of 18), 18 partial sums, 2 blocks;
-// `_planes128`: 128 planes a block instead of 64; `_plain_stores`: plain stores instead of
-// non-temporal ones (predicted level, as in step 08's A/B on the H200); `_one_load`: the x-halo
-// neighbour's address chosen and loaded once, where choosing the value compiles to two shared loads
-// and a select (predicted, after that was found: 18 -> 14 shared loads a plane, a few percent).
+// before a 128-byte line), 2 blocks; `tensor_ring`: the split boxes, 3 blocks (at most 80
+// registers; predicted 36% of the warps instead of 24%); `tensor_ring_64x4`: the same on the
+// source document's blocks of 64 x 4 threads (256 x 4 points: the y-halo 3.0x the outputs
+// instead of 2.0x; predicted about a cube more read from the L2 than `tensor_ring`, so slower);
+// `tensor_ring_two_rows`, `_two_rows_planes128`, `_two_rows_plain_stores`: the taught variant's
+// knobs one at a time (plain stores predicted level, as in step 08's A/B); `_one_load`: the
+// x-halo neighbour's address chosen and loaded once, where choosing the value compiles to two
+// shared loads and a select (predicted, after that was found: 18 -> 14 shared loads a plane, a
+// few percent).
 // BEGIN FINDINGS
-// Measured (dated runs, results/GPU/tensor-ring-2026-11-24/; not yet in the recording below):
-// one box 0.66 / 0.73 of the copy (H200 / H100), the split boxes at 3 blocks 0.75 / 0.80, 64 x 4
-// 0.72 / 0.80, two rows 0.83 / 0.84, with 128 planes and plain stores 0.85 / 0.79; one load of
-// the x-halo: 21% fewer shared loads, no faster. The README's step 10 section has the predictions
-// beside them, the profiles and the misses.
+// The H200 recording (results/h200/): one box 0.66 of the copy, the split boxes at 3 blocks 0.75,
+// 64 x 4 0.72, two rows 0.83, and with 128 planes and plain stores (the taught variant) 0.85; one
+// load of the x-halo no faster. The H100 recording predates step 10: its dated runs
+// (results/h100-80gb-hbm3/tensor-ring-2026-11-24/, history) gave one box 0.73, the split boxes
+// 0.80, 64 x 4 0.80, two rows 0.84, the taught variant 0.79. NOTES.md has the predictions beside
+// them, the profiles and the misses.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
@@ -53,6 +58,7 @@
 #include <type_traits>
 
 #include "course/tile_copies.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch03 {
@@ -80,6 +86,28 @@ struct TwoRowsPlanes128PlainStores : TwoRowsPlanes128 { static constexpr bool st
 struct TwoRowsPlainStoresOneLoad : TwoRowsPlainStores { static constexpr bool one_load = true; };
 struct TwoRowsPlanes128PlainStoresOneLoad : TwoRowsPlanes128PlainStores { static constexpr bool one_load = true; };
 
+// Part 1 of the exercise, tested on its own: the boxes the accelerator copies for plane step s of a
+// block whose outputs start at interior column x_begin and plane z_begin and whose tile starts at
+// interior row y_top (its first output row less R): the tile's centre and its two x-halos, in
+// array coordinates (floats from the start of a row, rows and planes from the array's first,
+// halos and padding included), with their sizes. The kernel starts them (start_copy) and the
+// host describes them (launch_tensor_ring).
+template <class Variant>
+__host__ __device__ __forceinline__ parts::TileBoxes tile_boxes(const Grid& g, int x_begin, int y_top, int z_begin, int s) {
+  // BEGIN SOLUTION: part 1 of 4, the boxes: in array coordinates the tile starts at x = g.lead + x_begin, y = g.hy + y_top and, for plane step s (planes z_begin - R .. z_end + R - 1), z = g.hz + z_begin - R + s; every box is tile_y * rows + 2R rows tall. Split: the centre box 4 * tile_x floats wide from x, whose first float starts a 128-byte line (the interior's rows are aligned to 64 floats), and the two 4-float x-halos at x - R and x + 4 * tile_x. One box: the whole haloed tile, 4 * (tile_x + 2) floats from x - R (the side boxes keep their places and sizes; nothing copies them). Invariant: the three boxes together are the haloed tile, once. Mistake to avoid: forgetting the z-halo's R (plane step 0 is plane z_begin - R), or the array's own halo and lead (g.hy, g.hz, g.lead: the boxes are in array coordinates, not interior ones).
+  const int rows = Variant::tile_y * Variant::rows + 2 * kRadius;
+  const int x = g.lead + x_begin, y = g.hy + y_top, z = g.hz + z_begin - kRadius + s;
+  const parts::Box left{x - kRadius, y, z, 4, rows}, right{x + 4 * Variant::tile_x, y, z, 4, rows};
+  if constexpr (Variant::split) {
+    return {{x, y, z, 4 * Variant::tile_x, rows}, left, right};
+  } else {
+    return {{x - kRadius, y, z, 4 * (Variant::tile_x + 2), rows}, left, right};
+  }
+  // STUB: (void)g; (void)x_begin; (void)y_top; (void)z_begin; (void)s;
+  // STUB: return {};
+  // END SOLUTION
+}
+
 template <class Variant>
 __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::min_blocks)
     tensor_ring_kernel(const __grid_constant__ course::TileMap centres, const __grid_constant__ course::TileMap sides_map,
@@ -105,14 +133,18 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
   const int z_end = min(g.dz, z_begin + kPlanes);
   const int steps = z_end - z_begin + 2 * kRadius;  // planes z_begin - R .. z_end + R - 1
   auto start_copy = [&](int s, int slot) {  // plane s of the chunk into tiles[slot]; the issuer only
-    const int x = g.lead + x_begin, y = g.hy + y_top, z = g.hz + z_begin - kRadius + s;  // array coordinates
+    const parts::TileBoxes box = tile_boxes<Variant>(g, x_begin, y_top, z_begin, s);
     if constexpr (kSplit) {
-      course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, x, y, z, landed[slot]);
+      course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, box.centre.x, box.centre.y,
+                              box.centre.z, landed[slot]);
       constexpr unsigned kSideBytes = kHeight * sizeof(float4);
-      course::load_tile_async(reinterpret_cast<float*>(sides[slot][0]), kSideBytes, sides_map, x - kRadius, y, z, landed[slot]);
-      course::load_tile_async(reinterpret_cast<float*>(sides[slot][1]), kSideBytes, sides_map, x + 4 * kTileX, y, z, landed[slot]);
+      course::load_tile_async(reinterpret_cast<float*>(sides[slot][0]), kSideBytes, sides_map, box.left.x, box.left.y, box.left.z,
+                              landed[slot]);
+      course::load_tile_async(reinterpret_cast<float*>(sides[slot][1]), kSideBytes, sides_map, box.right.x, box.right.y,
+                              box.right.z, landed[slot]);
     } else {
-      course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, x - kRadius, y, z, landed[slot]);
+      course::load_tile_async(reinterpret_cast<float*>(tiles[slot]), sizeof tiles[slot], centres, box.centre.x, box.centre.y,
+                              box.centre.z, landed[slot]);
     }
   };
 
@@ -122,35 +154,31 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
   float* target = out + g.at(x0, y0, z_begin);  // out(p - R) from s = 2R on
   float4 sums[kRows][kSums] = {};  // at step s, sums[q][(s + k) % kSums] is out(p - R + k)'s in row y0 + q
 
-  // The pipeline, in two parts:
-  //   1. the issuer initialises the kStages barriers (kSplit: 3 copies a phase) and starts planes
-  //      0 .. kStages - 2 into tiles 0 .. kStages - 2; then every thread a __syncthreads();
-  //   2. per plane s: a __syncthreads() (every thread has finished plane s - 1); the issuer starts
-  //      plane s + kStages - 1 into the tile plane s - 1 used; every thread waits for plane s's
-  //      tile with that tile's phase (0 on its first use, then 1, 0, ...).
-  // BEGIN SOLUTION: part 1, and a phase bit per tile for part 2
+  // BEGIN SOLUTION: part 2 of 4, the barriers and the prime: the issuer (one thread) initialises the kStages barriers, each to count the copies of one plane (kSplit: 3 boxes, else 1), and starts planes 0 .. kStages - 2 into tiles 0 .. kStages - 2 (start_copy, only for s < steps); then every thread passes a __syncthreads(), so that no thread waits on a barrier before it is initialised. Keep a phase bit per tile for part 3, all 0. Invariant: a barrier is initialised once, before any copy or wait uses it. Mistake to avoid: every thread initialising the barriers, or the other threads skipping the __syncthreads().
   if (issuer) {
     for (int slot = 0; slot < kStages; ++slot) course::init_tile_barrier(landed[slot], kSplit ? 3 : 1);
     for (int s = 0; s + 1 < kStages && s < steps; ++s) start_copy(s, s);
   }
   __syncthreads();
   unsigned phases = 0;  // bit `slot`: the phase of that slot's next wait
+  // STUB: unsigned phases = 0;  // bit `slot`: the phase of that slot's next wait
   // END SOLUTION
   static_assert(kSums % kStages == 0, "the ring's tiles cycle whole within the loop unrolled by kSums");
   auto plane_step = [&](int s, auto position) {
     constexpr int j = decltype(position)::value;  // s % kSums
     constexpr int slot = j % kStages;             // the tile of plane s
-    // BEGIN SOLUTION: part 2
+    // BEGIN SOLUTION: part 3 of 4, a plane's wait and refill: a __syncthreads() first (after it every thread has finished plane s - 1, so its tile is free); the issuer then starts plane s + kStages - 1 (if < steps) into that tile (slot - 1, or kStages - 1 for slot 0); then every thread waits for plane s's tile, course::wait_tile(landed[slot], phase), with the tile's phase bit, and flips that bit. Invariant: a tile's waits alternate phases 0, 1, 0, ...; one block barrier a plane. Mistake to avoid: refilling before the barrier (another thread may still read the tile), or waiting with a phase that does not flip (the second wait returns at once, before its copy landed).
     __syncthreads();
     if (issuer && s + kStages - 1 < steps) start_copy(s + kStages - 1, slot == 0 ? kStages - 1 : slot - 1);
     course::wait_tile(landed[slot], (phases >> slot) & 1u);
     phases ^= 1u << slot;
-    // STUB: (void)start_copy; (void)issuer;
+    // STUB: (void)start_copy; (void)issuer; (void)phases;
     // END SOLUTION
 
     // Step 08's arithmetic, for kRows rows: each centre goes into the 9 sums it weighs in; the
     // 16 xy neighbours into out(p)'s; out(p - R) has all its terms.
     const float4 (*tile)[kColumns] = tiles[slot];
+    // BEGIN SOLUTION: part 4 of 4, two rows a thread: column(r) is row r of this thread's column of the tile, tile rows row0 .. row0 + kRows + 2R - 1 at float4 column threadIdx.x + kShift. With kRows > 1 load those kRows + 2R rows into registers once (loaded_rows) and return them: the rows share 2R rows, so 10 loads serve two outputs where 18 would serve them one by one. With one row return the tile's element itself, read where it is used (fewer registers live). Invariant: column(q + R) is output row q's centre, column(q + r) its y neighbour r - R. Mistake to avoid: starting at row0 + q (each output's own window) and loading 9 rows per output again.
     // This thread's column of the tile, rows y0 - R .. y0 + kRows - 1 + R: with one row, each
     // loaded where it is used (fewer registers live: 80 fit, for 3 blocks); with more, loaded once
     // up front, since the rows share 2R of them (ptxas then needs no spills at 2 blocks).
@@ -163,6 +191,8 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
       if constexpr (kRows > 1) return loaded_rows[r];
       else return tile[row0 + r][threadIdx.x + kShift];
     };
+    // STUB: auto column = [&](int r) { (void)r; (void)tile; return zero<float4>(); };
+    // END SOLUTION
 #pragma unroll
     for (int q = 0; q < kRows; ++q) {
       const float4 c = column(q + kRadius);
@@ -244,10 +274,10 @@ void launch_tensor_ring(const float* in, float* out, const Grid& grid) {
   // its x-halo), tile_y * rows rows and the y-halo tall.
   const std::array<long long, 3> extent{grid.pitch, grid.dy + 2LL * grid.hy, grid.dz + 2LL * grid.hz};
   const std::array<long long, 2> stride{grid.pitch, grid.plane};
-  const int rows = Variant::tile_y * Variant::rows, height = rows + 2 * kRadius;
-  const int width = 4 * (Variant::split ? Variant::tile_x : Variant::tile_x + 2);
-  const course::TileMap centres = course::make_tile_map(in, extent, stride, {width, height, 1}, "step 10");
-  const course::TileMap sides = course::make_tile_map(in, extent, stride, {4, height, 1}, "step 10");
+  const int rows = Variant::tile_y * Variant::rows;
+  const parts::TileBoxes box = tile_boxes<Variant>(grid, 0, -kRadius, 0, 0);  // every block's and plane's have these sizes
+  const course::TileMap centres = course::make_tile_map(in, extent, stride, {box.centre.width, box.centre.height, 1}, "step 10");
+  const course::TileMap sides = course::make_tile_map(in, extent, stride, {box.left.width, box.left.height, 1}, "step 10");
   course::launch(tensor_ring_kernel<Variant>,
                  {dim3(course::blocks_for(grid.dx, 4 * Variant::tile_x), course::blocks_for(grid.dy, rows),
                        course::blocks_for(grid.dz, Variant::planes)),
@@ -255,7 +285,19 @@ void launch_tensor_ring(const float* in, float* out, const Grid& grid) {
                  centres, sides, out, grid);
 }
 
+static_assert(TwoRowsPlanes128PlainStores::tile_x * 4 == parts::kTensorTileFloats &&
+                  TwoRowsPlanes128PlainStores::tile_y * TwoRowsPlanes128PlainStores::rows == parts::kTensorTileRows &&
+                  TwoRowsPlanes128PlainStores::planes == parts::kTensorPlanes,
+              "parts.hpp describes the taught variant's tile");
+
 }  // namespace
+
+namespace parts {
+TileBoxes tensor_ring_boxes(const Grid& g, int block_x, int block_y, int block_z, int s) {
+  using Taught = TwoRowsPlanes128PlainStores;
+  return tile_boxes<Taught>(g, block_x * Taught::tile_x * 4, block_y * Taught::tile_y * Taught::rows - kRadius, block_z * Taught::planes, s);
+}
+}  // namespace parts
 
 void laplacian_tensor_ring_one_box(const float* in, float* out, const Grid& grid) { launch_tensor_ring<OneBox>(in, out, grid); }
 void laplacian_tensor_ring(const float* in, float* out, const Grid& grid) { launch_tensor_ring<ThreeBlocks>(in, out, grid); }
