@@ -146,7 +146,7 @@ def describe_failure(output: str) -> str:
     if re.search(r"error: a kernel read or wrote past the end of a buffer", output):
         return "an out-of-bounds access: a kernel read or wrote past the end of a buffer"
     if match := re.search(r"^error: (a kernel read or wrote at an address no buffer holds[^:]*|a GPU thread's stack "
-                          r"overflowed.*|course::copy_async .*)$", output, re.M):
+                          r"overflowed.*|course::(?:copy_async|load_tile_async|wait_tile)\b.*)$", output, re.M):
         return ("an out-of-bounds or misaligned access: " if match[1].startswith("a kernel") else "") + match[1]
     if match := re.search(r"__syncthreads\(\) was reached by .*", output):
         return match[0]
@@ -237,8 +237,10 @@ def grade_step(results: dict, folder: str, step: str, asan: bool, chapter: int, 
         return False, "FAIL", f"{detail}; {asan_hint}"
     if variant == "shuffled" and runs.get("in order", ("run",))[0] == "run":
         return False, "FAIL", "only with shuffled threads: a missing __syncthreads()? " + detail
-    extra = hints(folder, step, not_started, detail, chapter)
     part = failing_part(output)
+    # A part tested alone already says where to look: the guesses about barriers and waits are for
+    # failures of the whole step.
+    extra = [] if part else hints(folder, step, not_started, detail, chapter)
     return False, "FAIL", (f"{part}: " if part else "") + detail + (f" ({'; '.join(extra)})" if extra else "")
 
 

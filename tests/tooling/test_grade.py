@@ -62,6 +62,11 @@ class FailureLines(unittest.TestCase):
         self.assertEqual(grade.failing_part(part + whole), "part 2 (the copy plan)")
         self.assertEqual(grade.failing_part(whole + part), "")  # the first failure checks the whole step
 
+    def test_a_tile_copy_protocol_mistake_is_the_line(self):
+        output = ("error: course::load_tile_async: one copy more than the barrier's phase holds (...)\n"
+                  "[  FAILED  ] Laplacian.10_x/8x8x8 (3 ms)\n")
+        self.assertTrue(grade.describe_failure(output).startswith("course::load_tile_async: one copy more"))
+
     def test_a_bad_environment_number_is_reported_as_it_is(self):
         output = "error: COURSE_SEED='abc': COURSE_SEED takes a whole number from 0 to 18446744073709551615 (...)\n"
         self.assertTrue(grade.describe_failure(output).startswith("COURSE_SEED='abc'"))
