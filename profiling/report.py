@@ -95,8 +95,8 @@ WIDEST_SIDE_BY_SIDE = 4  # value columns a table may have for a column per GPU; 
 def merged_table(tables: list, labels: list) -> list | None:
     """One table from each GPU's version of it, rows matched by their leading cells (as few as
     tell every row apart): a narrow table gets every other column once per GPU ("median ms
-    (H200)"), a wider one a row per GPU under each row's leading cells (a "GPU" column after
-    them), so the GPUs' figures stand together either way. None when the versions differ in
+    (H200)"), or once where every GPU fills it alike, a wider one a row per GPU under each row's
+    leading cells (a "GPU" column after them), so the GPUs' figures stand together either way. None when the versions differ in
     their header, or no leading cells tell the rows apart."""
     header, align = tables[0][0], tables[0][1]
     if any(table[0] != header or table[1] != align for table in tables):
@@ -109,10 +109,15 @@ def merged_table(tables: list, labels: list) -> list | None:
     keys = list(dict.fromkeys(tuple(row[:width]) for table in tables for row in table[2:]))
     values = range(width, len(header))
     if len(values) <= WIDEST_SIDE_BY_SIDE:
-        rows = [header[:width] + [f"{header[c]} ({label})" for c in values for label in labels],
-                align[:width] + [align[c] for c in values for _ in labels]]
+        # A column every GPU fills alike (the lesson's words beside the measurements) is shown once.
+        shared = {c for c in values if all(len({rows_of[key][c] for rows_of in keyed if key in rows_of}) == 1
+                                           and all(key in rows_of for rows_of in keyed) for key in keys)}
+        per_gpu = lambda c: [None] if c in shared else labels  # noqa: E731
+        rows = [header[:width] + [header[c] if label is None else f"{header[c]} ({label})" for c in values for label in per_gpu(c)],
+                align[:width] + [align[c] for c in values for _ in per_gpu(c)]]
         for key in keys:
-            rows.append(list(key) + [rows_of[key][c] if key in rows_of else "—" for c in values for rows_of in keyed])
+            rows.append(list(key) + [keyed[0][key][c] if c in shared else rows_of[key][c] if key in rows_of else "—"
+                                     for c in values for rows_of in ([None] if c in shared else keyed)])
     else:
         rows = [header[:width] + ["GPU"] + header[width:], align[:width] + ["---"] + align[width:]]
         for key in keys:
