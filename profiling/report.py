@@ -255,13 +255,18 @@ def main() -> int:
     filled = fill(documents, generated(args.chapter, runs))
     updated = {path: text for path, text in filled.items() if text != documents[path]}
     updated |= updated_step_files(args.chapter, runs)
-    if args.check:
+    return write_or_check(updated, args.check, f"profiling/report.py {args.chapter}",
+                          f"{args.chapter}: README tables and step headers match results/")
+
+
+def write_or_check(updated: dict, check: bool, command: str, up_to_date: str) -> int:
+    """Writes each {path: text} whole, or with `check` says which are stale (exit 1) without writing."""
+    if check:
         for path in updated:
-            print(f"{path}: its generated figures are out of date; run profiling/report.py {args.chapter}")
-        if updated:
-            return 1
-        print(f"{args.chapter}: README tables and step headers match results/")
-        return 0
+            print(f"{path}: its generated figures are out of date; run {command}")
+        if not updated:
+            print(up_to_date)
+        return 1 if updated else 0
     for path, text in updated.items():
         with cli.atomic_output(path) as f:
             f.write(text)
