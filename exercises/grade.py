@@ -197,10 +197,12 @@ def hints(folder: str, step: str, not_started: list, detail: str, chapter: int) 
                          f"it uses {other}.cu: if grade.py {chapter} --step {int(other[:2])} fails, fix that first")
     if "outside" in detail or "out-of-bounds" in detail:
         return found  # an index, not an order between threads
-    if "wait_copies" in text:
-        found.append("it copies asynchronously: does a wait cover every group before the tile is read?")
-    elif "__shared__" in text:
-        found.append("it shares memory between threads: a missing __syncthreads()?")
+    copies = any(call in text for call in ("wait_copies", "wait_tile"))
+    if copies and "nan" in detail.lower():  # a tile read before its copies landed still holds the poison
+        found.append("it copies asynchronously: does a wait cover every group before the tile is read, and is each "
+                     "tile refilled only after the barrier that frees it?")
+    elif copies or "__shared__" in text:
+        found.append("it shares memory between threads: a missing __syncthreads(), or a wrong index into the tile?")
     return found
 
 
@@ -230,7 +232,7 @@ def grade_step(results: dict, folder: str, step: str, asan: bool, chapter: int, 
             not re.search(r"\[  FAILED  \]", output):
         if asan:
             return False, "CRASHED", detail if detail != "failed" else message or "see the log"
-        said = any(marker in detail for marker in ("out-of-bounds", "stack overflowed", "copy_async"))
+        said = any(marker in detail for marker in ("out-of-bounds", "stack overflowed", "course::"))
         what = detail if said else f"{message or 'the test program died'}, likely an out-of-bounds access"
         return False, "CRASHED", f"{what}; {asan_hint}"
     if "out-of-bounds" in detail and not asan:
