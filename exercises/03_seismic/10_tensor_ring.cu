@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint c35008117a22): edit the TODOs.
+// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint f5c6b9ba45ea): edit the TODOs.
 // Step 10 — step 08's ring filled by the tensor memory accelerator (sm_90 on), then taller tiles.
 //
 // Step 08's 101-103 registers leave 2 blocks of 256 threads per multiprocessor, 24% of the warps,
@@ -236,6 +236,9 @@ static_assert(TwoRowsPlanes128PlainStores::tile_x * 4 == parts::kTensorTileFloat
                   TwoRowsPlanes128PlainStores::tile_y * TwoRowsPlanes128PlainStores::rows == parts::kTensorTileRows &&
                   TwoRowsPlanes128PlainStores::planes == parts::kTensorPlanes,
               "parts.hpp describes the taught variant's tile");
+static_assert(OneBox::tile_x * 4 == parts::kTensorTileFloats && OneBox::tile_y * OneBox::rows == parts::kOneBoxTileRows &&
+                  OneBox::planes == parts::kOneBoxPlanes,
+              "parts.hpp describes the one-box variant's tile");
 
 }  // namespace
 
@@ -243,6 +246,9 @@ namespace parts {
 TileBoxes tensor_ring_boxes(const Grid& g, int block_x, int block_y, int block_z, int s) {
   using Taught = TwoRowsPlanes128PlainStores;
   return tile_boxes<Taught>(g, block_x * Taught::tile_x * 4, block_y * Taught::tile_y * Taught::rows - kRadius, block_z * Taught::planes, s);
+}
+TileBoxes tensor_ring_one_box_boxes(const Grid& g, int block_x, int block_y, int block_z, int s) {
+  return tile_boxes<OneBox>(g, block_x * OneBox::tile_x * 4, block_y * OneBox::tile_y * OneBox::rows - kRadius, block_z * OneBox::planes, s);
 }
 }  // namespace parts
 

@@ -292,6 +292,9 @@ static_assert(TwoRowsPlanes128PlainStores::tile_x * 4 == parts::kTensorTileFloat
                   TwoRowsPlanes128PlainStores::tile_y * TwoRowsPlanes128PlainStores::rows == parts::kTensorTileRows &&
                   TwoRowsPlanes128PlainStores::planes == parts::kTensorPlanes,
               "parts.hpp describes the taught variant's tile");
+static_assert(OneBox::tile_x * 4 == parts::kTensorTileFloats && OneBox::tile_y * OneBox::rows == parts::kOneBoxTileRows &&
+                  OneBox::planes == parts::kOneBoxPlanes,
+              "parts.hpp describes the one-box variant's tile");
 
 }  // namespace
 
@@ -299,6 +302,9 @@ namespace parts {
 TileBoxes tensor_ring_boxes(const Grid& g, int block_x, int block_y, int block_z, int s) {
   using Taught = TwoRowsPlanes128PlainStores;
   return tile_boxes<Taught>(g, block_x * Taught::tile_x * 4, block_y * Taught::tile_y * Taught::rows - kRadius, block_z * Taught::planes, s);
+}
+TileBoxes tensor_ring_one_box_boxes(const Grid& g, int block_x, int block_y, int block_z, int s) {
+  return tile_boxes<OneBox>(g, block_x * OneBox::tile_x * 4, block_y * OneBox::tile_y * OneBox::rows - kRadius, block_z * OneBox::planes, s);
 }
 }  // namespace parts
 
