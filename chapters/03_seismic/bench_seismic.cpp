@@ -1,7 +1,7 @@
 // Chapter 3 benchmark: every step on an N^3 interior (default 512^3 on a GPU), beside a device
 // copy of the same bytes. Effective bandwidth counts the fewest bytes the problem must move:
 // reading the field once and writing the result once (2 x 4 N^3 bytes), whatever the step moves
-// (three passes move 28 bytes per point at best). GFLOP/s counts the 25 FMAs of a point.
+// (three passes move 32 bytes per point at best: the y and z passes read out back). GFLOP/s counts the 25 FMAs of a point.
 // Step 00 runs on packed rows, the others on rows padded to 64 floats (steps.hpp): one input
 // and one output array of each layout. PyTorch's convolutions are measured by peer_torch.py.
 // Beside the device copy, two copies through the loads of the one-pass steps (copy_ceiling.hpp):

@@ -16,11 +16,12 @@ pictures:
                     plus z, and in one pass: what each kernel reads and writes;
   one_pass.png      step 06: a block walking up the planes: the tile of plane p, the z window of
                     centres, the queue of xy, and out(p - R) stored;
-  prefetch.png      step 07: steps 06 and 07 to scale from the H200 profile: when a plane's loads
-                    are issued, when they land, the barriers and the compute;
-  ring.png          step 08: the haloed tile and its cp.async passes; the ring of 3 tiles to scale
-                    from the H200 profile: which plane is landing in which tile, which is computed,
-                    where the one barrier a plane sits, beside step 07's register prefetch;
+  prefetch.png      step 07: steps 06 and 07, a model to scale from the H200 profile: when a plane's
+                    loads are issued, when they land at an assumed latency (and, dashed, at the
+                    latency that fits the measured rate), the barriers and the compute;
+  ring.png          step 08: the haloed tile and its cp.async passes; the ring of 3 tiles, the same
+                    model: which plane is landing in which tile, which is computed, where the one
+                    barrier a plane sits, beside step 07's register prefetch;
   partial_sums.png  step 08's z sum: 9 partial sums in a ring, each plane adding its weight to the
                     9 outputs it belongs to;
   tensor_boxes.png  step 10: the tile of two output rows a thread, its centre box on 128-byte
@@ -29,10 +30,12 @@ pictures:
                     taught step at 512^3 against the copy ceiling, with the copies through steps
                     07's and 08's loads and the other peers (the FDTD3d design, torch.compile);
   in_flight.png     steps 06, 07 and 08 on the H200 (results/h200/traffic.csv, 64 planes a block),
-                    to scale over a few planes: when a thread issues each plane's loads, when they
-                    land (590 ns later, the loaded latency of NOTES.md's "Bytes in flight"), where
-                    it waits and computes; below each, the KB of DRAM traffic a multiprocessor has
-                    in flight over time and on average, against the Little's-law knee (tables.py's).
+                    the same model over a few planes: when a thread issues each plane's loads, when
+                    they land (590 ns later, a latency assumed from chapter 1, not measured here;
+                    dashed, at the latency that fits the measured rate), where it waits and
+                    computes; below each, the KB of DRAM traffic a multiprocessor has in flight over
+                    time and on average, its blocks assumed in step, against the Little's-law knee
+                    (tables.py's). Every picture drawn from a model says so in its title.
 
     /usr/bin/python3 chapters/03_seismic/figures.py [--out-dir chapters/03_seismic/figures]
 """
@@ -40,6 +43,7 @@ import argparse
 import math
 import pathlib
 import sys
+import textwrap
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "profiling"))
 import cli  # noqa: E402
@@ -259,14 +263,20 @@ def draw_one_pass(out: pathlib.Path) -> None:
 
 
 def draw_schedule(axis, timeline: dict, latency: float, window: float, barriers: int = 1) -> None:
-    """One step's plane schedule to scale: each plane's loads from issue to landing (top row), and
-    what the thread does (bottom row): waiting for its own loads (hatched), computing (grey), the
-    barrier that publishes the plane (red)."""
+    """One step's plane schedule to scale, a model: each plane's loads from issue to landing at the
+    assumed latency (top row; dashed outline: landing at the latency that fits the measured rate,
+    for the steps that load ahead), and what the thread does (bottom row): waiting for its own
+    loads (hatched), computing (grey), the barriers (red). A step that loads the plane it uses
+    (step 06) has its first barrier before the loads and its second after them; a step that
+    loads ahead has its barriers together where the plane is published."""
     period, ahead = timeline["period_us"], timeline["ahead"]
-    planes = range(-ahead, math.ceil(window / period) + 1)  # issued at k x period, used at (k + ahead) x period
+    fitted = timeline.get("fitted_us") if ahead > 0 else None
+    planes = range(-ahead - 2, math.ceil(window / period) + 1)  # issued at k x period, used at (k + ahead) x period
     for k in planes:
         issued, used, plane = k * period, (k + ahead) * period, k + ahead
         colour, label = COLOURS[plane % len(COLOURS)], f"p{plane:+d}" if plane else "p"
+        if fitted:
+            axis.add_patch(plt.Rectangle((issued, 1.05), fitted, 0.8, fill=False, edgecolor=colour, linestyle="--", linewidth=0.9))
         axis.add_patch(plt.Rectangle((issued, 1.1), latency, 0.7, facecolor=colour, alpha=0.8, edgecolor="black", linewidth=0.5))
         axis.text(issued + latency / 2, 1.45, label, ha="center", va="center", fontsize=6.5, clip_on=True)
         if used > issued + latency:  # landed, held in shared memory (or registers) until its plane
@@ -276,34 +286,53 @@ def draw_schedule(axis, timeline: dict, latency: float, window: float, barriers:
             axis.add_patch(plt.Rectangle((used, 0.1), latency, 0.7, facecolor=OWN, hatch="///", edgecolor="#7f7f7f", linewidth=0.5))
         axis.add_patch(plt.Rectangle((start, 0.1), used + period - start, 0.7, facecolor=HALO, edgecolor="black", linewidth=0.5))
         axis.text((start + used + period) / 2, 0.45, label, ha="center", va="center", fontsize=6.5, clip_on=True)
-        for b in range(barriers):
-            axis.axvline(start + b * 0.03 * period, ymin=0.0, ymax=0.5, color="#e15759", linewidth=1.4)
+        if ahead == 0 and barriers == 2:  # barrier (the previous tile is free), stage the tile, barrier
+            at = [used, start]
+        else:
+            at = [start + b * 0.03 * period for b in range(barriers)]
+        for x in at:
+            axis.axvline(x, ymin=0.0, ymax=0.5, color="#e15759", linewidth=1.4)
     axis.set_ylim(0, 2)
     axis.set_yticks([0.45, 1.45])
     axis.set_yticklabels(["the thread", "its loads"], fontsize=7)
 
 
+# What the schedule pictures assume, in their own words (the lesson's captions say the same).
+MODEL_NOTE = ("A model, not a measurement: each plane's period is the profiled time over the waves and the 64 planes; "
+              "a load lands {latency:.0f} ns after issue, a latency assumed from chapter 1's kernel (the latencies that "
+              "fit the measured rates are {fits}); the blocks of a multiprocessor are drawn in step.")
+
+
+def model_note(data: dict, width: int) -> str:
+    """MODEL_NOTE for this profile, wrapped to `width` characters."""
+    fits = [t["fitted_us"] for t in data["steps"] if t["ahead"] > 0]
+    note = MODEL_NOTE.format(latency=data["latency_us"] * 1e3,
+                             fits=f"{min(fits) * 1e3:.0f}-{max(fits) * 1e3:.0f} ns for steps 07 and 08, dashed")
+    return textwrap.fill(note, width)
+
+
 def draw_prefetch(out: pathlib.Path) -> None:
-    """Step 07 beside step 06, to scale from the H200 profile."""
+    """Step 07 beside step 06, a model to scale from the H200 profile."""
     chapter = results.load_gpu(HERE / "results" / "h200")
     data = in_flight_timelines(chapter)
     steps = {t["step"]: t for t in data["steps"]}
     latency = data["latency_us"]
     window = 3 * steps["06"]["period_us"]
-    figure, axes = plt.subplots(2, 1, figsize=(12, 4.4), sharex=True)
-    notes = {"06": "Each plane's loads are issued when the plane begins: the thread waits for them (hatched), then "
-                   "computes with nothing in flight.",
-             "07": "Plane p + 1's loads are issued before plane p is computed: they land while it computes (dotted: held "
-                   "in registers until used)."}
+    figure, axes = plt.subplots(2, 1, figsize=(12, 4.8), sharex=True)
+    notes = {"06": "A barrier (the last tile is free), the plane's loads, which the thread waits for (hatched), a barrier, "
+                   "then the compute with nothing in flight.",
+             "07": "Plane p + 1's loads are issued before plane p is computed and travel during it (dotted: held in "
+                   "registers); two barriers publish each plane."}
     for axis, step in zip(axes, ("06", "07")):
         timeline = steps[step]
-        draw_schedule(axis, timeline, latency, window)
+        draw_schedule(axis, timeline, latency, window, barriers=2)
         axis.set_title(f"Step {step}: a plane every {timeline['period_us']:.2f} µs. {notes[step]}", fontsize=7.5, loc="left")
     axes[-1].set_xlim(0, window)
-    axes[-1].set_xlabel(f"time, µs (a block's planes, to scale: the profiled time over its waves and 64 planes; a load "
-                        f"lands {latency * 1e3:.0f} ns after issue; red: a barrier)", fontsize=8)
-    figure.suptitle(f"One plane after another on an H200 multiprocessor (results/h200/traffic.csv, commit "
-                    f"{chapter.context['commit']})", fontsize=8.5, x=0.01, ha="left")
+    axes[-1].set_xlabel("time, µs (red: a barrier; solid boxes: loads landing at the assumed latency; dashed: at the "
+                        "latency that fits the measured rate)", fontsize=8)
+    figure.suptitle(f"A model of one plane after another on an H200 multiprocessor (results/h200/traffic.csv, commit "
+                    f"{chapter.context['commit']}).\n" + model_note(data, 190),
+                    fontsize=8, x=0.01, ha="left")
     figure.tight_layout()
     figure.savefig(out, dpi=130)
     print(f"wrote {out}")
@@ -338,7 +367,8 @@ def draw_ring(out: pathlib.Path) -> None:
     tile_axis.set_ylabel("tile row (y)", fontsize=8)
     tile_axis.set_title("One tile of the ring: 34 x 16 float4 (8.5 KB),\none float4 of x-halo each side; pale: halo.\n"
                         "Colour: the copy's pass (thread t copies\nfloat4 t, t + 256 and t + 512 of the tile).\n"
-                        "Framed: the centres, all a z-halo plane copies.", fontsize=8, loc="left")
+                        "Framed: the block's own float4s. A plane of\nthe z-halo copies only these (its centres).",
+                        fontsize=8, loc="left")
     # Step 07 for comparison, then step 08's three tiles, to scale.
     period7, period8 = steps["07"]["period_us"], steps["08"]["period_us"]
     window = 5 * period7
@@ -370,13 +400,15 @@ def draw_ring(out: pathlib.Path) -> None:
     ring.set_ylim(0, stages + 0.5)
     ring.set_yticks([stages - 1 - s + 0.5 for s in range(stages)])
     ring.set_yticklabels([f"tile {s}" for s in range(stages)], fontsize=7)
-    ring.set_title("Step 08's ring of 3 tiles: in each, a plane lands (dotted: waits), is computed, and the tile is refilled",
+    ring.set_title("Step 08's ring of 3 tiles (the same model): in each, a plane lands (dotted: waits), is computed, "
+                   "and the tile is refilled",
                    fontsize=7.5, loc="left")
     ring.set_xlim(0, window)
-    ring.set_xlabel(f"time, µs (to scale from the H200 profile; a copy lands {latency * 1e3:.0f} ns after it starts)",
-                    fontsize=8)
+    ring.set_xlabel(f"time, µs (a model to scale from the H200 profile; a copy lands {latency * 1e3:.0f} ns after it "
+                    "starts, an assumed latency)", fontsize=8)
     figure.suptitle(f"Step 08: a ring of tiles filled by asynchronous copies (results/h200/traffic.csv, commit "
-                    f"{chapter.context['commit']})", fontsize=9, x=0.01, ha="left")
+                    f"{chapter.context['commit']}).\n" + model_note(data, 200),
+                    fontsize=8.5, x=0.01, ha="left")
     figure.tight_layout()
     figure.savefig(out, dpi=130)
     print(f"wrote {out}")
@@ -527,6 +559,7 @@ def draw_bandwidth(out: pathlib.Path) -> None:
 # in flight for it (the ring of step 08 has room for 2).
 TIMELINE_STEPS = (("06", "one_pass_kernel<64>", 0, 1), ("07", "prefetch_kernel<4>", 1, 1),
                   ("08", "async_ring_kernel<3, 2, 64, 1>", 2, 2))
+BARRIERS = {"06": 2, "07": 2, "08": 1}  # block barriers a plane: 06 and 07 around the tile's stores, 08 one
 TILE_POINTS = (128, 8)  # a block's tile in steps 06-08: 32 x 8 threads of a float4
 BLOCK_THREADS = 256
 PLANES_PER_BLOCK = 64
@@ -556,6 +589,8 @@ def in_flight_timelines(chapter) -> dict:
         steps.append({"step": step, "kernel": kernel, "ahead": ahead, "waves": waves,
                       "period_us": rows[kernel].number("time ms") * 1e3 / (waves * PLANES_PER_BLOCK),
                       "kb_per_plane": kb / counted, "kb_counted": kb, "planes_counted": counted,
+                      # the latency at which the KB the code keeps in flight would give the measured rate (tables.py)
+                      "fitted_us": kb * 1e3 * sms / rows[kernel].number("achieved GB/s") / 1e3,
                       "measured": rows[kernel].number("achieved GB/s") / chapter.ceilings["copy_GBps"]})
     return {"latency_us": tables.LOADED_LATENCY_NS / 1e3, "knee": knees[tables.LOADED_LATENCY_NS],
             "idle_knee": knees[idle_ns], "steps": steps}
@@ -572,30 +607,12 @@ def draw_in_flight(out: pathlib.Path) -> None:
         schedule, kb_axis = axes[2 * index], axes[2 * index + 1]
         period, ahead = timeline["period_us"], timeline["ahead"]
         planes = range(-ahead, math.ceil(window / period) + 1)  # issued at k x period, used at (k + ahead) x period
-        for k in planes:
-            issued, used, plane = k * period, (k + ahead) * period, k + ahead
-            colour, label = COLOURS[plane % len(COLOURS)], f"p{plane:+d}" if plane else "p"
-            schedule.add_patch(plt.Rectangle((issued, 1.1), latency, 0.7, facecolor=colour, alpha=0.8, edgecolor="black",
-                                             linewidth=0.5))
-            schedule.text(issued + latency / 2, 1.45, label, ha="center", va="center", fontsize=6.5, clip_on=True)
-            if used > issued + latency:  # landed, held in shared memory (or registers) until its plane
-                schedule.plot([issued + latency, used], [1.45, 1.45], color=colour, linewidth=1, linestyle=":")
-            # The thread: step 06 waits for its rows before the tile's barrier; 07 and 08 find the
-            # plane landed, publish it behind a barrier and compute.
-            start = used + (latency if ahead == 0 else 0)
-            if ahead == 0:
-                schedule.add_patch(plt.Rectangle((used, 0.1), latency, 0.7, facecolor=OWN, hatch="///",
-                                                 edgecolor="#7f7f7f", linewidth=0.5))
-            schedule.add_patch(plt.Rectangle((start, 0.1), used + period - start, 0.7, facecolor=HALO, edgecolor="black",
-                                             linewidth=0.5))
-            schedule.text((start + used + period) / 2, 0.45, label, ha="center", va="center", fontsize=6.5, clip_on=True)
-            schedule.axvline(start, ymin=0.0, ymax=0.5, color="#e15759", linewidth=1.4)
-        schedule.set_ylim(0, 2)
-        schedule.set_yticks([0.45, 1.45])
-        schedule.set_yticklabels(["the thread", "its loads"], fontsize=7)
-        waits = ("hatched: waiting for its own rows; red: the barrier after which the tile is read; grey: computing"
+        draw_schedule(schedule, timeline, latency, window, barriers=BARRIERS[timeline["step"]])
+        barriers = BARRIERS[timeline["step"]]
+        waits = ("red: a barrier, the plane's loads (hatched: waiting for them), a barrier; grey: computing"
                  if ahead == 0 else f"plane p's loads issued {ahead} plane{'s' if ahead > 1 else ''} ahead, held (dotted) "
-                 "until used; red: the barrier that publishes the plane; grey: computing")
+                 f"until used; red: the {'two barriers' if barriers == 2 else 'barrier'} that publish the plane; grey: "
+                 f"computing; dashed: landing at the latency that fits, {timeline['fitted_us']:.2f} µs")
         schedule.set_title(f"Step {timeline['step']} ({timeline['kernel']}): a plane every {period:.2f} µs (profiled "
                            f"time / {timeline['waves']} waves / {PLANES_PER_BLOCK} planes); loads land {latency:.2f} µs "
                            f"after issue.\n{waits}", fontsize=7.5, loc="left")
@@ -616,13 +633,15 @@ def draw_in_flight(out: pathlib.Path) -> None:
             kb_axis.axhline(value, color=colour, linestyle=style, linewidth=1, label=label)
         kb_axis.legend(fontsize=6.5, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
         kb_axis.set_ylim(0, max(knee, kb_counted) * 1.25)
-        kb_axis.set_ylabel("KB per SM", fontsize=7)
+        kb_axis.set_ylabel(f"KB per SM\n(at {latency * 1e3:.0f} ns)", fontsize=7)
     axes[-1].set_xlim(0, window)
     axes[-1].set_xlabel("time, µs (0: the start of a plane p in the middle of a block's 64)", fontsize=8)
-    figure.suptitle(f"What an H200 multiprocessor keeps in flight, to scale (results/h200/traffic.csv, commit "
-                    f"{chapter.context['commit']}):\nthe DRAM bytes of each plane's loads while they travel, "
-                    f"{latency * 1e3:.0f} ns (the loaded latency); a multiprocessor's blocks drawn in step", fontsize=8.5, x=0.01, ha="left")
-    figure.tight_layout(rect=(0, 0, 0.8, 1))
+    figure.suptitle(f"A model of what an H200 multiprocessor keeps in flight (results/h200/traffic.csv, commit "
+                    f"{chapter.context['commit']}): the DRAM traffic of each plane's loads while they travel.\n"
+                    + model_note(data, 150)
+                    + "\nIn step, both blocks' loads travel at once: offset, the level would be half as high and twice as "
+                    "often; the averages are the same.", fontsize=8, x=0.01, ha="left")
+    figure.tight_layout(rect=(0, 0, 0.8, 0.955))
     figure.savefig(out, dpi=130)
     print(f"wrote {out}")
 

@@ -59,5 +59,10 @@ struct TileBoxes {
 inline constexpr int kTensorTileFloats = 128, kTensorTileRows = 16;  // the outputs of a block: 128 x 16 points
 inline constexpr int kTensorPlanes = 128;                            // z-planes a block
 TileBoxes tensor_ring_boxes(const Grid& g, int block_x, int block_y, int block_z, int s);
+// The same for the one-box variant (tensor_ring_one_box: one output row a thread, 64 planes a
+// block): its centre box is the whole haloed tile, R floats wider on each side; its side boxes keep
+// the split layout's places and sizes (nothing copies them).
+inline constexpr int kOneBoxTileRows = 8, kOneBoxPlanes = 64;  // the outputs of a block: 128 x 8 points
+TileBoxes tensor_ring_one_box_boxes(const Grid& g, int block_x, int block_y, int block_z, int s);
 
 }  // namespace ch03::parts

@@ -37,6 +37,8 @@ def main() -> int:
     torch.backends.cudnn.benchmark = True
     n, r = args.size, RADIUS
     props = torch.cuda.get_device_properties(0)
+    # A packed haloed field: each row's interior starts 16 bytes into a sector, where the steps (from
+    # step 01) get rows padded to 64 floats; step 01 measured that layout at 1.12x (NOTES.md, "The peers").
     field = torch.rand(1, 1, n + 2 * r, n + 2 * r, n + 2 * r, device="cuda")
     taps = torch.tensor(WEIGHTS, device="cuda")
     along_z, along_y, along_x = taps.view(1, 1, 9, 1, 1), taps.view(1, 1, 1, 9, 1), taps.view(1, 1, 1, 1, 9)

@@ -38,7 +38,7 @@ def profiled_kernels(path) -> dict:
     for row in rows[header_at + 2:]:  # the row after the header holds the units
         if len(row) == len(header):
             record = dict(zip(header, row))
-            name = record["Kernel Name"].split("::")[-1].split("(")[0]
+            name = traffic.short_name(record["Kernel Name"])  # as traffic.csv names it: templates keep their arguments
             kernels[name] = {key: value.replace(",", "") for key, value in record.items()}
     if not kernels:
         raise cli.ToolError("has no kernel's row", path)
@@ -106,8 +106,9 @@ IN_FLIGHT = {
     "copy_async_ring_kernel<0>": ("copy 08", *RING),
     "copy_async_ring_kernel<2>": ("copy 08, 2 blocks", *RING),
 }
-# The latency under load: what chapter 1's step 01 consumer implies on the H200 (its README,
-# "Bytes in flight"); the idle latency is the pointer chase's. Used for every GPU.
+# The latency under load, an assumption: what chapter 1's step 01 consumer implies on the H200 (its
+# README, "Bytes in flight"), not measured in this chapter; the idle latency is the pointer chase's.
+# Used for every GPU. The latencies that fit this chapter's fused steps are 0.8-1.9 µs (the table).
 LOADED_LATENCY_NS = 590
 
 
@@ -143,19 +144,26 @@ def in_flight_table(res) -> str:
     rows = {r["kernel"]: r for r in results.read_csv(res.folder / "traffic.csv")}
     lines = [f"Copy {copy:.0f} GB/s over {sms:.0f} multiprocessors: at the idle latency ({latency_ns:.0f} ns, chapter 1's "
              f"pointer chase on this GPU) each must keep {knees[latency_ns]:.1f} KB of DRAM traffic in flight, at "
-             f"{LOADED_LATENCY_NS} ns under load {knees[LOADED_LATENCY_NS]:.1f} KB. Predicted = min(1, KB in flight / knee); "
-             "measured = the profile's HBM GB/s over the copy; the last column is the latency at which the KB in flight "
-             "would deliver exactly the measured rate.", "",
-             "| step | kernel | in flight per thread (the code) | threads per SM | KB per SM (DRAM) | predicted, idle | "
+             f"{LOADED_LATENCY_NS} ns under load (an assumed latency, inferred from chapter 1's kernel, not measured here) "
+             f"{knees[LOADED_LATENCY_NS]:.1f} KB. KB loaded: the loads a thread has issued and not yet used (the code) "
+             "times the threads resident (the profile's occupancy). KB as DRAM traffic: the same, times the DRAM bytes "
+             "(reads and the writes that go with them) the kernel moves per byte it loads, so that it compares with the "
+             "knee, which counts the copy's reads and writes. The writes are not in flight with the loads: the ratio is "
+             "the one of the DRAM reads in flight to the reads' share of the knee, counted this way so that one knee "
+             "serves every kernel. Predicted = min(1, KB in flight / knee); measured = the profile's HBM GB/s over the "
+             "copy; the last column is the latency at which the KB in flight would deliver exactly the measured rate.", "",
+             "| step | kernel | in flight per thread (the code) | threads per SM | KB loaded per SM | KB per SM as DRAM traffic | "
+             "predicted, idle | "
              f"predicted, {LOADED_LATENCY_NS} ns | measured (HBM) | latency that fits (ns) |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for kernel, (step, what, per_thread, dram_per_loaded) in IN_FLIGHT.items():
         if kernel not in rows:
             continue
         threads, kb = in_flight_per_sm(rows[kernel], per_thread, dram_per_loaded)
         measured = rows[kernel].number("achieved GB/s")
         predicted = [f"{min(1.0, kb / knee):.2f}" for knee in knees.values()]
-        lines.append(f"| {step} | `{kernel}` | {what} | {threads:.0f} | {kb:.1f} | {' | '.join(predicted)} | "
+        lines.append(f"| {step} | `{kernel}` | {what} | {threads:.0f} | {threads * per_thread / 1e3:.1f} | {kb:.1f} | "
+                     f"{' | '.join(predicted)} | "
                      f"{measured / copy:.2f} | {kb * 1e3 * sms / measured:.0f} |")
     return "\n".join(lines)
 
@@ -241,9 +249,11 @@ def stalls_table(res) -> str:
     lines += ["", "Nsight Compute at 512^3, clocks as found (`profile.sh`, stalls), the last launch of each kernel. "
               "Cycles between instructions: how long a warp waits, on average, from one instruction it issues to the next; "
               "the stall columns split them by what it waited for (they add up to it): global memory is the long "
-              "scoreboard (a load from L1, L2 or DRAM, cp.async's wait included), shared memory the short one. L2 TB/s: all "
+              "scoreboard (a load from L1, L2 or DRAM; whether cp.async's and the tensor copies' waits are counted there "
+              "was not verified), shared memory the short one. L2 TB/s: all "
               "the L2's traffic over the kernel's time (lts__t_bytes: the SMs', DRAM's fills and write-backs); L2 read and "
-              "write in cubes (536.9 MB) of sectors, from every source; DRAM read and write in cubes, apart: a kernel that "
+              "write in cubes (536.9 MB) of sectors, from every source (the all-source count, lts__t_sectors_op_read: "
+              "higher than the traffic table's L2 read, which counts the SMs' requests only); DRAM read and write in cubes, apart: a kernel that "
               "reads the cube once and writes it once shows about 1.0 and 1.0, less for writes still in L2 at its end."]
     return "\n".join(lines)
 
@@ -254,18 +264,25 @@ GROUP = "laplacian8 512^3"
 LESSON_GPU = "h200"  # the GPU whose profile the lesson's step sections quote; the glance table has every GPU
 # Each taught step's idea and its prediction, in the lesson's words (README.md's step sections).
 LESSON = {
-    "00": ("three passes, a thread per point, every neighbour a global load", "32 B a point: at best 0.25 of copy"),
+    "00": ("three passes, a thread per point, every neighbour a global load",
+           "32 B a point (first counted as 28): at most 0.25 of copy"),
     "01": ("rows padded to 64 floats: a warp's 32 floats in one 128-byte line", "5 → 4 sectors a request: up to 1.2x"),
     "02": ("the z pass keeps a column's 9 values in a sliding register window", "z pass from L2-bound to the DRAM bound"),
-    "03": ("x and y passes on float4: a quarter of the load instructions", "x and y passes to the DRAM bound"),
+    "03": ("x and y passes on float4: fewer, wider loads", "x and y passes to the DRAM bound"),
     "04": ("the y pass reads its 9 rows from a tile in shared memory", "y's L1 traffic 11 → 4 cubes; time unchanged"),
-    "05": ("x and y in one kernel: out written once, never read back", "32 → 20 B a point: 1.6x step 04"),
+    "05": ("x and y in one kernel: out written once, never read back",
+           "32 → 20 B a point: 1.6x step 04 (first counted 28 → 20: 1.4x)"),
     "06": ("x, y and z in one pass up the planes: read once, write once", "20 → 8 B a point: 2.5x step 05"),
     "07": ("issue plane p + 1's loads before computing plane p", "twice the loads in flight: toward 2x step 06"),
     "08": ("a ring of tiles filled by asynchronous copies; 9 partial sums in z", "264 → ~150 instructions a plane; toward its copy"),
     "09": ("(optional experiment) step 07's loads with step 08's partial sums", "faster than step 08"),
-    "10": ("the tensor memory accelerator fills the ring; two output rows a thread", "toward 0.85 of copy"),
+    "10": ("the tensor memory accelerator fills the ring; two output rows a thread",
+           "copy plan's registers gone, fewer L2 reads: toward the 0.85 target"),
 }
+# The fewest bytes a point each taught step's form moves, so the most of the copy it can reach:
+# three passes 32 bytes (8/32), x and y fused then z 20 (8/20), one pass 8 (1).
+BOUND = {**{step: "0.25" for step in ("00", "01", "02", "03", "04")}, "05": "0.40",
+         **{step: "1" for step in ("06", "07", "08", "09", "10")}}
 
 
 def chapter_runs(res) -> list:
@@ -280,16 +297,20 @@ def short_gpu(run) -> str:
 
 def glance(res) -> str:
     """The results at a glance: report_tables.glance_table for each GPU, joined into one table
-    (the lesson's GPU first), each GPU's time and fraction of the binding ceiling side by side."""
+    (the lesson's GPU first), each GPU's time and fraction of the copy side by side, after the most
+    of the copy the step's form can reach (BOUND: 8 bytes over the bytes a point it moves)."""
     runs = chapter_runs(res)
     per_gpu = [[line.split(" | ") for line in report_tables.glance_table(run, GROUP, LESSON).splitlines()[2:]] for run in runs]
-    header = "| step | idea | predicted | " + " | ".join(f"{short_gpu(run)} ms | {short_gpu(run)}, of the binding ceiling"
-                                                           for run in runs) + " |"
-    lines = [header, "|---|---|---|" + "---:|---:|" * len(runs)]
+    header = ("| step | idea | predicted | its bound, of the copy | "
+              + " | ".join(f"{short_gpu(run)} ms | {short_gpu(run)}, of the copy" for run in runs) + " |")
+    lines = [header, "|---|---|---|---:|" + "---:|---:|" * len(runs)]
     for rows in zip(*per_gpu):
-        cells = rows[0][:3]
+        cells = rows[0][:3] + [BOUND[rows[0][0].lstrip("| ")]]
         for row in rows:
-            cells += [row[3], row[4].rstrip(" |")]
+            fraction = row[4].rstrip(" |")
+            if fraction.endswith(" of copy"):  # the header says of what
+                fraction = fraction[:-len(" of copy")]
+            cells += [row[3], fraction]
         lines.append(" | ".join(cells).replace("| not recorded | ", "| not recorded yet | ") + " |")
     return "\n".join(lines)
 
@@ -347,7 +368,8 @@ def step_results(res) -> dict:
     ms = ("kernel ms (profile)", lambda r, _: f"{r.number('time ms'):.3f}")
     of_copy = ("DRAM bytes over time, of the copy", lambda r, _: f"{r.number('achieved GB/s') / res.ceilings['copy_GBps']:.2f}")
     l1 = ("L1 traffic (cubes)", lambda r, _: f"{r.number('L1 ratio'):.2f}")
-    l2 = ("L2 reads (cubes)", lambda r, _: f"{r.number('L2 read ratio'):.2f}")
+    # traffic.csv's L2 reads: the sectors the SMs ask of the L2 (NOTES.md's stalls table counts every source)
+    l2 = ("L2 reads from the SMs (cubes)", lambda r, _: f"{r.number('L2 read ratio'):.2f}")
     hbm = ("DRAM traffic (cubes)", lambda r, _: f"{r.number('HBM ratio'):.2f}")
     dram = ("DRAM busy", lambda r, _: f"{r.number('DRAM %'):.0f}%")
     regs = ("registers a thread", lambda _, n: n)
@@ -367,10 +389,10 @@ def step_results(res) -> dict:
                                    [ms, regs, dram]),
         "result_08": profile_table(res, [("step 07", "prefetch_kernel<4>"), ("step 08", "async_ring_kernel<3, 2, 64, 1>")],
                                    [ms, plane, regs]),
-        "result_09": profile_table(res, [("step 07", "prefetch_kernel<4>"), ("step 09", "prefetched_sums_kernel")],
-                                   [ms, plane, regs]),
+        "result_09": profile_table(res, [("step 07", "prefetch_kernel<4>"), ("step 09", "prefetched_sums_kernel"),
+                                         ("step 08", "async_ring_kernel<3, 2, 64, 1>")], [ms, plane, regs]),
         "result_10": profile_table(res, [("step 08", "async_ring_kernel<3, 2, 64, 1>"),
-                                         ("step 10", "tensor_ring_kernel<TwoRowsPlanes128PlainStores>")], [ms, l2, minst]),
+                                         ("step 10", "tensor_ring_kernel<TwoRowsPlanes128PlainStores>")], [regs, minst, l2]),
     }
 
 

@@ -301,37 +301,50 @@ void test_partial_sums(const course::Seed& seed) {
   }
 }
 
-// Step 10, part 1: the three boxes of a plane of a block's tile, in array coordinates.
+// Step 10, part 1: the three boxes of a plane of a block's tile, in array coordinates, for the
+// taught variant's split layout and for the one-box variant (the other branch of tile_boxes).
 void test_tensor_boxes(const course::Seed&) {
   using namespace ch03::parts;
   constexpr int R = ch03::kRadius;
+  struct Layout {
+    const char* name;
+    TileBoxes (*boxes)(const Grid&, int, int, int, int);
+    int rows, planes;  // output rows and z-planes a block; both layouts are 128 floats wide
+    bool split;
+  };
+  const Layout layouts[] = {{"the taught variant (split boxes)", tensor_ring_boxes, kTensorTileRows, kTensorPlanes, true},
+                            {"tensor_ring_one_box", tensor_ring_one_box_boxes, kOneBoxTileRows, kOneBoxPlanes, false}};
   Mismatches wrong;
-  for (const Size size : {Size{131, 9, 5}, Size{3, 70, 6}, Size{258, 40, 300}}) {
-    const Grid g = grid_for(size, 64);
-    for (int bz = 0; bz < int(course::blocks_for(g.dz, kTensorPlanes)); ++bz)
-      for (int by = 0; by < int(course::blocks_for(g.dy, kTensorTileRows)); ++by)
-        for (int bx = 0; bx < int(course::blocks_for(g.dx, kTensorTileFloats)); ++bx)
-          for (const int s : {0, R, 2 * R + 1}) {
-            const TileBoxes got = tensor_ring_boxes(g, bx, by, bz, s);
-            const int x = g.lead + bx * kTensorTileFloats, y = g.hy + by * kTensorTileRows - R, z = g.hz + bz * kTensorPlanes - R + s;
-            const int rows = kTensorTileRows + 2 * R;
-            const Box expected[3] = {{x, y, z, kTensorTileFloats, rows}, {x - R, y, z, 4, rows}, {x + kTensorTileFloats, y, z, 4, rows}};
-            const char* names[3] = {"centre", "left", "right"};
-            const char* meaning[3] = {"the block's 128 interior floats, from the first, which starts a 128-byte line",
-                                      "the 4 floats of x-halo before the centre", "the 4 floats of x-halo after the centre"};
-            const Box* boxes[3] = {&got.centre, &got.left, &got.right};
-            for (int b = 0; b < 3; ++b) {
-              const Box& box = *boxes[b];
-              const Box& want = expected[b];
-              if (box.x != want.x || box.y != want.y || box.z != want.z || box.width != want.width || box.height != want.height)
-                CH03_MISMATCH(wrong, size.name() << ", block (" << bx << ", " << by << ", " << bz << "), plane step " << s << ": the "
-                                                 << names[b] << " box is at (" << box.x << ", " << box.y << ", " << box.z << "), "
-                                                 << box.width << " x " << box.height << "; expected (" << want.x << ", " << want.y
-                                                 << ", " << want.z << "), " << want.width << " x " << want.height << ": " << meaning[b]
-                                                 << ", rows from the block's first less R, plane z_begin - R + s, in array coordinates");
+  for (const Layout& layout : layouts)
+    for (const Size size : {Size{131, 9, 5}, Size{3, 70, 6}, Size{258, 40, 300}}) {
+      const Grid g = grid_for(size, 64);
+      for (int bz = 0; bz < int(course::blocks_for(g.dz, layout.planes)); ++bz)
+        for (int by = 0; by < int(course::blocks_for(g.dy, layout.rows)); ++by)
+          for (int bx = 0; bx < int(course::blocks_for(g.dx, kTensorTileFloats)); ++bx)
+            for (const int s : {0, R, 2 * R + 1}) {
+              const TileBoxes got = layout.boxes(g, bx, by, bz, s);
+              const int x = g.lead + bx * kTensorTileFloats, y = g.hy + by * layout.rows - R, z = g.hz + bz * layout.planes - R + s;
+              const int rows = layout.rows + 2 * R;
+              const Box centre = layout.split ? Box{x, y, z, kTensorTileFloats, rows} : Box{x - R, y, z, kTensorTileFloats + 2 * R, rows};
+              const Box expected[3] = {centre, {x - R, y, z, 4, rows}, {x + kTensorTileFloats, y, z, 4, rows}};
+              const char* names[3] = {"centre", "left", "right"};
+              const char* meaning[3] = {layout.split ? "the block's 128 interior floats, from the first, which starts a 128-byte line"
+                                                     : "the whole haloed tile: the block's 128 interior floats and R more on each side",
+                                        "the 4 floats of x-halo before the centre", "the 4 floats of x-halo after the centre"};
+              const Box* boxes[3] = {&got.centre, &got.left, &got.right};
+              for (int b = 0; b < 3; ++b) {
+                const Box& box = *boxes[b];
+                const Box& want = expected[b];
+                if (box.x != want.x || box.y != want.y || box.z != want.z || box.width != want.width || box.height != want.height)
+                  CH03_MISMATCH(wrong, layout.name << ", " << size.name() << ", block (" << bx << ", " << by << ", " << bz
+                                                   << "), plane step " << s << ": the " << names[b] << " box is at (" << box.x << ", "
+                                                   << box.y << ", " << box.z << "), " << box.width << " x " << box.height << "; expected ("
+                                                   << want.x << ", " << want.y << ", " << want.z << "), " << want.width << " x "
+                                                   << want.height << ": " << meaning[b]
+                                                   << ", rows from the block's first less R, plane z_begin - R + s, in array coordinates");
+              }
             }
-          }
-  }
+    }
 }
 
 const bool parts_on_host = course::suite_runs_on_host("YTile") && course::suite_runs_on_host("PrefetchPlane") &&

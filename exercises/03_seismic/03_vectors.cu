@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint 31ffb9d18a1d): edit the TODOs.
+// Generated from solutions/03_seismic/03_vectors.cu by exercises/generate.py (fingerprint 326aa2cb807e): edit the TODOs.
 // Step 03 — vectors: each thread of the x and y passes handles kVec = 1, 2 or 4 neighbouring
 // x points with float, float2 or float4 loads and stores.
 //
@@ -10,8 +10,9 @@
 // Outputs past dx are never stored: the last vector of a row stores lane by lane. The z pass is
 // step 02's sliding window (add_z_window, in 02_sliding_window.cu), or (variants _z2 and _z4,
 // after the x and y passes on float4) the same window on 2 or 4 neighbouring columns a thread: step 02's z pass has one 4-byte load of
-// in and one of out in flight per thread, about 15 KB an SM, too few bytes in flight for the H200's
-// DRAM even at 94% of the warps resident; float4 columns put 32 bytes in flight per thread.
+// in and one of out in flight per thread, 15.4 KB of loads an SM at 94% of the warps resident (23.1 KB
+// counted as DRAM traffic, NOTES.md's "Bytes in flight"), which may be too few for the H200's DRAM;
+// float4 columns put 32 bytes in flight per thread.
 // Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
 // where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot. The
 // z pass on float2 / float4 columns, at about 40 / 60 registers and fewer warps resident (75% /

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/04_shared_y.cu by exercises/generate.py (fingerprint d153f6404287): edit the TODOs.
+// Generated from solutions/03_seismic/04_shared_y.cu by exercises/generate.py (fingerprint fb8a1408d5f0): edit the TODOs.
 // Step 04 — shared memory for y: a block stages its rows and their y-halo once.
 //
 // In step 03 a block of 64 x 4 threads loads 9 rows per output row: each input row is fetched
@@ -10,7 +10,9 @@
 // fall from 9 rows per output row to 16/8 = 2. The cost: 8 KB of shared memory per block and a
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's (add_z_window, in 02_sliding_window.cu).
-// Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
+// Predicted: input rows through L1 from 9 to 2 per output row, so the y pass's L1 traffic from 11
+// cubes (9 rows of in, out read and written) to about 4; its time unchanged, since step 03's y pass
+// already runs near the DRAM bound.
 // Your part: the tile load (stage_y_tile, tested on its own) and the kernel around it.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.

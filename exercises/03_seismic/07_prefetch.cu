@@ -1,10 +1,10 @@
-// Generated from solutions/03_seismic/07_prefetch.cu by exercises/generate.py (fingerprint ea1c031accf5): edit the TODOs.
+// Generated from solutions/03_seismic/07_prefetch.cu by exercises/generate.py (fingerprint 565806ded5bd): edit the TODOs.
 // Step 07 — prefetch the next plane, and narrower vectors for occupancy.
 //
-// Step 06 moves the fewest bytes (its DRAM traffic is 2.06-2.07 cubes) but runs at a quarter of the
-// copy rate: each plane is load -> barrier -> compute -> store, so a warp has loads in flight
-// only between two barriers, and 98 registers per thread (the 9-float4 z window, the 5-float4
-// queue, the x window) leave room for 2 blocks of 256 threads per multiprocessor, 25% occupancy.
+// Step 06 moves the fewest bytes (its DRAM traffic is 2.08 cubes) but runs at a quarter of the
+// copy rate: each plane is barrier -> load -> barrier -> compute -> store, so a warp has loads in
+// flight only between two barriers, and 98 registers per thread (the 9-float4 z window, the 5-float4
+// queue, the x window) leave room for 2 blocks of 256 threads per multiprocessor, 24% occupancy.
 // Two changes, each with its own variant:
 //   1. Prefetch: the loads of plane p+1 (two tile rows and the x neighbours, or the centre
 //      outside the chunk) are issued into registers before plane p is computed, so that their

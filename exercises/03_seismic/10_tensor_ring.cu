@@ -1,10 +1,10 @@
-// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint 0f84fdd4f319): edit the TODOs.
+// Generated from solutions/03_seismic/10_tensor_ring.cu by exercises/generate.py (fingerprint f5c6b9ba45ea): edit the TODOs.
 // Step 10 — step 08's ring filled by the tensor memory accelerator (sm_90 on), then taller tiles.
 //
-// Step 08 runs as fast as its own loads can at its occupancy (NOTES.md's diagnosis): 101-103
-// registers leave 2 blocks of 256 threads per multiprocessor, 24% of the warps, and a warp issues
-// an instruction every 6.6-7.4 cycles, so four warps a scheduler leave about half its issue slots
-// empty. Part of what each thread carries is the copy plan: three copy offsets, their valid and
+// Step 08's 101-103 registers leave 2 blocks of 256 threads per multiprocessor, 24% of the warps,
+// and a warp issues an instruction every 6.6-7.4 cycles, so four warps a scheduler leave about half
+// its issue slots empty; what holds it is not settled (NOTES.md's diagnosis). Part of what each
+// thread carries and issues is the copy path, the copy plan: three copy offsets, their valid and
 // centre flags, the source pointer, and per plane three predicated cp.async, a commit and a wait.
 // Hopper's tensor memory accelerator (course/tile_copies.hpp) moves a box of the array into
 // shared memory on one instruction from one thread, zero-fills what lies outside the array and
@@ -75,7 +75,7 @@ struct TwoRowsPlanes128PlainStoresOneLoad : TwoRowsPlanes128PlainStores { static
 // host describes them (launch_tensor_ring).
 template <class Variant>
 __host__ __device__ __forceinline__ parts::TileBoxes tile_boxes(const Grid& g, int x_begin, int y_top, int z_begin, int s) {
-  // TODO: part 1 of 4, the boxes: in array coordinates the tile starts at x = g.lead + x_begin, y = g.hy + y_top and, for plane step s (planes z_begin - R .. z_end + R - 1), z = g.hz + z_begin - R + s; every box is tile_y * rows + 2R rows tall. Split: the centre box 4 * tile_x floats wide from x, whose first float starts a 128-byte line (the interior's rows are aligned to 64 floats), and the two 4-float x-halos at x - R and x + 4 * tile_x. One box: the whole haloed tile, 4 * (tile_x + 2) floats from x - R (the side boxes keep their places and sizes; nothing copies them). Invariant: the three boxes together are the haloed tile, once. Mistake to avoid: forgetting the z-halo's R (plane step 0 is plane z_begin - R), or the array's own halo and lead (g.hy, g.hz, g.lead: the boxes are in array coordinates, not interior ones).
+  // TODO: part 1 of 4, the boxes: the boxes are in array coordinates (halos and padding included), so move the interior coordinates by the array's own offsets: the row's lead in x, the halos in y and z. The tile starts at the block's first float (x_begin) and first tile row (y_top, its first output row less R); plane step s is the chunk's plane z_begin - R + s. Every box spans the tile's whole height: its output rows (tile_y * rows) and the y-halo. Split: the centre box is the block's own 4 * tile_x floats, starting on a 128-byte line (the interior's rows are aligned to 64 floats), and each x-halo box is the R floats just outside it, left and right. One box: the whole haloed tile, from R floats before the centre (the side boxes keep their places and sizes; nothing copies them). Invariant: the three boxes together are the haloed tile, once. Mistake to avoid: forgetting the z-halo's R (plane step 0 is the plane R below the chunk), or the array's own halo and lead (interior coordinates are off by them).
   (void)g; (void)x_begin; (void)y_top; (void)z_begin; (void)s;
   return {};
 }
@@ -138,7 +138,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(Variant::tile_x* Variant::tile_y, Variant::
     // Step 08's arithmetic, for kRows rows: each centre goes into the 9 sums it weighs in; the
     // 16 xy neighbours into out(p)'s; out(p - R) has all its terms.
     const float4 (*tile)[kColumns] = tiles[slot];
-    // TODO: part 4 of 4, two rows a thread: column(r) is row r of this thread's column of the tile, tile rows row0 .. row0 + kRows + 2R - 1 at float4 column threadIdx.x + kShift. With kRows > 1 load those kRows + 2R rows into registers once (loaded_rows) and return them: the rows share 2R rows, so 10 loads serve two outputs where 18 would serve them one by one. With one row return the tile's element itself, read where it is used (fewer registers live). Invariant: column(q + R) is output row q's centre, column(q + r) its y neighbour r - R. Mistake to avoid: starting at row0 + q (each output's own window) and loading 9 rows per output again.
+    // TODO: part 4 of 4, two rows a thread: column(r) is row r of this thread's column of the tile, counted from the first tile row its outputs use (row0), at its own float4 column (moved by the halo in the one-box layout). With kRows > 1 load the kRows + 2R rows into a register array of your own, once, and return from it: the rows share 2R rows, so 10 loads serve two outputs where 18 would serve them one by one. With one row return the tile's element itself, read where it is used (fewer registers live). Invariant: column(q + R) is output row q's centre, column(q + r) its y neighbour r - R. Mistake to avoid: starting at each output's own window and loading 9 rows per output again.
     auto column = [&](int r) { (void)r; (void)tile; return zero<float4>(); };
 #pragma unroll
     for (int q = 0; q < kRows; ++q) {
@@ -236,6 +236,9 @@ static_assert(TwoRowsPlanes128PlainStores::tile_x * 4 == parts::kTensorTileFloat
                   TwoRowsPlanes128PlainStores::tile_y * TwoRowsPlanes128PlainStores::rows == parts::kTensorTileRows &&
                   TwoRowsPlanes128PlainStores::planes == parts::kTensorPlanes,
               "parts.hpp describes the taught variant's tile");
+static_assert(OneBox::tile_x * 4 == parts::kTensorTileFloats && OneBox::tile_y * OneBox::rows == parts::kOneBoxTileRows &&
+                  OneBox::planes == parts::kOneBoxPlanes,
+              "parts.hpp describes the one-box variant's tile");
 
 }  // namespace
 
@@ -243,6 +246,9 @@ namespace parts {
 TileBoxes tensor_ring_boxes(const Grid& g, int block_x, int block_y, int block_z, int s) {
   using Taught = TwoRowsPlanes128PlainStores;
   return tile_boxes<Taught>(g, block_x * Taught::tile_x * 4, block_y * Taught::tile_y * Taught::rows - kRadius, block_z * Taught::planes, s);
+}
+TileBoxes tensor_ring_one_box_boxes(const Grid& g, int block_x, int block_y, int block_z, int s) {
+  return tile_boxes<OneBox>(g, block_x * OneBox::tile_x * 4, block_y * OneBox::tile_y * OneBox::rows - kRadius, block_z * OneBox::planes, s);
 }
 }  // namespace parts
 

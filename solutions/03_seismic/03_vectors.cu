@@ -9,8 +9,9 @@
 // Outputs past dx are never stored: the last vector of a row stores lane by lane. The z pass is
 // step 02's sliding window (add_z_window, in 02_sliding_window.cu), or (variants _z2 and _z4,
 // after the x and y passes on float4) the same window on 2 or 4 neighbouring columns a thread: step 02's z pass has one 4-byte load of
-// in and one of out in flight per thread, about 15 KB an SM, too few bytes in flight for the H200's
-// DRAM even at 94% of the warps resident; float4 columns put 32 bytes in flight per thread.
+// in and one of out in flight per thread, 15.4 KB of loads an SM at 94% of the warps resident (23.1 KB
+// counted as DRAM traffic, NOTES.md's "Bytes in flight"), which may be too few for the H200's DRAM;
+// float4 columns put 32 bytes in flight per thread.
 // Predicted: the x and y passes move the same bytes with a quarter of the load instructions;
 // where step 02's x and y passes were issue-bound this helps, at the DRAM bound it cannot. The
 // z pass on float2 / float4 columns, at about 40 / 60 registers and fewer warps resident (75% /
@@ -30,9 +31,10 @@
 //     03_vectors_4_z4  laplacian8 512^3  1.0650 ms, an experiment, 1008 GB/s (0.238 of copy), 6301 GFLOP/s (0.107 of FMA)
 // END MEASURED
 // BEGIN FINDINGS
-// The z pass alone (results/h200/traffic.csv, Nsight Compute): step 02's window 0.424 ms, 3.78
-// TB/s of HBM (0.89 of the copy); float2 columns 0.409 ms, 3.97 TB/s (0.93), 36 registers, 70%
-// resident; float4 columns 0.387 ms, 4.23 TB/s (0.99), 54 registers, 48% resident.
+// The z pass alone (Nsight Compute): step 02's window 0.425 ms, 3.77 TB/s of HBM (0.89 of the
+// copy; results/h200/traffic.csv). The z pass on columns was profiled on the H200 only in the
+// previous recording (a4744eb8f0e5, its files at commit 1c9ea96): float2 columns 0.409 ms, 3.97 TB/s
+// (0.93), 36 registers, 70% resident; float4 columns 0.387 ms, 4.23 TB/s (0.99), 54 registers, 48%.
 // END FINDINGS
 #include "steps.hpp"
 

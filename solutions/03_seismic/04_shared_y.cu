@@ -9,15 +9,18 @@
 // fall from 9 rows per output row to 16/8 = 2. The cost: 8 KB of shared memory per block and a
 // barrier per plane.
 // The x pass is step 03's with float4, the z pass step 02's (add_z_window, in 02_sliding_window.cu).
-// Predicted: the y pass's L1 traffic down 4.5x; its time close to the x pass's.
+// Predicted: input rows through L1 from 9 to 2 per output row, so the y pass's L1 traffic from 11
+// cubes (9 rows of in, out read and written) to about 4; its time unchanged, since step 03's y pass
+// already runs near the DRAM bound.
 // Your part: the tile load (stage_y_tile, tested on its own) and the kernel around it.
 // BEGIN FINDINGS
 // Nsight Compute counts about 1.4 bank conflicts per warp on top of the 4 wavefronts an access
 // needs, a few percent.
-// The miss: L1 11.0 -> 4.0 cubes (2.75x: the read and the write of out stay), and the y pass
-// 0.419 ms against the x pass's 0.263 (results/h200/traffic.csv). The chapter's own bound ruled
-// out the second half: the y pass moves 12 bytes a point (in, out read, out written), the x pass
-// 8, so at the same DRAM rate y takes 1.5x as long; 1.6x is what it took.
+// As predicted: L1 11.0 -> 4.0 cubes, and the y pass 0.407 -> 0.421 ms, 3% longer
+// (results/h200/traffic.csv). An earlier version of this header also predicted the y pass's time
+// close to the x pass's; that missed (0.421 against 0.263 ms), as the chapter's own bound says it
+// must: the y pass moves 12 bytes a point (in, out read, out written), the x pass 8, so at the same
+// DRAM rate y takes 1.5x as long; 1.6x is what it took.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):

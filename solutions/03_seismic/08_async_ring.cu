@@ -47,6 +47,10 @@
 // planes lose 13% and 4%; plain stores change nothing; 3 blocks lose 8% (36% of the warps, but
 // 10.0 cycles between a warp's instructions instead of 7.3 in the earlier recording of
 // a4744eb8f0e5, whose profile covered the experiments). NOTES.md has them all, on both GPUs.
+// Step 09 (step 07's loads with this step's arithmetic, at the same 2 blocks) is no faster than
+// step 07: the gain over step 07 comes from how a plane arrives, not from the instruction count.
+// At 2 blocks this step's own loads as a copy reach 0.62 of the device copy and the step 0.64, so
+// that copy is no ceiling (and it is confounded: it reserves shared memory, shrinking the L1).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
@@ -94,7 +98,7 @@ static_assert(kWidth == parts::kRingTileWidth && kHeight == parts::kRingTileHeig
 // number, row after row) -- where it comes from, whether it lies in the array, whether it is a
 // centre. The same in every plane, so a thread computes its copies once.
 __host__ __device__ __forceinline__ parts::RingCopy ring_copy(int copy, int x_left, int y_top, const Grid& g) {
-  // BEGIN SOLUTION: part 1 of 6, the copy plan: copy number `copy` fills tile row copy / kWidth, float4 column copy % kWidth, whose first float is (x_left + 4 * column, y_top + row); offset = row * g.pitch + 4 * column floats from the tile's corner. Invariant: valid only if copy < kCopies and the source lies in the array's rows (y < dy + R, and x + 4 <= pitch - lead: the x-halo float4 may run into the row's padding but not past the row); centre for rows R .. R + kTileY - 1 and columns 1 .. kTileX. Mistake to avoid: forgetting the one float4 of x-halo (columns 0 and kWidth - 1), or dividing by kTileX instead of kWidth.
+  // BEGIN SOLUTION: part 1 of 6, the copy plan: the copies are numbered row after row over the haloed tile, kWidth float4 a row: find the copy's tile row and float4 column, then where its source lies relative to the tile's first float (x_left, y_top), as an offset in floats (rows are g.pitch floats apart, a float4 column is 4 floats). Invariant: valid only for a copy that exists (copy < kCopies) and whose source lies in the array: its row within the array's rows, y-halo included, and its float4 ending within the row (it may run into the row's padding, not past it); a centre is a float4 of the block's own rows and columns, not of the halo. Mistake to avoid: forgetting the one float4 of x-halo on each side (a tile row is kWidth float4, not kTileX).
   const int row = copy / kWidth, column = copy % kWidth;
   const int x = x_left + 4 * column, y = y_top + row;
   parts::RingCopy plan;
@@ -110,7 +114,7 @@ __host__ __device__ __forceinline__ parts::RingCopy ring_copy(int copy, int x_le
 // Part 2 of the exercise, tested on its own: the ring of 9 partial sums. At the plane step whose
 // position in the loop unrolled by 9 is j, out(p - R + k)'s sum is sums[sum_slot(j, k)], and
 // plane p's centre adds centre_weight(k) times itself to it (k = 0 .. 2R).
-// BEGIN SOLUTION: part 2 of 6, the ring of sums: sum_slot gives each output in flight a slot, (j + k) modulo kSums; centre_weight(k) is what plane p's centre weighs in out(p - R + k), which lies R - k planes away: weight(R - k), but 3 * weight(0) in out(p)'s own sum (k = R), where it is the centre of the x, y and z differences at once. Invariant: an output keeps its slot from its first term (k = 2R) to its store (k = 0): out(q) is touched at the steps s = q .. q + 2R with k = q + 2R - s. Mistake to avoid: j - k, which moves an output to another slot at every step, or weight(0) alone at k = R, which drops the x and y centre terms (part 5's xy loop skips r = R).
+// BEGIN SOLUTION: part 2 of 6, the ring of sums: sum_slot(j, k) gives each output in flight a slot of the ring of kSums sums. As the plane step advances by one, j grows by one (modulo kSums) and the same output's k falls by one, so the slot must depend on j and k only through what stays the same for that output. centre_weight(k) is what plane p's centre weighs in out(p - R + k), which lies R - k planes away: the z difference's weight for that distance, except in out(p)'s own sum (k = R), where the centre is the centre of the x, y and z differences at once. Invariant: an output keeps its slot from its first term (k = 2R) to its store (k = 0): out(q) is touched at the steps s = q .. q + 2R with k = q + 2R - s. Mistake to avoid: a slot that moves with every step, or the centre counted in out(p) for the z difference only (part 5's xy loop skips r = R, so the x and y centre terms are yours here).
 __host__ __device__ constexpr int sum_slot(int j, int k) { return (j + k) % kSums; }
 __host__ __device__ constexpr float centre_weight(int k) { return k == kRadius ? 3 * weight(0) : weight(kRadius - k); }
 // STUB: __host__ __device__ constexpr int sum_slot(int j, int k) { return 0 * (j + k); }
@@ -154,7 +158,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
   float* target = out + g.at(x0, y, z_begin);  // out(p - R) from s = 2R on
   float4 sums[kSums] = {};  // at step s, sums[sum_slot(s % kSums, k)] is out(p - R + k)'s, k = 0 .. 2R
 
-  // BEGIN SOLUTION: part 3 of 6, priming the ring: start planes 0 .. kStages - 2 into tiles 0 .. kStages - 2 (start_copies(s, s), only for s < steps), each followed by course::commit_copies(). Invariant: every plane step commits exactly one group, empty or not, so that "plane s has landed" is always "at most kStages - 2 groups still pending". Mistake to avoid: no commit in the prime: uncommitted copies belong to no group, and no wait ever lands them.
+  // BEGIN SOLUTION: part 3 of 6, priming the ring: before the loop, start the first kStages - 1 planes (those that exist), each into the tile of the same number, and commit a group after each one, even where there was no plane to start. Invariant: every plane step commits exactly one group, empty or not, so that "plane s has landed" always means the same number of this thread's groups still pending. Mistake to avoid: no commit in the prime: uncommitted copies belong to no group, and no wait ever lands them.
   // 2. Prime the ring; every step commits a group, empty or not, so that "plane s has landed"
   //    is always "at most kStages - 2 groups pending".
 #pragma unroll
@@ -170,7 +174,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
     constexpr int j = decltype(position)::value;  // s % kSums
     const int slot = kSums % kStages == 0 ? j % kStages : counted_slot;
     counted_slot = counted_slot + 1 == kStages ? 0 : counted_slot + 1;
-    // BEGIN SOLUTION: part 4 of 6, the wait, the barrier and the refill: wait until this thread's copies of plane s have landed (course::wait_copies<kStages - 2>()), then __syncthreads(): after it every thread's copies of plane s are in the tile, and every thread has finished plane s - 1, so its slot (slot - 1, or kStages - 1 for slot 0) takes plane s + kStages - 1 (if < steps); then commit_copies(). Invariant: one barrier a plane, reached by every thread (no return before it, no branch around it). Mistake to avoid: wait_copies<kStages - 1>, which lets the plane be read before it has landed; refilling the slot of plane s, which the block is about to read; or committing only when a copy started, which breaks the count of groups at the chunk's last planes.
+    // BEGIN SOLUTION: part 4 of 6, the wait, the barrier and the refill: first wait until this thread's own copies of plane s have landed. course::wait_copies<N>() waits until at most N of this thread's groups are pending; the groups committed after plane s's are the planes started ahead of it, so work out N from the ring's depth. Then one __syncthreads(): after it every thread's copies of plane s are in the tile, and every thread has finished plane s - 1, so the tile that held it (the slot before this one, cyclically) is free: start plane s + kStages - 1 there if it exists, and commit. Invariant: one barrier a plane, reached by every thread (no return before it, no branch around it); one group committed a step. Mistake to avoid: an N one too large, which lets the plane be read before it has landed; refilling the slot of plane s, which the block is about to read; or committing only when a copy started, which breaks the count of groups at the chunk's last planes.
     // 3. Plane s has landed for every thread; the slot of plane s - 1 takes plane s + kStages - 1.
     course::wait_copies<kStages - 2>();
     __syncthreads();
@@ -179,7 +183,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
     // END SOLUTION
 
     const float4 (*tile)[kWidth] = tiles[slot];
-    // BEGIN SOLUTION: part 5 of 6, the partial sums: c = the thread's centre float4 of plane s (tile row threadIdx.y + R, column threadIdx.x + 1); for k = 0 .. 2R add centre_weight(k) * c to sums[sum_slot(j, k)], the k = 2R term starting that slot afresh (=, not +=); then, for a plane of the chunk (R <= s < steps - R), add xy(p)'s 16 neighbours to out(p)'s sum, sums[sum_slot(j, R)]: x from the tile row's left and right float4, y from rows threadIdx.y + r of the column, r != R, each with weight(r - R). Invariant: 25 FMAs a point, every loop over k, r and the 4 lanes unrolled, so that every index into sums is a constant. Mistake to avoid: adding the xy terms on z-halo planes (their tiles hold only centres).
+    // BEGIN SOLUTION: part 5 of 6, the partial sums: c = this thread's own float4 of plane s in the haloed tile (its row and column moved by the halo); for every k add centre_weight(k) * c to out(p - R + k)'s sum, found with sum_slot, the k = 2R term starting that slot afresh. Then, for a plane of the chunk (not a z-halo plane), add xy(p)'s 16 neighbours to out(p)'s sum: x from the tile row's left and right float4, y from the rows above and below in the thread's column, each weighted by its distance. Invariant: 25 FMAs a point, every loop over k, r and the 4 lanes unrolled, so that every index into sums is a constant. Mistake to avoid: += at an output's first term (its slot still holds the output stored nine steps earlier), or xy(p) added to another output's slot. (Adding xy on a z-halo plane is only wasted work: those outputs are never stored.)
     // 4. The centre goes into the 9 sums it weighs in; xy(p)'s 16 neighbours into out(p)'s.
     const float4 c = tile[threadIdx.y + kRadius][threadIdx.x + 1];
 #pragma unroll
@@ -225,7 +229,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
       target += g.plane;
     }
   };
-  // BEGIN SOLUTION: part 6 of 6, unrolled by nine: for s = 0, 9, 18, ... < steps call plane_step(s + j, std::integral_constant<int, j>{}) for j = 0 .. 8, each but the first only if s + j < steps. Invariant: j = s % 9 is a compile-time constant in every call, so sum_slot(j, k) indexes registers, not memory, and nothing is shifted. Mistake to avoid: a plain loop over s with a run-time position (it does not compile: j must be a constant) or one that skips the guard and runs past the chunk's last plane.
+  // BEGIN SOLUTION: part 6 of 6, unrolled by nine: the plane loop advances kSums steps at a time and, inside, runs plane_step once for each position j = 0 .. 8, passing j as a compile-time constant (std::integral_constant<int, j>) so that sum_slot(j, k) is a constant and the sums stay in registers. Invariant: every plane step s < steps runs exactly once, in order; nothing is shifted. Mistake to avoid: a plain loop with a run-time position (it does not compile: j must be a constant), or a call past the chunk's last plane step (the last round of nine is usually partial).
   for (int s = 0; s < steps; s += kSums) {
     plane_step(s, std::integral_constant<int, 0>{});
     if (s + 1 < steps) plane_step(s + 1, std::integral_constant<int, 1>{});

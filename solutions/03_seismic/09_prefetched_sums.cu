@@ -81,7 +81,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
   auto plane_step = [&](int s, auto position) {
     constexpr int j = decltype(position)::value;  // s % kSums
     const int p = z_begin - kRadius + s;
-    // BEGIN SOLUTION: part 1 of 4, take plane p and fetch plane p + 1 (step 07's part 3): current = next, then fetch(p + 1, next) if s + 1 < steps. Invariant: plane p + 1's loads are in flight while plane p is computed. Mistake to avoid: fetching after the arithmetic.
+    // BEGIN SOLUTION: part 1 of 4, take plane p and fetch plane p + 1 (step 07's part 3): take the registers fetched for this step as the current plane, then start fetching the next plane (if there is a next plane step) before any barrier or arithmetic. Invariant: plane p + 1's loads are in flight while plane p is computed. Mistake to avoid: fetching after the arithmetic, which leaves nothing in flight while it runs.
     // 1. Take plane p, and issue the loads of plane p+1.
     const Plane current = next;
     if (s + 1 < steps) fetch(p + 1, next);
@@ -89,7 +89,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
     // END SOLUTION
     float4 c = current.centre;
     if (s >= kRadius && s < steps - kRadius) {  // a plane of the chunk (the same branch in every thread)
-      // BEGIN SOLUTION: part 2 of 4, publish the tile and add xy(p) to out(p)'s sum: step 07's publish (a barrier, the two rows into the tile, a barrier); c = the centre from tile row threadIdx.y + R; then, as step 08's part 5, the x window from current.left, c and current.right, and for every r != R both weight(r - R) terms (x and y) into sums[(j + R) % kSums] with fmaf. Invariant: the centre's own weight is not added here (the 9-sum loop of part 3 adds 3 * weight(0) for it). Mistake to avoid: the barrier before the stores dropped (a fast thread overwrites rows a slow one still reads).
+      // BEGIN SOLUTION: part 2 of 4, publish the tile and add xy(p) to out(p)'s sum: step 07's publish (a barrier, the two rows into the tile, a barrier); c = the thread's centre from the tile; then, as step 08's part 5, the x window from the fetched left and right float4 and c, and for every r other than the centre both the x and the y term of that distance into out(p)'s slot. Invariant: the centre's own weight is not added here (part 3 adds it, counted for all three directions). Mistake to avoid: the barrier before the stores dropped (a fast thread overwrites rows a slow one still reads).
       // 2. Publish the tile.
       __syncthreads();  // the previous plane's tile has been read
       tile[threadIdx.y][threadIdx.x] = current.rows[0];
@@ -116,7 +116,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
       // STUB: (void)tile;
       // END SOLUTION
     }
-    // BEGIN SOLUTION: part 3 of 4, the centre into the 9 sums (step 08's part 5): for k = 0 .. 2R, sums[(j + k) % kSums] gets weight(R - k) * c, 3 * weight(0) * c for k = R, and the k = 2R term starts its slot afresh. Invariant: j is a constant, so every index is. Mistake to avoid: += for k = 2R (that slot still holds the output stored at the previous step).
+    // BEGIN SOLUTION: part 3 of 4, the centre into the 9 sums (step 08's part 5): each output keeps the slot it had at its first term (step 08's part 2: its slot must not move as j grows and k falls); the centre's weight in out(p - R + k) is the z difference's for R - k planes, except in out(p), where the centre counts for all three directions; the first term of an output starts its slot afresh. Invariant: j is a constant, so every index is. Mistake to avoid: += at an output's first term (that slot still holds the output stored at the previous use).
     // 4. The centre into the 9 sums it weighs in (3 times the centre weight in out(p)'s).
 #pragma unroll
     for (int k = 0; k < kSums; ++k) {
@@ -139,7 +139,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, 2) prefetched_sums_kernel(c
     }
   };
   static_assert(kSums == 9, "the loop below is unrolled by kSums");
-  // BEGIN SOLUTION: part 4 of 4, unrolled by nine (step 08's part 6): plane_step(s + j, std::integral_constant<int, j>{}) for j = 0 .. 8 in a loop over s = 0, 9, 18, ... < steps, each but the first guarded by s + j < steps. Invariant: the position j is a compile-time constant. Mistake to avoid: a missing guard, which runs past the chunk.
+  // BEGIN SOLUTION: part 4 of 4, unrolled by nine (step 08's part 6): advance the plane loop nine steps at a time and run plane_step once for each position j = 0 .. 8, j a compile-time constant. Invariant: every plane step runs once, in order. Mistake to avoid: a missing guard on the last, partial round of nine, which runs past the chunk.
   for (int s = 0; s < steps; s += kSums) {
     plane_step(s, std::integral_constant<int, 0>{});
     if (s + 1 < steps) plane_step(s + 1, std::integral_constant<int, 1>{});
