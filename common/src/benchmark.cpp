@@ -29,8 +29,7 @@ namespace {
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
-  remove_unfinished_outputs();
-  std::exit(2);
+  std::exit(2);  // removes the partial outputs (OutputFile)
 }
 
 // Reads one number from course_ceilings' flat JSON object: finite and above zero.
