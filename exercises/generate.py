@@ -23,7 +23,8 @@ file whole, so a problem leaves exercises/ as it was.
 
     exercises/generate.py          write exercises/ from solutions/ (refuses if that would overwrite an edit)
     exercises/generate.py --force  the same, keeping a copy of every edited exercise it replaces
-    exercises/generate.py --check  exit 1 if exercises/ differs from what would be generated
+    exercises/generate.py --check  exit 1 if exercises/ differs from what would be generated: a line
+                                   per file on stdout, and one error line on stderr naming the first
 """
 import argparse
 import hashlib
@@ -142,6 +143,20 @@ def exercise_text(relative: pathlib.Path) -> str | None:
     return path.read_bytes().decode(errors="surrogateescape") if path.exists() else None
 
 
+def why_stale(relative: pathlib.Path, text: str | None) -> str:
+    """Why exercises/RELATIVE is not what its solution generates, in words ("" for an orphan's)."""
+    if text is None:
+        return f"exercises/{relative} is missing"
+    data = text.encode(errors="surrogateescape")
+    try:
+        data.decode()
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        return (f"exercises/{relative}: line {line}: byte 0x{data[error.start]:02x} is not UTF-8, so it differs from "
+                f"what solutions/{relative} generates")
+    return f"exercises/{relative} differs from what solutions/{relative} generates"
+
+
 def check_writable(relatives: list) -> None:
     """Fails, before anything is written, unless every one of these exercises can be written or
     removed: its folder is a folder (or can be made in one) that this user may write into."""
@@ -178,13 +193,14 @@ def main() -> int:
     stale = sorted(r for r, text in expected.items() if current[r] != text)
     orphans = sorted(existing - expected.keys())
     if args.check:
-        for name in stale:
-            print(f"stale: exercises/{name} differs from what solutions/{name} generates")
-        for name in orphans:
-            print(f"orphan: exercises/{name} has no solution")
-        if stale or orphans:
-            print("run: python3 exercises/generate.py (it refuses to overwrite an edited exercise)")
-            return 1
+        problems = [f"stale: {why_stale(name, current[name])}" for name in stale] + \
+                   [f"orphan: exercises/{name} has no solution" for name in orphans]
+        for problem in problems:
+            print(problem)
+        if problems:
+            more = f" (and {len(problems) - 1} more, above)" if len(problems) > 1 else ""
+            raise cli.ToolError(f"exercises/ is not up to date: {problems[0].partition(': ')[2]}{more}; run python3 exercises/generate.py "
+                                "(it refuses to overwrite an edited exercise)")
         print(f"exercises/ is up to date ({len(expected)} files)")
         return 0
     edited = [r for r in stale + orphans if current[r] is not None and is_edited(current[r])]

@@ -17,7 +17,8 @@ as generated) are reported as such and not run. On the CPU backend every step ru
 the threads of each block in order, and shuffled between barriers, so that a missing
 __syncthreads() fails. The whole output of the build and the tests goes to
 build/<preset>/grade.log. Exit status: 0 when every graded step passes, 1 otherwise, 2 for a bad
-command line.
+command line or environment variable (checked before anything is built). Ctrl-C or SIGTERM stops
+the build and the tests it started, says so in one line and exits with 130 or 143.
 """
 import argparse
 import os
@@ -33,11 +34,11 @@ sys.path.insert(0, str(ROOT / "exercises"))
 import generate  # noqa: E402  (tells an edited exercise from a fresh stub)
 sys.path.insert(0, str(ROOT / "profiling"))
 import cli  # noqa: E402  (command-line errors in one line)
+import environment  # noqa: E402  (the variables the course's programs read, checked first)
+import registry  # noqa: E402  (a chapter's step files)
 import verdict  # noqa: E402  (the speed verdict and the traffic comparison)
 
 PRESETS = ("student-cpu", "student-cuda", "student-hip")
-# The variables the course's programs read, with the whole numbers they take (common/src/numbers.cpp).
-ENVIRONMENT = {"COURSE_SEED": (0, 2**64 - 1), "COURSE_CPU_SHUFFLE": (0, 2**64 - 1), "COURSE_CPU_THREADS": (1, 1024)}
 
 
 class GradeError(Exception):
@@ -55,8 +56,26 @@ def chapters() -> dict:
 
 
 def exercise_steps(folder: str) -> list:
-    """The step files of a chapter's exercises, without .cu: ["00_naive", "01_coalesced", ...]."""
-    return sorted(path.stem for path in (ROOT / "exercises" / folder).glob("[0-9][0-9]_*.cu"))
+    """The step files of a chapter, without .cu, as its registry (steps.hpp) names them and the
+    build compiles them: ["00_naive", "01_coalesced", ...]."""
+    return sorted({row.file for row in registry.rows(ROOT / "chapters" / folder)})
+
+
+def check_exercises(folder: str) -> None:
+    """Fails, before anything is built, unless each of the chapter's step files is a file this user can read."""
+    for step in exercise_steps(folder):
+        path = ROOT / "exercises" / folder / f"{step}.cu"
+        shown = path.relative_to(ROOT)
+        if path.is_dir():
+            raise GradeError(f"{shown} is a folder, not the step's source: move it away and restore the file "
+                             f"(git checkout -- {shown})", status=1)
+        if not path.exists():
+            raise GradeError(f"{shown} is missing, and the build compiles every step: restore it "
+                             f"(git checkout -- {shown})", status=1)
+        try:
+            path.open("rb").close()
+        except OSError as error:
+            raise GradeError(f"cannot read {shown}: {error.strerror}", status=1) from None
 
 
 def exercise_text(folder: str, step: str) -> str:
@@ -68,13 +87,6 @@ def started(folder: str, step: str) -> bool:
     """Whether the step is given complete, or its stub has been edited since generate.py wrote it."""
     text = exercise_text(folder, step)
     return generate.is_edited(text) or not text.startswith("// Generated from")
-
-
-def check_environment() -> None:
-    for name, (low, high) in ENVIRONMENT.items():
-        value = os.environ.get(name)
-        if value is not None and not (re.fullmatch(r"[0-9]+", value) and low <= int(value) <= high):
-            raise GradeError(f"{name}='{value}': it takes a whole number from {low} to {high}; unset it or fix it")
 
 
 def prepare_build_folder(preset: str) -> pathlib.Path:
@@ -94,7 +106,7 @@ def prepare_build_folder(preset: str) -> pathlib.Path:
 def run_logged(command: list, log, env=None) -> int:
     log.write(f"\n$ {' '.join(command)}\n")
     log.flush()
-    return subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
+    return cli.run_child(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
 
 
 def relative(path: str) -> str:
@@ -326,7 +338,8 @@ def without_steps(steps: list) -> list:
 def run_bench(program: pathlib.Path, options: list, log, env) -> tuple:
     """(exit status, output) of a benchmark run; the output also goes to the log."""
     log.write(f"\n$ {program.relative_to(ROOT)} {' '.join(options)}\n")
-    done = subprocess.run([str(program), *options], cwd=ROOT, capture_output=True, text=True, env=env, errors="replace")
+    done = cli.run_child([str(program), *options], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env, errors="replace")
     log.write(done.stdout + done.stderr)
     log.flush()
     return done.returncode, done.stdout + done.stderr
@@ -417,15 +430,17 @@ def bench_chapter(number: int, folder: str, preset: str, build: pathlib.Path) ->
     return 1 if skip != list(not_started) or any(v.word == "broken" for v in judged) else 0
 
 
-def profile_step(number: int, folder: str, step: int, preset: str, build: pathlib.Path) -> int:
-    """grade.py N --step K --profile: the step's traffic at every level beside the solution's."""
+def require_profiler(preset: str) -> None:
+    """Fails unless the profiler --profile runs is on the PATH (checked before anything is built or created)."""
     profiler = "ncu" if preset == "student-cuda" else "rocprofv3"
     if shutil.which(profiler) is None:
         raise GradeError(f"{profiler} not found: --profile needs {'Nsight Compute' if profiler == 'ncu' else 'rocprofv3'} "
                          "on the PATH")
+
+
+def profile_step(number: int, folder: str, step: int, preset: str, build: pathlib.Path) -> int:
+    """grade.py N --step K --profile: the step's traffic at every level beside the solution's."""
     name = next(s for s in exercise_steps(folder) if int(s[:2]) == step)
-    if not started(folder, name):
-        raise GradeError(f"exercises/{folder}/{name}.cu is not started: write it first", status=1)
     program = bench_program(folder)
     log_path = build / "grade.log"
     selection = ["--verdict", f"--benchmark_filter=/{name[:2]}_"]
@@ -489,7 +504,15 @@ def main() -> int:
         raise GradeError("--profile measures one step on a GPU: grade.py 1 --step 2 --profile --preset student-cuda")
     if args.asan and args.preset != "student-cpu":
         raise GradeError("--asan works with the CPU backend (student-cpu) only")
-    check_environment()
+    if problem := environment.problem():
+        raise GradeError(problem)
+    for number in selected:
+        check_exercises(known[number])
+    if args.profile:
+        require_profiler(args.preset)
+        name = next(s for s in exercise_steps(known[selected[0]]) if int(s[:2]) == args.step)
+        if not started(known[selected[0]], name):
+            raise GradeError(f"exercises/{known[selected[0]]}/{name}.cu is not started: write it first", status=1)
     if "COURSE_SEED" in os.environ:
         print(f"note: COURSE_SEED={os.environ['COURSE_SEED']} gives every test the same inputs; unset it for fresh ones")
     for tool in ("cmake", "ctest"):
@@ -505,8 +528,16 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    cli.stop_cleanly_on_signals()
     try:
         sys.exit(main())
     except GradeError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(error.status)
+    except cli.ToolError as error:  # a chapter's registry of steps that cannot be read
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
+    except (KeyboardInterrupt, cli.Interrupted) as interrupted:
+        name, status = cli.interruption(interrupted)
+        print(f"error: interrupted by {name}: the build and tests it started were stopped", file=sys.stderr)
+        sys.exit(status)

@@ -7,13 +7,17 @@ one line on stderr and a non-zero exit, never a traceback, and never a half-writ
             `error: FILE: what is wrong` (or `error: what is wrong` when no file is involved)
 
 A tool reads and checks all its inputs before it opens any output, and writes each output with
-`atomic_output`: into a temporary file beside it, renamed over it only once complete.
+`atomic_output`: into a temporary file beside it, renamed over it only once complete. Interrupted
+(Ctrl-C, SIGTERM, SIGHUP), it cleans up as after an error, says so in one line and exits with
+128 + the signal's number (130 for Ctrl-C), as a shell reports a program the signal ended.
 """
 import argparse
 import contextlib
 import math
 import os
 import pathlib
+import signal
+import subprocess
 import sys
 import tempfile
 
@@ -43,8 +47,86 @@ def positive_number(text: str) -> float:
     return value
 
 
+class Interrupted(BaseException):
+    """SIGTERM or SIGHUP, raised where the program is, as Ctrl-C raises KeyboardInterrupt, so that
+    whatever it was writing is cleaned up (Python's default for them ends it on the spot)."""
+
+    def __init__(self, signal_number: int):
+        super().__init__(signal.Signals(signal_number).name)
+        self.signal_number = signal_number
+
+
+STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+deferred_signal = None  # while run_child starts a child: the signal that came meanwhile (0: none yet)
+
+
+def interrupt(signal_number: int):
+    raise KeyboardInterrupt if signal_number == signal.SIGINT else Interrupted(signal_number)
+
+
+def on_stopping_signal(signal_number, _frame):
+    global deferred_signal
+    if deferred_signal is not None:  # a child is being started: raised once run_child holds it
+        deferred_signal = deferred_signal or signal_number
+        return
+    interrupt(signal_number)
+
+
+def stop_cleanly_on_signals() -> None:
+    """From now on SIGINT raises KeyboardInterrupt and SIGTERM and SIGHUP raise Interrupted (a
+    signal this process was started ignoring stays ignored)."""
+    for s in STOPPING_SIGNALS:
+        if signal.getsignal(s) in (signal.SIG_DFL, signal.default_int_handler):
+            signal.signal(s, on_stopping_signal)
+
+
+def run_child(command: list, **options) -> subprocess.CompletedProcess:
+    """subprocess.run (with Popen's `options`), the child in a process group of its own with
+    whatever it starts (a build's compilers, ctest's test programs, a profiled benchmark): when
+    this program is interrupted, even while the child starts, the whole group is stopped with it
+    and none of it is left running."""
+    global deferred_signal
+    deferred_signal = 0
+    try:
+        child = subprocess.Popen(command, start_new_session=True, **options)
+    except BaseException:
+        deferred_signal = None
+        raise
+    with child:
+        try:
+            pending, deferred_signal = deferred_signal, None
+            if pending:
+                interrupt(pending)
+            out, err = child.communicate()
+        except BaseException as error:
+            stop_group(child, error.signal_number if isinstance(error, Interrupted) else signal.SIGINT)
+            raise
+    return subprocess.CompletedProcess(command, child.returncode, out, err)
+
+
+def stop_group(child: subprocess.Popen, signal_number: int) -> None:
+    """Sends the child's process group the signal, gives it 10 s to end, then kills what remains."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal_number)
+    try:
+        child.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal.SIGKILL)  # the child, if still there, and any of its own that outlived it
+    child.wait()
+
+
+def interruption(error: BaseException) -> tuple[str, int]:
+    """The name of the signal behind a KeyboardInterrupt or Interrupted, and the exit status it gives."""
+    number = error.signal_number if isinstance(error, Interrupted) else signal.SIGINT
+    return signal.Signals(number).name, 128 + number
+
+
 def run(main) -> None:
-    """Runs a tool's main() and exits with its status; bad input ends as one line and status 1."""
+    """Runs a tool's main() and exits with its status; bad input ends as one line and status 1, an
+    interruption as one line and 128 + the signal's number."""
+    stop_cleanly_on_signals()
     try:
         status = main()
     except ToolError as error:
@@ -52,8 +134,10 @@ def run(main) -> None:
     except OSError as error:  # a file or folder the system refused: its name and the reason
         where = f"{error.filename}: " if error.filename is not None else ""
         sys.exit(f"error: {where}{error.strerror or error}")
-    except KeyboardInterrupt:
-        sys.exit("error: interrupted")
+    except (KeyboardInterrupt, Interrupted) as error:
+        name, status = interruption(error)
+        print(f"error: interrupted by {name}", file=sys.stderr)
+        sys.exit(status)
     sys.exit(status)
 
 

@@ -108,8 +108,14 @@ def number(value, path, where: str, positive: bool = True) -> float:
 CONTEXT = ("gpu", "backend", "commit", "date")  # what the tables and plots say a run came from
 
 
-def load(path) -> tuple[dict, list]:
-    """(context, cases in the order they ran) from a --benchmark_out JSON file."""
+def bench_program(chapter) -> str | None:
+    """The name of a chapter's benchmark program (its bench_*.cpp), None where it has none."""
+    return next((source.stem for source in pathlib.Path(chapter).glob("bench_*.cpp")), None)
+
+
+def load(path, program: str | None = None) -> tuple[dict, list]:
+    """(context, cases in the order they ran) from a --benchmark_out JSON file; with `program`
+    ("bench_transpose"), a file some other program wrote is a ToolError."""
     data = read_json(path, "a benchmark's --benchmark_out JSON")
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise cli.ToolError("has no \"benchmarks\" list: not a benchmark's --benchmark_out JSON", path)
@@ -117,6 +123,9 @@ def load(path) -> tuple[dict, list]:
     missing = [key for key in CONTEXT if not isinstance(context, dict) or not isinstance(context.get(key), str)]
     if missing:
         raise cli.ToolError(f"its \"context\" lacks {', '.join(missing)}: not written by the course's benchmark", path)
+    executable = context.get("executable")
+    if program is not None and (not isinstance(executable, str) or pathlib.PurePath(executable).name != program):
+        raise cli.ToolError(f"was written by {json.dumps(executable)}, not by {program}: another chapter's results?", path)
     cases, seen = [], {}
     for index, run in enumerate(data["benchmarks"]):
         if not isinstance(run, dict) or run.get("run_type") != "aggregate" \
@@ -154,18 +163,37 @@ def load(path) -> tuple[dict, list]:
     return context, cases
 
 
+# Every measurement course_ceilings writes (common/bench/ceilings.cu); the peer copies with two GPUs or more.
+MEASURED_CEILINGS = ("copy_bytes", "memcpy_GBps", "copy_kernel_GBps", "copy_GBps", "fma_GFLOPs", "rsqrt_Gops",
+                     "peer_GBps", "peer_both_ways_GBps")
+
+
 def load_ceilings(path, cases: list = ()) -> dict:
-    """A machine's ceilings (course_ceilings --out): every ceiling the tools know that the file
-    holds, and every one that `cases` are measured against, must be a finite number above zero."""
+    """A machine's ceilings (course_ceilings --out): every measurement the file holds, and every
+    ceiling that `cases` are measured against, must be a finite number above zero."""
     ceilings = read_json(path, "a ceilings JSON (course_ceilings --out)")
     if not isinstance(ceilings, dict):
         raise cli.ToolError("is not a JSON object of ceilings (course_ceilings --out)", path)
     needed = {"copy_GBps"} | {CEILINGS[unit][0] for case in cases for unit in case.amounts if unit in CEILINGS}
-    for key in sorted(needed | ({key for key, _ in CEILINGS.values()} & set(ceilings))):
+    for key in sorted(needed | (set(MEASURED_CEILINGS) & set(ceilings))):
         if key not in ceilings:
             raise cli.ToolError(f"has no \"{key}\", which the results are measured against", path)
         number(ceilings[key], path, f"\"{key}\"")
     return ceilings
+
+
+def context_number(context: dict, key: str, path, whole: bool = False) -> float:
+    """A number the benchmark recorded in its JSON's context (as text, "20"): a ToolError naming
+    the file and the key unless it is there and a finite number above zero (whole, with `whole`)."""
+    text = context.get(key)
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (math.isfinite(value) and value > 0 and (not whole or value == int(value))):
+        wanted = "a whole number above zero" if whole else "a finite number above zero"
+        raise cli.ToolError(f"its context's \"{key}\" needs {wanted}, not {json.dumps(text)}", path)
+    return int(value) if whole else value
 
 
 def load_peers(path) -> tuple[dict, list]:
@@ -251,6 +279,10 @@ class ChapterResults:
     def gpu(self) -> str:
         return self.context["gpu"]
 
+    def number(self, key: str, whole: bool = False) -> float:
+        """A number of bench.json's context (context_number)."""
+        return context_number(self.context, key, self.folder / "bench.json", whole)
+
     @property
     def label(self) -> str:
         """The GPU's short name, for columns and headings: "H200", "H100 80GB HBM3"."""
@@ -262,8 +294,8 @@ def load_gpu(folder: pathlib.Path) -> ChapterResults:
     """One GPU's results: FOLDER/bench.json and FOLDER/ceilings.json, the cases of experiments
     marked from the chapter's registry (FOLDER is chapters/NN_name/results/GPU/)."""
     folder = pathlib.Path(folder)
-    context, cases = load(folder / "bench.json")
     chapter = folder.parent.parent
+    context, cases = load(folder / "bench.json", bench_program(chapter))
     if (chapter / "steps.hpp").exists():
         experiments = registry.experiments(chapter)
         for case in cases:

@@ -59,6 +59,7 @@ AMD_COUNTER_GROUPS = [
     ["FETCH_SIZE", "WRITE_SIZE"],
     ["SQ_INSTS_LDS", "SQ_WAVES"],
 ]
+PROFILERS = {"nvidia": "ncu", "amd": "rocprofv3"}
 AMD_PERMISSION_HELP = ("rocprofv3 could not collect counters: if it warned about a lock, another profiler (or a stale "
                        "lock file) holds them, so wait or remove the stale lock it names; otherwise this user may lack "
                        "access to them: run as root or add the user to the render and video groups")
@@ -103,7 +104,10 @@ def number(text: str) -> float:
 
 def parse_ncu(ncu_csv: str, source="the Nsight Compute output") -> dict:
     """Rows of `ncu --csv --page raw --print-units base`; the last launch of each kernel wins.
-    `source` names the file in errors."""
+    `source` names the file in errors. A file cut short (a kernel's row with fewer fields than
+    the header, or a last line without its end) is an error, not a kernel less."""
+    if not ncu_csv.endswith("\n"):
+        raise cli.ToolError(f"line {ncu_csv.count(chr(10)) + 1} ends in the middle: a profile cut short?", source)
     rows = list(csv.reader(io.StringIO(ncu_csv)))
     header_at = next((i for i, row in enumerate(rows) if "Kernel Name" in row and "ID" in row), None)
     if header_at is None:
@@ -115,9 +119,13 @@ def parse_ncu(ncu_csv: str, source="the Nsight Compute output") -> dict:
     if missing:
         raise cli.ToolError(f"Nsight Compute did not report {', '.join(METRICS[m] for m in missing)}", source)
     kernels = {}
+    id_at = header.index("ID")
     for line, row in enumerate(rows[header_at + 1:], start=header_at + 2):
-        if len(row) != len(header) or not row[header.index("ID")].strip().isdigit():
+        if len(row) <= id_at or not row[id_at].strip().isdigit():
             continue  # the units row, and anything the application printed
+        if len(row) != len(header):
+            raise cli.ToolError(f"row {line}: {len(row)} fields where the header has {len(header)}: a profile cut short?",
+                                source)
         try:
             v = {name: number(row[i]) for name, i in column.items()}
             utilisation = {name: number(row[header.index(metric)]) for name, metric in (UTILISATION | COUNTS).items()
@@ -222,17 +230,22 @@ def available(metrics: list) -> list:
 
 
 def run_ncu(args, out: pathlib.Path) -> dict:
-    log = out / "ncu.csv"
+    """Profiles the command into OUT/ncu.csv, which appears only once Nsight Compute has finished well."""
+    log, partial = out / "ncu.csv", out / ".ncu.csv.partial"
     metrics = available(list(METRICS.values()) + list(UTILISATION.values()) + list(COUNTS.values()))
-    result = subprocess.run(
-        ["ncu", "--clock-control", "none", "--metrics", ",".join(metrics),
-         "--kernel-name", f"regex:{args.kernels}", "--csv", "--page", "raw", "--print-units", "base",
-         "--log-file", str(log)] + args.command, capture_output=True, text=True)
-    if "ERR_NVGPUCTRPERM" in result.stdout + result.stderr + (log.read_text() if log.exists() else ""):
-        raise cli.ToolError(PERMISSION_HELP)
-    if result.returncode != 0:
-        sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
-        raise cli.ToolError(f"the profiled command failed (exit {result.returncode})")
+    try:
+        result = cli.run_child(  # stopped with its benchmark if this run is interrupted
+            ["ncu", "--clock-control", "none", "--metrics", ",".join(metrics),
+             "--kernel-name", f"regex:{args.kernels}", "--csv", "--page", "raw", "--print-units", "base",
+             "--log-file", str(partial)] + args.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if "ERR_NVGPUCTRPERM" in result.stdout + result.stderr + (partial.read_text() if partial.exists() else ""):
+            raise cli.ToolError(PERMISSION_HELP)
+        if result.returncode != 0:
+            sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+            raise cli.ToolError(f"the profiled command failed (exit {result.returncode})")
+        partial.replace(log)
+    finally:
+        partial.unlink(missing_ok=True)
     return parse_ncu(cli.read_text(log, "Nsight Compute's CSV"), log)
 
 
@@ -244,21 +257,30 @@ def amd_gfx_name() -> str:
     return match.group(0)
 
 
-def run_rocprof(args, out: pathlib.Path) -> dict:
-    sources = []
-    for index, group in enumerate(AMD_COUNTER_GROUPS, start=1):
-        folder = out / "rocprof" / f"group{index}"
-        result = subprocess.run(
-            ["rocprofv3", "--pmc", *group, "--kernel-include-regex", args.kernels, "--output-format", "csv",
-             "-d", str(folder), "-o", "traffic", "--"] + args.command, capture_output=True, text=True)
-        found = sorted(folder.rglob("*counter_collection.csv"))
-        if result.returncode != 0 or not found:
-            sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
-            raise cli.ToolError(AMD_PERMISSION_HELP if "lock" in (result.stdout + result.stderr).lower() or not found
-                                else f"the profiled command failed (exit {result.returncode})")
-        sources += found
+def run_rocprof(args, out: pathlib.Path, request_bytes: tuple[int, int]) -> dict:
+    """Profiles the command, one run per counter group, into OUT/rocprof/, which appears only once
+    every run has finished well."""
+    raw, partial = out / "rocprof", out / ".rocprof.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        for index, group in enumerate(AMD_COUNTER_GROUPS, start=1):
+            folder = partial / f"group{index}"
+            result = cli.run_child(
+                ["rocprofv3", "--pmc", *group, "--kernel-include-regex", args.kernels, "--output-format", "csv",
+                 "-d", str(folder), "-o", "traffic", "--"] + args.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True)
+            found = sorted(folder.rglob("*counter_collection.csv"))
+            if result.returncode != 0 or not found:
+                sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+                raise cli.ToolError(AMD_PERMISSION_HELP if "lock" in (result.stdout + result.stderr).lower() or not found
+                                    else f"the profiled command failed (exit {result.returncode})")
+        shutil.rmtree(raw, ignore_errors=True)
+        partial.replace(raw)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    sources = sorted(raw.rglob("*counter_collection.csv"))
     texts = [cli.read_text(path, "rocprofv3's counter CSV") for path in sources]
-    return parse_rocprof(texts, amd_request_bytes(amd_gfx_name()), sources)
+    return parse_rocprof(texts, request_bytes, sources)
 
 
 def main() -> int:
@@ -292,9 +314,18 @@ def main() -> int:
         parser.error("give --kernels and the benchmark command after --")
     elif vendor is None:
         raise cli.ToolError("neither ncu (Nsight Compute) nor rocprofv3 is on the PATH")
+    elif shutil.which(PROFILERS[vendor]) is None:
+        raise cli.ToolError(f"{PROFILERS[vendor]} is not on the PATH (--vendor {vendor})")
     else:
+        request_bytes = amd_request_bytes(amd_gfx_name()) if vendor == "amd" else None
+        created = not pathlib.Path(args.out).exists()
         out = cli.output_folder(args.out)  # the profilers write their raw output there
-        kernels = run_ncu(args, out) if vendor == "nvidia" else run_rocprof(args, out)
+        try:
+            kernels = run_ncu(args, out) if vendor == "nvidia" else run_rocprof(args, out, request_bytes)
+        except BaseException:
+            if created and not any(out.iterdir()):
+                out.rmdir()  # a folder this run made and nothing finished in
+            raise
 
     table = report(kernels, args.array_bytes)
     text = markdown(table, args.array_bytes)

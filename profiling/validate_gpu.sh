@@ -12,12 +12,16 @@
 # RESULTS_DIR/chapters/NN_name/results/GPU/, GPU named after the GPU measured (results.py
 # --gpu-folder: h200, h100-80gb-hbm3), with the ceilings and a README.md saying GPU, date, commit
 # and how each stage went: the folder the chapter commits as it is (copy RESULTS_DIR/chapters/
-# over chapters/, then profiling/report.py chapters/NN_name). The logs stay in RESULTS_DIR.
+# over chapters/, then profiling/report.py chapters/NN_name). The logs stay in RESULTS_DIR. Run
+# again into the same RESULTS_DIR, it starts each chosen chapter's folder and the ceilings anew (an
+# earlier run's files there are removed first), so nothing stale is named or committed beside a
+# stage that failed this time.
 # --dry-run prints the stages without running them; --no-sanitizers leaves out compute-sanitizer
 # (what it checks does not depend on the GPU: record it on one, save the time on the others). A failing stage is reported and the others
-# still run. Bad arguments, a RESULTS_DIR that cannot be created, or no NVIDIA GPU stop it at
-# once, in one line and with exit status 2, before it writes anything (a dry run reports the
-# missing GPU and goes on).
+# still run. Bad arguments, a RESULTS_DIR that cannot be created, a course environment variable
+# that its programs would refuse (profiling/environment.py), or no NVIDIA GPU stop it at once, in
+# one line and with exit status 2, before it writes anything (a dry run reports the missing GPU
+# and goes on).
 set -uo pipefail
 dry_run=false sanitizers=true
 while [[ ${1:-} == --dry-run || ${1:-} == --no-sanitizers ]]; do
@@ -55,6 +59,7 @@ if [[ ! -d $ancestor ]]; then
 elif [[ ! -w $ancestor ]]; then
   echo "error: $results: cannot create the results folder ($ancestor is not writable)" >&2; exit 2
 fi
+python3 "$root/profiling/environment.py" || exit 2
 no_gpu="no NVIDIA GPU here (nvidia-smi -L failed): this script validates on a CUDA machine"
 if $dry_run; then
   nvidia-smi -L >/dev/null 2>&1 || echo "note: $no_gpu; a real run would stop here" >&2
@@ -94,6 +99,7 @@ if (($#)); then  # the chosen chapters' tests, and the course's own
 else
   stage ctest ctest.log ctest --preset cuda --parallel 16
 fi
+$dry_run || rm -f "$results/ceilings.json"  # an earlier run's, which a failed stage would leave to name the GPU
 stage ceilings ceilings.log "$build/common/course_ceilings" --out="$results/ceilings.json"
 # The GPU the ceilings measured (the benchmarks' device 0), else nvidia-smi's first.
 if $dry_run; then
@@ -130,7 +136,10 @@ for chapter in "${selected[@]}"; do
   n=ch${chapter:0:2}
   here=chapters/$chapter
   out=$results/chapters/$chapter/results/$gpu_folder
-  $dry_run || mkdir -p "$out"
+  if ! $dry_run; then
+    mkdir -p "$out"
+    find "$out" -maxdepth 1 -type f -delete  # an earlier run's files: the README lists this run's only
+  fi
   bench=$(basename "$(ls "$here"/bench_*.cpp)" .cpp)
   test=$(basename "$(ls "$here"/test_*.cpp)" .cpp)
   stage "$n benchmark" "$n-bench.log" "$build/$here/$bench" --all --quiet \

@@ -8,5 +8,10 @@ if [[ $# -gt 0 ]]; then
   exit 2
 fi
 cd "$(dirname "$0")/.."
+# A wrong COURSE_* or GTEST_* variable would fail every test after the whole build: said now (once
+# install-deps.sh has installed python3, if it was missing).
+environment_checked=false
+if command -v python3 >/dev/null; then python3 profiling/environment.py || exit 2; environment_checked=true; fi
 bash cmake/install-deps.sh cpu
+$environment_checked || python3 profiling/environment.py || exit 2
 cmake --workflow --preset cpu

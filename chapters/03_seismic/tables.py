@@ -119,8 +119,8 @@ def littles_law(res):
     transpose = pathlib.Path(res.folder).parents[2] / "01_transpose" / "results" / res.folder.name / "bench.json"
     if not transpose.exists():
         return None
-    context, _ = results.load(transpose)
-    latency_ns, sms = float(context["memory_latency_ns"]), float(context["multiprocessors"])
+    context, _ = results.load(transpose, "bench_transpose")
+    latency_ns, sms = (results.context_number(context, key, transpose) for key in ("memory_latency_ns", "multiprocessors"))
     knees = {ns: res.ceilings["copy_GBps"] * ns / sms / 1e3 for ns in (latency_ns, LOADED_LATENCY_NS)}  # GB/s x ns = bytes
     return latency_ns, sms, knees
 

@@ -26,7 +26,7 @@ def size_table(res, group: str, peers: list, torch_version: str) -> str:
         gflops = f"{c.rate('GFLOP'):.0f} | {c.rate('GFLOP') / fma:.3f}" if "GFLOP" in c.amounts else " | "
         lines.append(f"| {name} | {c.median_ms:.3f} | {c.min_ms:.3f}–{c.max_ms:.3f} | {c.rate('Grsqrt'):.0f} | "
                      f"{c.rate('Grsqrt') / rsqrt:.3f} | {gflops} | {first.median_ms / c.median_ms:.2f}x |")
-    host = float(res.context[f"host_reference_Gevals_per_s {group}"])
+    host = res.number(f"host_reference_Gevals_per_s {group}")
     best = max((c for c in cases if c.is_step), key=lambda c: c.rate("Grsqrt"))
     lines.append("")
     lines.append(f"{group} on the {res.context['gpu']}, median of {first.repetitions} runs. An evaluation is one atom's "

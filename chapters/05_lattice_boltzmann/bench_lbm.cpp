@@ -17,11 +17,14 @@
 // With --accuracy=FILE.csv it times nothing either: every step runs from rest to the steady
 // Poiseuille flow on channels --widths cells across (default 24,48,96,192) at the same Mach
 // number (at --tau, default 0.8), beside the float64 reference (--only: those named), and FILE
-// gets each one's distance from the parabola and its change of mass.
+// gets each one's distance from the parabola and its change of mass. A width whose start-up takes
+// more time steps than an int counts (beyond about 15,000 cells at tau 0.8) is refused.
 // With --capacity=NXxNY[,...] it times each step alone on those grids, from rest, with nothing
 // beside its lattice but the moments: the in-place steps' one buffer runs where two do not fit
 // (a step that does not fit is skipped in one line), and its state is checked against the
 // reference's flow from rest.
+// Each run takes only its own options (below); another's, or two modes, are refused in one line
+// before any work, as are the harness's timing options with a mode that times nothing.
 //
 //   bench_lbm [--sizes=NXxNY[,...]] [--steps=N] [--all] [--cpu-size=NXxNY] [--ceilings=FILE] [--warm-l2]
 //             [--quiet] [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json ...]
@@ -35,6 +38,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -255,6 +259,25 @@ Channel accuracy_channel(int width, float tau) {
   return c;
 }
 
+// Refuses, before any work, a width whose start-up takes more time steps than a run counts (a
+// 32-bit int), naming the widest channel that can run at this tau.
+void check_accuracy_steps(const std::vector<int>& widths, float tau) {
+  constexpr std::int64_t kMostSteps = std::numeric_limits<int>::max();
+  for (const int width : widths) {
+    const std::int64_t steps = ch05::steps_to_steady(accuracy_channel(width, tau));
+    if (steps <= kMostSteps) continue;
+    int widest = width;
+    while (ch05::steps_to_steady(accuracy_channel(widest, tau)) > kMostSteps) widest = int(widest / 1.01);
+    while (ch05::steps_to_steady(accuracy_channel(widest + 1, tau)) <= kMostSteps) ++widest;
+    char at_tau[32];
+    std::snprintf(at_tau, sizeof at_tau, "%g", tau);
+    throw std::invalid_argument("--widths: a channel " + std::to_string(width) + " cells across takes " +
+                                std::to_string(steps) + " time steps from rest to the steady flow at --tau=" + at_tau +
+                                ", more than a run counts (" + std::to_string(kMostSteps) + "): at this tau, widths up to " +
+                                std::to_string(widest) + " (a larger tau reaches steady flow sooner)");
+  }
+}
+
 // The float64 reference and every step from rest to the steady Poiseuille flow on channels
 // `widths` cells across at the same Mach number: the profile's relative L2 distance from the
 // parabola and the relative change of mass, one CSV row per step and width.
@@ -279,7 +302,7 @@ void write_accuracy(const std::string& path, const std::vector<int>& widths, flo
   const auto mass_of = [](const auto& state) { return std::accumulate(state.begin(), state.end(), 0.0); };
   for (const int width : widths) {
     const Channel c = accuracy_channel(width, tau);
-    const int steps = ch05::steps_to_steady(c);
+    const int steps = int(ch05::steps_to_steady(c));  // within an int: check_accuracy_steps
     const ch05::State rest = ch05::state_at_rest(c);
     const double rest_mass = mass_of(rest);
     if (wanted("reference")) {
@@ -396,7 +419,7 @@ int main(int argc, char** argv) try {
                                   {"only", ""},
                                   {"capacity", ""},
                                   {"vortex", ""}});
-  // Every option is read, and refused if wrong, before anything runs.
+  // Every option is read, and refused if wrong, before anything runs, whichever mode reads it.
   const std::string main_sizes = cpu ? "64x32" : "2048x2048,8192x8192";
   const std::string every_size = cpu ? "64x32" : "256x256,1024x1024,2048x2048,4096x4096,8192x8192";
   const std::vector<Channel> sizes =
@@ -407,22 +430,28 @@ int main(int argc, char** argv) try {
   const float tau = parse_tau(session.text("tau"));
   const std::vector<std::string> only = parse_only(session.text("only"));
   const std::vector<Channel> capacity = session.text("capacity").empty() ? std::vector<Channel>{} : parse_sizes(session.text("capacity"));
-  if (!session.text("accuracy").empty()) {
+  const std::string mode = session.mode({{.option = "", .uses = {"sizes", "steps", "cpu-size"}, .times = true},
+                                         {.option = "flow"},
+                                         {.option = "vortex"},
+                                         {.option = "accuracy", .uses = {"widths", "tau", "only"}},
+                                         {.option = "capacity", .uses = {"steps"}, .times = true}});
+  if (mode == "accuracy") {
+    check_accuracy_steps(widths, tau);
     write_accuracy(session.text("accuracy"), widths, tau, only);
     return 0;
   }
-  if (!session.text("vortex").empty()) {
+  if (mode == "vortex") {
     write_vortex(session.text("vortex"));
     return 0;
   }
-  if (!session.text("flow").empty()) {
+  if (mode == "flow") {
     write_flow(session.text("flow"));
     return 0;
   }
   const course::Seed seed = session.seed();
   std::printf("inputs from %s; tau %.2f, body force %g, %d time steps a run\n", seed.describe().c_str(), kTau, kForce, steps);
 
-  if (!capacity.empty()) {
+  if (mode == "capacity") {
     add_capacity_cases(session, capacity, steps);
     return session.run();
   }
@@ -488,8 +517,8 @@ int main(int argc, char** argv) try {
 
   // The paper's CPU schemes on the host, in the full record only: its two buffers, the moments
   // and the flags a cell (--cpu-size is checked either way).
-  session.require_host_memory(double(cpu_channel.cells()) * (2 * 9 * 4 + 3 * 4 + 2 * 8),
-                              "the CPU schemes' --cpu-size=" + session.text("cpu-size"));
+  session.require_fits({.name = "the CPU schemes' --cpu-size=" + session.text("cpu-size"),
+                        .host_bytes = double(cpu_channel.cells()) * (2 * 9 * 4 + 3 * 4 + 2 * 8)});
   if (!session.all()) return session.run();
   session.add_context("host_cpu", host_cpu());
   session.add_context("host_compiler", __VERSION__);

@@ -71,9 +71,9 @@ double steady_velocity(const Channel& channel, int y) {
   return channel.force / (2 * viscosity(channel)) * (y + 0.5) * (channel.ny - 0.5 - y);
 }
 
-int steps_to_steady(const Channel& channel) {
+std::int64_t steps_to_steady(const Channel& channel) {
   const double modes = std::numbers::pi / channel.ny;
-  return static_cast<int>(std::ceil(std::log(1e4) / (viscosity(channel) * modes * modes)));
+  return static_cast<std::int64_t>(std::ceil(std::log(1e4) / (viscosity(channel) * modes * modes)));
 }
 
 Channel taylor_green_box(int n, float tau) { return {n, n, tau, 0.0f, false}; }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -136,8 +137,9 @@ double steady_velocity(const Channel& channel, int y);
 constexpr Channel poiseuille_channel(int ny) { return {4, ny, 0.8f, 0.05f * 8 * 0.1f / (float(ny) * ny)}; }
 // Time steps from rest until the start-up's slowest mode, exp(-nu (pi/ny)^2 t), is 1e-4 of
 // itself, below the errors worth measuring (0.01% of the profile): ln(1e4) ny^2 / (nu pi^2),
-// 9.3 ny^2 at nu = 0.1 (5,376 at 24 cells, 344,016 at 192, rounded up).
-int steps_to_steady(const Channel& channel);
+// 9.3 ny^2 at nu = 0.1 (5,376 at 24 cells, 344,016 at 192, rounded up; beyond a 32-bit int from
+// about 15,000 cells, so in 64 bits).
+std::int64_t steps_to_steady(const Channel& channel);
 
 // The channel the tests and the figures bring from rest to the steady flow, 24 cells across, and
 // the tests' steps: to 1e-3 of the start-up's slowest mode (7.0 ny^2 at nu = 0.1), enough for

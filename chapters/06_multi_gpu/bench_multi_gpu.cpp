@@ -20,7 +20,9 @@
 // With --pulse=FILE.json it times nothing: a Ricker pulse at rest at the centre of a
 // --pulse-size^3 grid spreads under step 02 on --gpus ranks for --pulse-steps steps, and the
 // file gets the leapfrog's energy every tenth of the way and the slice y = ny/2 at four of those
-// times, for the lesson's picture (figures.py).
+// times, for the lesson's picture (figures.py). It takes only those options (the benchmark's, or
+// the harness's timing options, are refused in one line, as --pulse-size without --pulse is), and
+// a pulse that would not fit the memory (the harness's measure) is refused before any work.
 //
 //   bench_multi_gpu [--gpus=N] [--strong=EDGE] [--weak=EDGE] [--steps=S] [--ceilings=FILE] [--quiet]
 //                   [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
@@ -173,14 +175,17 @@ void write_pulse(const std::string& path, int edge, int steps, int ranks) {
               step.source.id().c_str(), ranks);
 }
 
-[[noreturn]] void refuse(const std::string& why) {
-  std::fprintf(stderr, "error: %s\n", why.c_str());
-  std::exit(2);
+// A decomposition's bytes: on each device, two fields of its slab (rank 0's, the thickest), so
+// that on the CPU backend, whose devices share one RAM, every rank's count.
+course::bench::Problem weigh(const std::string& name, const Problem& p, int ranks) {
+  const ch06::Grid slab = ch06::slab_grid(p, Team::even_split(p.nz, ranks)[0]);
+  return {.name = name, .device_bytes = 2 * 4.0 * slab.size, .devices = ranks};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
+  using course::bench::refuse;
   constexpr bool kOnCpu = course::bench::on_cpu_backend();
   int devices = 0;
   if (gpuGetDeviceCount(&devices) != gpuSuccess) devices = 0;
@@ -192,17 +197,27 @@ int main(int argc, char** argv) try {
                                   {"pulse", ""},
                                   {"pulse-size", kOnCpu ? "32" : "128"},
                                   {"pulse-steps", kOnCpu ? "45" : "135"}});
+  // Every option is read, and refused if wrong, before anything runs, whichever mode reads it.
   const int gpus = static_cast<int>(session.integer("gpus", 64));
   const int strong = static_cast<int>(session.integer("strong", 4096));
   const int weak = static_cast<int>(session.integer("weak", 4096));
   const int steps = static_cast<int>(session.integer("steps", 100000));
+  const int pulse_edge = static_cast<int>(session.integer("pulse-size", 4096));
+  const int pulse_steps = static_cast<int>(session.integer("pulse-steps", 100000));
+  const bool pulse = session.mode({{.option = "", .uses = {"gpus", "strong", "weak", "steps"}, .times = true},
+                                   {.option = "pulse", .uses = {"gpus", "pulse-size", "pulse-steps"}}}) == "pulse";
   if (devices == 0) return session.run();  // which says there is no device
   if (gpus > devices) refuse("--gpus=" + std::to_string(gpus) + ", but this machine has " + std::to_string(devices) + " devices");
-  if (!session.text("pulse").empty()) {
-    const int edge = static_cast<int>(session.integer("pulse-size", 4096));
-    if (edge < ch06::kRadius * gpus)
-      refuse("--pulse-size=" + std::to_string(edge) + " split " + std::to_string(gpus) + " ways gives slabs thinner than the halo");
-    write_pulse(session.text("pulse"), edge, static_cast<int>(session.integer("pulse-steps", 100000)), gpus);
+  if (pulse) {
+    if (pulse_edge < ch06::kRadius * gpus)
+      refuse("--pulse-size=" + std::to_string(pulse_edge) + " split " + std::to_string(gpus) + " ways gives slabs thinner than the halo");
+    // Beside the ranks' fields, on the host: the pulse, and the two newest fields gathered, each
+    // also in float64 for the energy.
+    course::bench::Problem needs = weigh("the pulse on " + std::to_string(pulse_edge) + "^3 points (--pulse-size)",
+                                         Problem{pulse_edge, pulse_edge, pulse_edge}, gpus);
+    needs.host_bytes = 32.0 * pulse_edge * pulse_edge * pulse_edge;
+    session.require_fits(needs);
+    write_pulse(session.text("pulse"), pulse_edge, pulse_steps, gpus);
     return 0;
   }
   std::vector<int> counts;
@@ -226,14 +241,13 @@ int main(int argc, char** argv) try {
       const Problem& p = c->problem;
       const std::string group = is_strong ? "strong " + std::to_string(strong) + "^3" : "weak " + std::to_string(weak) + "^3 per GPU";
       const std::string suffix = " x" + std::to_string(n);
-      // Rank 0 holds the thickest slab, and device 0 is where the session looks: its two arrays.
       const ch06::Grid slab = ch06::slab_grid(p, Team::even_split(p.nz, n)[0]);
       const double message_bytes = sizeof(float) * double(ch06::halo_floats(slab));  // R planes
-      session.add_problem({.name = group + " on " + std::to_string(n) + " GPU" + (n > 1 ? "s" : ""),
-                           .device_bytes = 2 * 4.0 * slab.size,
-                           .host_bytes = 4 * message_bytes * n,  // step 01's pinned buffers, every rank's
-                           .build = [c](const course::Seed& seed) { c->build(seed); },
-                           .release = [c] { c->release(); }});
+      course::bench::Problem problem = weigh(group + " on " + std::to_string(n) + " GPU" + (n > 1 ? "s" : ""), p, n);
+      problem.host_bytes = 4 * message_bytes * n;  // step 01's pinned buffers, every rank's
+      problem.build = [c](const course::Seed& seed) { c->build(seed); };
+      problem.release = [c] { c->release(); };
+      session.add_problem(std::move(problem));
       const double bytes = 12.0 * slab.dx * slab.dy * slab.dz * steps;
       const course::bench::Rate updates{"GLUP", double(p.nx) * p.ny * p.nz * steps / 1e9};  // lattice updates
       auto add = [&](const std::string& name, ch06::MakePropagator make, double case_bytes, bool is_peer,

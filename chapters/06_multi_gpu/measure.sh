@@ -18,6 +18,7 @@ usage="usage: measure.sh RESULTS_DIR [validate|extras]"
 [[ $# -ge 1 && $# -le 2 && -n $1 && $1 != -* ]] || { echo "error: $usage" >&2; exit 2; }
 [[ $# -eq 1 || $2 =~ ^(validate|extras)$ ]] || { echo "error: '$2' is not validate or extras; $usage" >&2; exit 2; }
 results=$1 part=${2:-both}
+[[ $results == /* ]] || results=$PWD/$results  # as given, from here: the script works from the course's root
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || { echo "error: no NVIDIA GPU here (nvidia-smi -L failed)" >&2; exit 2; }
@@ -38,12 +39,14 @@ if [[ $part != validate ]]; then
   mkdir -p "$folder" || exit 2
   ceilings=()
   [[ -f $folder/ceilings.json ]] && ceilings=(--ceilings="$folder/ceilings.json")
-  # extra NAME FILE COMMAND...: runs it with its output in RESULTS_DIR/NAME.log, says how it ended.
+  # extra NAME FILE COMMAND...: runs it with its output in RESULTS_DIR/NAME.log, says how it
+  # ended, and notes FILE in the README (once, however often it ran).
   extra() {
     local name=$1 file=$2 log=$results/ch06-$1.log
     shift 2
     if "$@" >"$log" 2>&1; then
       echo "== $name: ok ($file)"
+      [[ -f $folder/README.md ]] && sed -i "/^- \`$file\`: /d" "$folder/README.md"
       echo "- \`$file\`: $name, by \`chapters/06_multi_gpu/measure.sh\`" >>"$folder/README.md"
     else
       echo "== $name: FAILED (see $log)"
@@ -53,6 +56,11 @@ if [[ $part != validate ]]; then
   extra "small problems" bench-small.json "$bench" "${ceilings[@]}" --strong=256 --weak=128 --steps=100 \
     --benchmark_out="$folder/bench-small.json" --benchmark_out_format=json
   extra "the Ricker pulse" pulse.json "$bench" --pulse="$folder/pulse.json"
-  extra "GPU topology" topology.txt sh -c "nvidia-smi topo -m >'$folder/topology.txt'"
+  # nvidia-smi writes beside the file, which replaces it only when complete.
+  topology() {
+    nvidia-smi topo -m >"$folder/topology.txt.partial" && mv "$folder/topology.txt.partial" "$folder/topology.txt" \
+      || { rm -f "$folder/topology.txt.partial"; return 1; }
+  }
+  extra "GPU topology" topology.txt topology
 fi
 exit $status

@@ -164,13 +164,13 @@ def targets_table(res, steps: int) -> str:
 
 
 def tables(res) -> dict:
-    steps = int(res.context["steps"])
+    steps = res.number("steps", whole=True)
     found = {"scaling": scaling_tables(res.cases, steps), "exchange": exchange_tables(res, steps),
              "targets": targets_table(res, steps)}
     small = res.folder / "bench-small.json"
     if small.exists():
-        context, cases = results.load(small)
-        found["small"] = scaling_tables(cases, int(context["steps"]))
+        context, cases = results.load(small, "bench_multi_gpu")
+        found["small"] = scaling_tables(cases, results.context_number(context, "steps", small, whole=True))
     if (res.folder / "traffic.csv").exists():
         found["traffic"] = report_tables.traffic_table(res.folder / "traffic.csv", "512^3 field (the update moves 3)")
     return found

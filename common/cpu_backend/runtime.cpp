@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstring>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <memory>
@@ -26,7 +27,6 @@
 #include "streams.hpp"
 
 #if defined(COURSE_ASAN)
-#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -59,46 +59,66 @@ void asan_finish_switch([[maybe_unused]] void* fake_stack, [[maybe_unused]] cons
 #endif
 }
 
-// Fiber stacks are reused from block to block on each OS thread. Under ASan a stack goes back
-// to the system clean: a fiber unwound at a failed barrier can leave its frames' redzones
-// poisoned, and a thread started later (a rank) may get that memory for its own stack.
-class StackCache {
+// Guarded fiber stacks (each a stack and, below it, an inaccessible page that stops an overflow),
+// shared by every worker. A stack is two of the kernel's memory mappings, of which a process may
+// hold vm.max_map_count (65530 by default), and 1024 workers each running a block of 1024 threads
+// would need two million. So the stacks are one pool that never grows past half that budget (the
+// other half is for the device's buffers, the threads' own stacks and the libraries): a block
+// takes its threads' stacks when it starts and gives them back when it ends, and a grid runs on
+// as many workers at once as the pool has stacks for (blocks_at_once). Stacks are never unmapped,
+// so under ASan no thread started later (a rank) gets the memory of a stack whose redzones a
+// fiber unwound at a failed barrier left poisoned.
+class StackPool {
  public:
-  ~StackCache() {
-    for (auto& stack : free_) {
-#if defined(COURSE_ASAN)
-      __asan_unpoison_memory_region(static_cast<char*>(stack.sp) - stack.size, stack.size);
-#endif
-      allocator_.deallocate(stack);
+  static StackPool& instance() {
+    static StackPool* const pool = new StackPool;  // never destroyed: a worker may still hold stacks at exit
+    return *pool;
+  }
+  // How many blocks of `threads` threads may run at once.
+  unsigned blocks_at_once(unsigned threads) const { return static_cast<unsigned>(std::max<std::size_t>(1, most_ / threads)); }
+  // Adds `count` stacks to `stacks`: the pool's, or new ones (std::bad_alloc when none can be mapped).
+  void take(std::size_t count, std::vector<ctx::stack_context>& stacks) {
+    std::lock_guard lock(mutex_);
+    for (; count > 0 && !free_.empty(); --count) {
+      stacks.push_back(free_.back());
+      free_.pop_back();
     }
+    for (; count > 0; --count) stacks.push_back(allocator_.allocate());
   }
-  ctx::stack_context take() {
-    if (free_.empty()) return allocator_.allocate();
-    const ctx::stack_context stack = free_.back();
-    free_.pop_back();
-    return stack;
+  void give_back(std::vector<ctx::stack_context>& stacks) {
+    std::lock_guard lock(mutex_);
+    free_.insert(free_.end(), stacks.begin(), stacks.end());
+    stacks.clear();
   }
-  void give_back(const ctx::stack_context& stack) { free_.push_back(stack); }
 
  private:
-  ctx::protected_fixedsize_stack allocator_{kFiberStackBytes};
+  StackPool() {
+    std::size_t mappings = 65530;
+    std::ifstream("/proc/sys/vm/max_map_count") >> mappings;
+    most_ = mappings / 2 / 2;
+  }
+  std::mutex mutex_;
   std::vector<ctx::stack_context> free_;
+  std::size_t most_ = 0;  // stacks that may exist at once
+  ctx::protected_fixedsize_stack allocator_{kFiberStackBytes};
 };
-thread_local StackCache stack_cache;
 
-// Hands out cached stacks and remembers each one's extent for ASan.
+// Hands a block's fibers the stacks it took from the pool, and remembers each one's extent for ASan.
 class CachedStack {
  public:
-  CachedStack(const void** bottom, std::size_t* size) : bottom_(bottom), size_(size) {}
+  CachedStack(std::vector<ctx::stack_context>* stacks, const void** bottom, std::size_t* size)
+      : stacks_(stacks), bottom_(bottom), size_(size) {}
   ctx::stack_context allocate() {
-    const ctx::stack_context stack = stack_cache.take();
+    const ctx::stack_context stack = stacks_->back();
+    stacks_->pop_back();
     *bottom_ = static_cast<const char*>(stack.sp) - stack.size;
     *size_ = stack.size;
     return stack;
   }
-  void deallocate(ctx::stack_context& stack) noexcept { stack_cache.give_back(stack); }
+  void deallocate(ctx::stack_context& stack) noexcept { stacks_->push_back(stack); }
 
  private:
+  std::vector<ctx::stack_context>* stacks_;
   const void** bottom_;
   std::size_t* size_;
 };
@@ -143,6 +163,16 @@ void run_block(const uint3& block_idx, const dim3& grid, const dim3& block, std:
   thread_local std::vector<AsyncCopies> copies;
   thread_local std::vector<std::byte> dynamic_shared;
   thread_local std::vector<unsigned> order;
+  thread_local std::vector<ctx::stack_context> stacks;  // the block's, from the pool while it runs
+  StackPool& stack_pool = StackPool::instance();
+  try {
+    stack_pool.take(n, stacks);
+  } catch (const std::bad_alloc&) {
+    stack_pool.give_back(stacks);
+    error.set("the CPU backend could not map the fiber stacks of a block of " + std::to_string(n) +
+              " threads: the machine is out of memory or of memory mappings (vm.max_map_count)");
+    return;
+  }
   contexts.assign(n, ThreadContext{});
   fibers.clear();
   fibers.resize(n);
@@ -166,7 +196,7 @@ void run_block(const uint3& block_idx, const dim3& grid, const dim3& block, std:
     context.copies = &copies[t];
     order[t] = t;
     FiberState& state = fibers[t];
-    state.fiber = ctx::fiber(std::allocator_arg, CachedStack{&state.stack_bottom, &state.stack_size}, [&body, &state](ctx::fiber&& scheduler) {
+    state.fiber = ctx::fiber(std::allocator_arg, CachedStack{&stacks, &state.stack_bottom, &state.stack_size}, [&body, &state](ctx::fiber&& scheduler) {
       state.scheduler = std::move(scheduler);
       asan_finish_switch(nullptr, &scheduler_stack_bottom, &scheduler_stack_size);
       body();
@@ -202,10 +232,11 @@ void run_block(const uint3& block_idx, const dim3& grid, const dim3& block, std:
       error.set("__syncthreads() was reached by " + std::to_string(at_barrier) + " of " +
                 std::to_string(n) + " threads of block " + block_name(block_idx) +
                 "; the others had returned. Every thread of a block must reach every barrier.");
-      fibers.clear();
-      return;
+      fibers.clear();  // unwinds them: their stacks come back
+      break;
     }
   }
+  stack_pool.give_back(stacks);
 }
 
 // OS threads that run blocks; the thread that launches takes part as worker 0.
@@ -352,7 +383,10 @@ gpuError_t run_grid(dim3 grid, dim3 block, std::size_t shared_bytes, const std::
   std::atomic<std::uint64_t> next_block{0};
   LaunchError error;
   const BlockOrder order(blocks, seed);
+  const unsigned at_once = StackPool::instance().blocks_at_once(block.x * block.y * block.z);
+  std::atomic<unsigned> workers{0};
   pool().run([&] {
+    if (workers++ >= at_once) return;  // the fiber stacks' budget runs this many blocks at a time
     for (std::uint64_t n = next_block++; n < blocks && !error.failed; n = next_block++) {
       const std::uint64_t b = order(n);
       const uint3 block_idx{static_cast<unsigned>(b % grid.x), static_cast<unsigned>((b / grid.x) % grid.y),

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <set>
 #include <span>
@@ -25,42 +26,42 @@
 #include "course/random.hpp"
 
 namespace course::bench {
-namespace {
 
-[[noreturn]] void usage_error(const std::string& message) {
+void refuse(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
-  remove_unfinished_outputs();
   std::exit(2);
 }
+
+namespace {
 
 // Reads one number from course_ceilings' flat JSON object: finite and above zero.
 double json_number(const std::string& text, const std::string& key, const std::string& file) {
   std::smatch match;
   if (!std::regex_search(text, match, std::regex("\"" + key + "\"\\s*:\\s*([^,}\\s]*)")))
-    usage_error(file + ": has no \"" + key + "\": write the file with course_ceilings --out=" + file);
+    refuse(file + ": has no \"" + key + "\": write the file with course_ceilings --out=" + file);
   const std::string number = match[1];
   char* end = nullptr;
   const double value = std::strtod(number.c_str(), &end);
   if (number.empty() || *end != '\0' || !std::isfinite(value) || value <= 0)
-    usage_error(file + ": \"" + key + "\" must be a finite positive number, not " + (number.empty() ? "an empty value" : number));
+    refuse(file + ": \"" + key + "\" must be a finite positive number, not " + (number.empty() ? "an empty value" : number));
   return value;
 }
 
 // The ceilings in `file`, as course_ceilings --out writes them; a problem names the file and
 // what is wrong with it.
 Ceilings read_ceilings(const std::string& file) {
-  if (file.empty()) usage_error("--ceilings needs a file: --ceilings=FILE, as course_ceilings --out=FILE writes it");
+  if (file.empty()) refuse("--ceilings needs a file: --ceilings=FILE, as course_ceilings --out=FILE writes it");
   std::error_code unused;
-  if (std::filesystem::is_directory(file, unused)) usage_error(file + ": is a folder, not course_ceilings' JSON file");
+  if (std::filesystem::is_directory(file, unused)) refuse(file + ": is a folder, not course_ceilings' JSON file");
   std::ifstream in(file);
-  if (!in) usage_error(file + ": cannot read the ceilings file (" + std::strerror(errno) + ")");
+  if (!in) refuse(file + ": cannot read the ceilings file (" + std::strerror(errno) + ")");
   std::stringstream contents;
   contents << in.rdbuf();
   const std::string text = contents.str();
   const auto first = text.find_first_not_of(" \t\r\n"), last = text.find_last_not_of(" \t\r\n");
-  if (first == std::string::npos) usage_error(file + ": is empty: write it with course_ceilings --out=" + file);
+  if (first == std::string::npos) refuse(file + ": is empty: write it with course_ceilings --out=" + file);
   if (text[first] != '{' || text[last] != '}')
-    usage_error(file + ": is not a JSON object, so not course_ceilings' output: write it with course_ceilings --out=" + file);
+    refuse(file + ": is not a JSON object, so not course_ceilings' output: write it with course_ceilings --out=" + file);
   return {json_number(text, "copy_GBps", file), json_number(text, "fma_GFLOPs", file),
           json_number(text, "rsqrt_Gops", file)};
 }
@@ -83,20 +84,20 @@ void check_benchmark_flag(const std::string& name, const std::string& value, boo
       {"--benchmark_context", {}},
       {"--benchmark_out_format", {"json", "profiling/results.py reads the JSON"}},
       {"--benchmark_format", {"console", "the console shows the harness's summary; --benchmark_out=FILE.json writes JSON"}}};
-  if (name == "--benchmark_repetitions") usage_error("--benchmark_repetitions is not this harness's: give --repetitions=N");
+  if (name == "--benchmark_repetitions") refuse("--benchmark_repetitions is not this harness's: give --repetitions=N");
   const auto found = taken.find(name);
   if (found == taken.end())
-    usage_error(name + " is not taken: the harness times and reports every case itself; of Google Benchmark's flags it "
-                "takes " + kBenchmarkFlags);
+    refuse(name + " is not taken: the harness times and reports every case itself; of Google Benchmark's flags it "
+           "takes " + kBenchmarkFlags);
   const Taken& flag = found->second;
-  if (!has_value) usage_error(name + " needs a value: " + name + "=" + (flag.only.empty() ? "..." : flag.only));
+  if (!has_value) refuse(name + " needs a value: " + name + "=" + (flag.only.empty() ? "..." : flag.only));
   if (!flag.only.empty() && value != flag.only)
-    usage_error(name + " takes only " + flag.only + " (" + flag.why + "), not '" + value + "'");
+    refuse(name + " takes only " + flag.only + " (" + flag.why + "), not '" + value + "'");
   if (name == "--benchmark_filter") {
     try {
       const std::regex filter(value, std::regex::extended);
     } catch (const std::regex_error&) {
-      usage_error("--benchmark_filter='" + value + "' is not a valid regular expression");
+      refuse("--benchmark_filter='" + value + "' is not a valid regular expression");
     }
   }
 }
@@ -204,11 +205,32 @@ double median(std::vector<double> values) {
 // "16.4 GB", or "3.1 MB" below a gigabyte.
 std::string memory_size(double bytes) { return bytes >= 1e9 ? fixed(bytes / 1e9, 1) + " GB" : fixed(bytes / 1e6, 1) + " MB"; }
 
-double physical_memory_bytes() { return double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)); }
+// The value of `key` in a file of "key value" lines such as /proc/meminfo ("MemAvailable:  123 kB").
+std::optional<double> number_in(const char* file, const std::string& key) {
+  std::ifstream in(file);
+  std::string name;
+  double value = 0;
+  while (in >> name >> value) {
+    if (name == key) return value;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return std::nullopt;
+}
+
+// The host's memory free now, as the device's is what it has free: what the kernel can give
+// without swapping (MemAvailable), and no more than a memory cgroup's limit leaves (a container's).
+double host_memory_free() {
+  double bytes = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  if (const auto available_kB = number_in("/proc/meminfo", "MemAvailable:")) bytes = std::min(bytes, *available_kB * 1024);
+  std::ifstream limit_file("/sys/fs/cgroup/memory.max"), used_file("/sys/fs/cgroup/memory.current");
+  double limit = 0, used = 0;
+  if (limit_file >> limit && used_file >> used) bytes = std::min(bytes, std::max(0.0, limit - used));  // "max": no limit
+  return bytes;
+}
 
 // What a problem may hold: on a GPU, the device memory free when the session starts (after the
-// runtime's context and the L2 flush buffer took theirs), and the host's RAM; on the CPU backend
-// the device's memory is the host's, so both needs together against the RAM.
+// runtime's context and the L2 flush buffer took theirs), and the host's RAM free; on the CPU
+// backend the device's memory is the host's, so both needs together against the RAM free.
 struct Memory {
   double device = 0;
   std::string device_has;  // "the NVIDIA H200 has 140.1 GB free"
@@ -216,7 +238,7 @@ struct Memory {
 };
 
 Memory available_memory(const gpuDeviceProp& prop, std::optional<double> cap) {
-  Memory memory{.host = physical_memory_bytes()};
+  Memory memory{.host = host_memory_free()};
 #if defined(COURSE_BACKEND_CUDA) || defined(COURSE_BACKEND_HIP)
   size_t free = 0, total = 0;
 #if defined(COURSE_BACKEND_CUDA)
@@ -228,7 +250,7 @@ Memory available_memory(const gpuDeviceProp& prop, std::optional<double> cap) {
   memory.device_has = std::string("the ") + prop.name + " has " + memory_size(memory.device) + " free";
 #else
   memory.device = memory.host;
-  memory.device_has = "this machine has " + memory_size(memory.host) + " of RAM";
+  memory.device_has = "this machine has " + memory_size(memory.host) + " of RAM free";
 #endif
   if (cap && *cap < memory.device) {
     memory.device = *cap;
@@ -240,15 +262,18 @@ Memory available_memory(const gpuDeviceProp& prop, std::optional<double> cap) {
 // Why `problem` cannot be built here ("needs ... ; ... has ..."), or "" when it fits.
 std::string why_it_does_not_fit(const Problem& problem, const Memory& memory) {
   if (on_cpu_backend()) {
-    const double bytes = problem.device_bytes + problem.host_bytes;
-    return bytes > memory.device ? "needs " + memory_size(bytes) + " of memory (its device and host bytes: one RAM on the "
-                                   "CPU backend); " + memory.device_has
+    const double bytes = problem.devices * problem.device_bytes + problem.host_bytes;
+    const std::string whose = problem.devices > 1 ? "its " + std::to_string(problem.devices) + " devices' bytes and the host's"
+                                                  : "its device and host bytes";
+    return bytes > memory.device ? "needs " + memory_size(bytes) + " of memory (" + whose + ": one RAM on the CPU backend); " +
+                                       memory.device_has
                                  : "";
   }
   if (problem.device_bytes > memory.device)
     return "needs " + memory_size(problem.device_bytes) + " of device memory; " + memory.device_has;
   if (problem.host_bytes > memory.host)
-    return "needs " + memory_size(problem.host_bytes) + " of host memory; this machine has " + memory_size(memory.host);
+    return "needs " + memory_size(problem.host_bytes) + " of host memory; this machine has " + memory_size(memory.host) +
+           " of RAM free";
   return "";
 }
 
@@ -365,40 +390,42 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
   }
   // Every argument is checked before anything is created: the output file comes after.
   std::optional<std::string> out_path;
-  std::set<std::string> given;
+  std::set<std::string> seen;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto equals = arg.find('=');
     const bool has_value = equals != std::string::npos;
     const std::string name = arg.substr(0, equals), value = has_value ? arg.substr(equals + 1) : "";
-    if (!given.insert(name).second) usage_error(name + " is given twice");
+    if (!seen.insert(name).second) refuse(name + " is given twice");
+    const bool chapter_option = name.rfind("--", 0) == 0 && options_.count(name.substr(2));
+    (chapter_option ? given_ : harness_given_).push_back(chapter_option ? name.substr(2) : name);
     if (name.rfind("--benchmark_", 0) == 0) {
       check_benchmark_flag(name, value, has_value);
       if (name == "--benchmark_out") out_path = value;
     } else if (name == "--warm-l2" || name == "--quiet" || name == "--verdict" || name == "--all") {
-      if (has_value) usage_error(name + " takes no value, not '" + arg + "'");
+      if (has_value) refuse(name + " takes no value, not '" + arg + "'");
       (name == "--warm-l2" ? warm_l2_ : name == "--quiet" ? quiet_ : name == "--verdict" ? verdict_ : all_) = true;
     } else if (name == "--repetitions") {
       const auto count = parse_whole_number(value, 1, 10000);
-      if (!count) usage_error("--repetitions needs a whole number from 1 to 10000, not '" + value + "'");
+      if (!count) refuse("--repetitions needs a whole number from 1 to 10000, not '" + value + "'");
       repetitions_ = static_cast<int>(*count);
     } else if (name == "--ceilings") {
       ceilings_ = read_ceilings(value);
     } else if (const auto option = options_.find(name.substr(std::min<std::size_t>(2, name.size())));
                name.rfind("--", 0) == 0 && option != options_.end()) {
-      if (value.empty()) usage_error(name + " needs a value: " + name + "=" + (option->second.empty() ? "VALUE" : option->second));
+      if (value.empty()) refuse(name + " needs a value: " + name + "=" + (option->second.empty() ? "VALUE" : option->second));
       option->second = value;
     } else {
-      usage_error("unknown option '" + arg + "'; this benchmark takes " + course_options + ", and of Google Benchmark's flags " +
-                  kBenchmarkFlags);
+      refuse("unknown option '" + arg + "'; this benchmark takes " + course_options + ", and of Google Benchmark's flags " +
+             kBenchmarkFlags);
     }
   }
-  if (verdict_ && all_) usage_error("--verdict times the taught steps only; --all does not go with it");
+  if (verdict_ && all_) refuse("--verdict times the taught steps only; --all does not go with it");
   if (out_path) {  // the JSON goes to a partial file, renamed when the run is whole
     try {
       json_out_ = std::make_unique<OutputFile>(*out_path);
     } catch (const std::exception& error) {
-      usage_error(error.what());
+      refuse(error.what());
     }
     json_out_flag_ = "--benchmark_out=" + json_out_->partial_path();
     for (int i = 1; i < argc; ++i)
@@ -410,7 +437,7 @@ Session::Session(int argc, char** argv, std::map<std::string, std::string> defau
 long long Session::integer(const std::string& name, long long max) const {
   const std::string& text = options_.at(name);
   const auto value = parse_whole_number(text, 1, static_cast<std::uint64_t>(max));
-  if (!value) usage_error("--" + name + " needs a whole number from 1 to " + std::to_string(max) + ", not '" + text + "'");
+  if (!value) refuse("--" + name + " needs a whole number from 1 to " + std::to_string(max) + ", not '" + text + "'");
   return static_cast<long long>(*value);
 }
 
@@ -423,7 +450,7 @@ std::optional<double> Session::device_memory_cap() {
 
 void Session::add_problem(Problem problem) {
   for (const Problem& other : problems_)
-    if (other.name == problem.name) usage_error("two problems are named '" + problem.name + "' (a size given twice?)");
+    if (other.name == problem.name) refuse("two problems are named '" + problem.name + "' (a size given twice?)");
   problems_.push_back(std::move(problem));
 }
 
@@ -431,14 +458,50 @@ void Session::add(Case c) {
   if (problems_.empty()) throw std::logic_error("Session::add(" + case_id(c) + "): declare its Problem first");
   for (const Case& other : cases_)
     if (case_id(other) == case_id(c))
-      usage_error("two cases are named '" + case_id(c) + "' (a size given twice?); their results would merge");
+      refuse("two cases are named '" + case_id(c) + "' (a size given twice?); their results would merge");
   cases_.push_back(std::move(c));
   problem_of_.push_back(problems_.size() - 1);
 }
 
-void Session::require_host_memory(double bytes, const std::string& what) const {
-  if (const double memory = physical_memory_bytes(); bytes > memory)
-    usage_error(what + " needs " + memory_size(bytes) + " of host memory; this machine has " + memory_size(memory));
+std::string Session::does_not_fit(const Problem& problem) const {
+  gpuDeviceProp prop{};
+  GPU_CHECK(gpuGetDeviceProperties(&prop, 0));
+  return why_it_does_not_fit(problem, available_memory(prop, device_memory_cap_));
+}
+
+void Session::require_fits(const Problem& problem) const {
+  if (const std::string why = does_not_fit(problem); !why.empty()) refuse(problem.name + " " + why);
+}
+
+bool Session::given(const std::string& name) const {
+  if (!options_.count(name)) throw std::logic_error("Session::given(\"" + name + "\"): not one of the chapter's options");
+  return std::find(given_.begin(), given_.end(), name) != given_.end();
+}
+
+std::string Session::mode(const std::vector<Mode>& modes) const {
+  const auto named = [](const Mode& m) { return m.option.empty() ? std::string("the benchmark") : "--" + m.option; };
+  const Mode* chosen = nullptr;
+  for (const Mode& m : modes)
+    if (!m.option.empty() && given(m.option)) {
+      if (chosen) refuse(named(*chosen) + " and " + named(m) + " are runs of their own: give one of them");
+      chosen = &m;
+    }
+  if (!chosen) {
+    const auto timing = std::find_if(modes.begin(), modes.end(), [](const Mode& m) { return m.option.empty(); });
+    if (timing == modes.end()) throw std::logic_error("Session::mode: no Mode with option \"\" (the benchmark)");
+    chosen = &*timing;
+  }
+  for (const std::string& name : given_) {
+    if (name == chosen->option || std::count(chosen->uses.begin(), chosen->uses.end(), name)) continue;
+    const auto reader = std::find_if(modes.begin(), modes.end(), [&](const Mode& m) {
+      return m.option == name || std::count(m.uses.begin(), m.uses.end(), name);
+    });
+    refuse("--" + name + (reader != modes.end() ? " is for " + named(*reader) : std::string(" is read by none of its runs")) +
+           "; " + named(*chosen) + " does not read it");
+  }
+  if (!chosen->times && !harness_given_.empty())
+    refuse(harness_given_.front() + " is for timing; " + named(*chosen) + " times nothing");
+  return chosen->option;
 }
 
 void Session::add_context(const std::string& key, const std::string& value) { benchmark::AddCustomContext(key, value); }

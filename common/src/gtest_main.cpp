@@ -2,10 +2,13 @@
 // --course_step=CHAPTER/FILE ("01_transpose/02_shared_tile") runs only the tests of one step
 // file, or with --course_step=CHAPTER/none the chapter's tests that belong to no step;
 // cmake/Chapter.cmake makes one CTest test of each. Exits with kSkipped (CTest's SKIP_RETURN_CODE)
-// when there is no device, and fails when a filter selects no test: "PASSED 0 tests" is no pass.
+// when there is no device, and fails when a filter selects no test: "PASSED 0 tests" is no pass;
+// nor is a run that GoogleTest's options or environment (which ctest passes on) make run nothing
+// or a part: --gtest_repeat=0 (GTEST_REPEAT=0) and sharding (GTEST_TOTAL_SHARDS) are refused.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -74,10 +77,29 @@ void describe_thread_order() {
 #endif
 }
 
+// Where a GoogleTest flag came from, for its error: the command line, or the environment.
+std::string flag_source(int argc, char** argv, const char* flag, const char* variable) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0) return argv[i];
+  const char* value = std::getenv(variable);
+  return std::string(variable) + "=" + (value ? value : "");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::string repeat = flag_source(argc, argv, "--gtest_repeat", "GTEST_REPEAT");
   ::testing::InitGoogleTest(&argc, argv);
+  if (GTEST_FLAG_GET(repeat) == 0) {
+    std::fprintf(stderr, "error: %s runs no test, which would pass as if every test had: give 1 or more, or leave it out\n",
+                 repeat.c_str());
+    return 2;
+  }
+  if (const char* shards = std::getenv("GTEST_TOTAL_SHARDS")) {
+    std::fprintf(stderr, "error: GTEST_TOTAL_SHARDS=%s runs a part of this program's tests, which would pass as if all "
+                 "had: unset it and GTEST_SHARD_INDEX\n", shards);
+    return 2;
+  }
   constexpr const char* flag = "--course_step=";
   std::optional<std::string> step;
   for (int i = 1; i < argc; ++i) {

@@ -1,7 +1,5 @@
 #include "course/numbers.hpp"
 
-#include "course/output_file.hpp"
-
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +22,6 @@ std::optional<std::uint64_t> environment_number(const char* name, std::uint64_t 
   if (const auto value = parse_whole_number(text, min, max)) return value;
   std::fprintf(stderr, "error: %s='%s': %s takes a whole number from %llu to %llu (%s); unset it or fix it\n", name,
                text, name, static_cast<unsigned long long>(min), static_cast<unsigned long long>(max), meaning);
-  remove_unfinished_outputs();
   std::exit(2);
 }
 

@@ -1,5 +1,5 @@
 // The CPU backend's own tests: barriers, shared memory per block, constant and dynamic shared
-// memory, grid shapes, atomics, the shuffled mode catching a missing __syncthreads(), the
+// memory, grid shapes, the most workers on the largest blocks, atomics, the shuffled mode catching a missing __syncthreads(), the
 // asynchronous-copy and tile-copy protocols, and accesses past the end of a buffer stopping the program.
 #include <gtest/gtest.h>
 
@@ -82,6 +82,23 @@ TEST_F(CpuBackend, SharedMemoryIsPerBlockWhileBlocksRunConcurrently) {
   GPU_CHECK(gpuMemset(errors.data(), 0, errors.bytes()));
   course::launch(shared_is_per_block, {256, 64}, errors.data());
   EXPECT_EQ(errors.to_host()[0], 0) << "blocks saw each other's shared memory";
+}
+
+__global__ void count_after_barrier(int* counter) {
+  __syncthreads();
+  atomicAdd(counter, 1);
+}
+
+// COURSE_CPU_THREADS takes up to 1024 workers: with blocks of 1024 threads, each thread a fiber
+// on a guarded stack (two memory mappings), every worker running a block at once would need far
+// more mappings than a process may hold (vm.max_map_count, 65530 by default).
+TEST_F(CpuBackend, TheMostWorkersRunAGridOfTheLargestBlocks) {
+  constexpr int kBlocks = 256, kThreads = 1024;
+  course::cpu::set_worker_count(1024);
+  DeviceBuffer<int> counter(1);
+  GPU_CHECK(gpuMemset(counter.data(), 0, counter.bytes()));
+  course::launch(count_after_barrier, {kBlocks, kThreads}, counter.data());
+  EXPECT_EQ(counter.to_host()[0], kBlocks * kThreads);
 }
 
 __constant__ float kCoefficients[4];

@@ -28,6 +28,10 @@ A row is Row(program, args, error, ...):
     needs    a python module the row needs (the test's own python runs the tools): a row
              whose module is missing is skipped, and said so.
     backend  "CPU", "CUDA" or "HIP": the row holds only for a build of that backend.
+    signal   a signal (signal.SIGINT, ...) that interrupts a run of good input: the row waits until
+             the program has created its partial output in {tmp} (NAME.partial-PID), sends the
+             signal, and the program must die of it, its last line on stderr the error, and
+             leave {tmp} as it found it (the partial removed, an earlier output kept).
 """
 import argparse
 import dataclasses
@@ -37,9 +41,11 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CRASHES = re.compile(r"Traceback \(most recent call last\)|Segmentation fault|core dumped|terminate called|"
@@ -62,6 +68,7 @@ class Row:
     lines: int | None = 1
     needs: str | None = None
     backend: str | None = None
+    signal: int | None = None
 
 
 # ---- inputs the rows share ------------------------------------------------------------------
@@ -87,13 +94,14 @@ def ceilings(copy_gbps: str) -> str:
     return CEILINGS.replace("COPY", copy_gbps)
 
 
-def chapter(**replaced) -> dict:
-    """A copy of chapter 4's lesson, tables and H200 results in {tmp}/ch (not named after a chapter,
-    so that report.py, were it to succeed, finds no step files to rewrite), with files replaced:
-    chapter(**{"results/h200/bench.json": ""}); a value of None leaves the file out."""
-    files = {"ch/README.md": Copy(f"{COULOMB}/README.md"), "ch/tables.py": Copy(f"{COULOMB}/tables.py")}
-    files |= {f"ch/results/h200/{path.name}": Copy(f"{RECORDED}/{path.name}")
-              for path in sorted((ROOT / RECORDED).iterdir())}
+def chapter(source: str = COULOMB, **replaced) -> dict:
+    """A copy of a chapter's lesson, tables and H200 results (chapter 4's by default) in {tmp}/ch
+    (not named after a chapter, so that report.py, were it to succeed, finds no step files to
+    rewrite), with files replaced: chapter(**{"results/h200/bench.json": ""}); a value of None
+    leaves the file out."""
+    files = {"ch/README.md": Copy(f"{source}/README.md"), "ch/tables.py": Copy(f"{source}/tables.py")}
+    files |= {f"ch/results/h200/{path.name}": Copy(f"{source}/results/h200/{path.name}")
+              for path in sorted((ROOT / source / "results" / "h200").iterdir()) if path.is_file()}
     for name, text in replaced.items():
         files.pop(f"ch/{name}", None)
         if text is not None:
@@ -109,10 +117,22 @@ GENERATOR_TREE = {"exercises/generate.py": Copy("exercises/generate.py"), "profi
 
 # grade.py on a tree of its own in {tmp}: the course's chapters by name, their exercises, and the tools.
 GRADE = "{tmp}/exercises/grade.py"
-GRADER_TREE = {"exercises": Copy("exercises"), "profiling/cli.py": Copy("profiling/cli.py"),
-               "profiling/results.py": Copy("profiling/results.py"), "profiling/verdict.py": Copy("profiling/verdict.py"),
-               "profiling/registry.py": Copy("profiling/registry.py"),
-               "chapters/01_transpose/bench_transpose.cpp": "", "chapters/03_seismic/bench_seismic.cpp": ""}
+GRADER_TREE = {"exercises": Copy("exercises"),
+               **{f"profiling/{name}.py": Copy(f"profiling/{name}.py")
+                  for name in ("cli", "results", "verdict", "registry", "environment")},
+               **{f"chapters/{folder.name}/{name}": Copy(f"chapters/{folder.name}/{name}")
+                  for folder in sorted((ROOT / "chapters").glob("[0-9][0-9]_*"))
+                  for name in ("steps.hpp", *(bench.name for bench in folder.glob("bench_*.cpp")))}}
+
+
+
+def grader_tree_without(exercise: str) -> dict:
+    """GRADER_TREE with one exercise file left out ("01_transpose/02_shared_tile.cu")."""
+    return {name: content for name, content in GRADER_TREE.items() if name != "exercises"} | \
+        {f"exercises/{path.relative_to(ROOT / 'exercises')}": Copy(str(path.relative_to(ROOT)))
+         for path in sorted((ROOT / "exercises").rglob("*"))
+         if path.is_file() and path.relative_to(ROOT / "exercises").as_posix() != exercise}
+
 
 NO_TORCH = {"lib/torch/__init__.py": "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"}
 # A PATH without the profilers: only what profile.sh needs before it looks for them.
@@ -138,9 +158,14 @@ BENCH1 = "chapters/01_transpose/bench_transpose"
 BENCH2 = "chapters/02_stencil/bench_stencil"
 BENCH4 = "chapters/04_coulomb/bench_coulomb"
 BENCH5 = "chapters/05_lattice_boltzmann/bench_lbm"
+BENCH6 = "chapters/06_multi_gpu/bench_multi_gpu"
 COURSE_CEILINGS = "common/course_ceilings"
 TEST1 = "chapters/01_transpose/test_transpose"
 TEST3 = "chapters/03_seismic/test_seismic"
+LONGEST_NAME = "p" * 250 + ".json"  # 255 characters, the most a file name may have
+CHAPTER6 = "chapters/06_multi_gpu"
+CEILINGS6 = json.loads((ROOT / CHAPTER6 / "results" / "h200" / "ceilings.json").read_text())
+BENCH6_RUN = json.loads((ROOT / CHAPTER6 / "results" / "h200" / "bench.json").read_text())
 
 ROWS = [
     # ---- report.py ----
@@ -186,6 +211,18 @@ ROWS = [
     Row(REPORT, ["ch"], r"ch/results/h100: holds a run on the NVIDIA H200, whose folder is h200/", status=1,
         files={**chapter(), **{f"ch/results/h100/{name}": Copy(f"{RECORDED}/{name}") for name in ("bench.json", "ceilings.json")}}),
     Row(RESULTS, ["--gpu-folder", " "], r'cannot name a results folder after the GPU " "', status=1),
+    # issue 44: every measurement of the ceilings checked, chapter 6's peer copy too; the context's
+    # numbers the tables read; results some other chapter's benchmark wrote
+    *[Row(REPORT, ["ch"], rf'ceilings.json: "{key}" needs a finite number above zero, not {shown}', status=1,
+          files=chapter(CHAPTER6, **{"results/h200/ceilings.json": json.dumps(CEILINGS6 | {key: value})}))
+      for key, value, shown in (("peer_both_ways_GBps", -773.3, "-773.3"), ("peer_GBps", "abc", '"abc"'))],
+    *[Row(REPORT, ["ch"], rf'bench.json: its context\'s "steps" needs a whole number above zero, not {shown}', status=1,
+          files=chapter(CHAPTER6, **{"results/h200/bench.json": json.dumps(
+              BENCH6_RUN | {"context": BENCH6_RUN["context"] | {"steps": value}})}))
+      for value, shown in (("0", '"0"'), ("abc", '"abc"'), ("2.5", '"2.5"'))],
+    Row(REPORT, ["ch"], r'bench.json: was written by "build/cuda/chapters/04_coulomb/bench_coulomb", not by '
+        r"bench_multi_gpu: another chapter's results\?", status=1,
+        files=chapter(CHAPTER6, **{"bench_multi_gpu.cpp": "", "results/h200/bench.json": Copy(f"{RECORDED}/bench.json")})),
 
     # ---- plot.py ----
     Row(PLOT, PLOT_ARGS, r"required: --out", status=2, files=PLOT_INPUTS),
@@ -243,6 +280,19 @@ ROWS = [
     Row(TRAFFIC, ["--kernels", "k", "--array-bytes", "4", "--out", "out", "--", "true"],
         r"neither ncu \(Nsight Compute\) nor rocprofv3 is on the PATH", status=1, env={"PATH": "{tmp}/bin"},
         files={"bin/true": "#!/bin/sh\n"}),
+    Row(TRAFFIC, ["--vendor", "nvidia", "--kernels", "k", "--array-bytes", "4", "--out", "out", "--", "true"],
+        r"ncu is not on the PATH \(--vendor nvidia\)", status=1, env={"PATH": "{tmp}/bin"}, files={"bin/true": "#!/bin/sh\n"}),
+    # A profiler that fails half-way leaves neither its raw output nor the folder it was given.
+    Row(TRAFFIC, ["--kernels", "k", "--array-bytes", "4", "--out", "out", "--", "true"],
+        r"the profiled command failed \(exit 3\)", status=1, lines=None, env={"PATH": "{tmp}/bin"},
+        files={"bin/ncu": '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --log-file ] && echo \'"ID","Kernel Name"\' >"$2"; '
+               'shift; done\necho "==ERROR== the application failed" >&2\nexit 3\n', "bin/true": "#!/bin/sh\n"}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"], r"ncu.csv: line \d+ ends in the middle: "
+        r"a profile cut short\?", status=1,
+        files={"ncu.csv": (ROOT / "chapters/01_transpose/results/h200/ncu.csv").read_text()[:-40]}),
+    Row(TRAFFIC, ["--parse", "ncu.csv", "--array-bytes", "4", "--out", "out"], r"ncu.csv: row \d+: \d+ fields where the "
+        r"header has \d+: a profile cut short\?", status=1,
+        files={"ncu.csv": (ROOT / "chapters/01_transpose/results/h200/ncu.csv").read_text().rsplit(",", 40)[0] + "\n"}),
 
     Row(TRAFFIC, ["--parse", "a.csv", "b.csv", "--array-bytes", "4", "--out", "out"],
         r"b.csv: an Nsight Compute profile is one CSV: give a.csv alone", status=1,
@@ -276,6 +326,14 @@ ROWS = [
 
     # ---- the chapters' other scripts ----
     Row("tests/run_all.sh", ["3"], r"run_all.sh takes no arguments, not '3'", status=2),
+    # issue 44: the wrappers check their options and the environment before installing or building
+    Row("tests/run_all.sh", [], r"COURSE_SEED='abc': it takes a whole number", status=2, env={"COURSE_SEED": "abc"}),
+    Row("profiling/benchmark_all.sh", ["--bogus"], r"'--bogus' is not an option every benchmark takes", status=2),
+    Row("profiling/benchmark_all.sh", ["--repetitions=0"], r"--repetitions needs a whole number from 1 to 10000, not '0'",
+        status=2),
+    Row("profiling/benchmark_all.sh", ["--benchmark_filter=["], r"is not a valid regular expression", status=2),
+    Row("profiling/benchmark_all.sh", ["--quiet"], r"--quiet is set by benchmark_all.sh itself", status=2),
+    Row("profiling/benchmark_all.sh", ["--all"], r"COURSE_CPU_THREADS='0'", status=2, env={"COURSE_CPU_THREADS": "0"}),
     *[Row(f"chapters/{chapter}/profile.sh", args, error, status=status, env=env, files=files)
       for chapter in CHAPTERS for args, error, status, env, files in (
           ([], r"usage: profile.sh BUILD_DIR OUT_DIR", 2, {}, {}),
@@ -317,7 +375,7 @@ ROWS = [
 
     # ---- generate.py: every source read and every target checked before anything is written ----
     # grade.py: every check before anything is built or written
-    Row(GRADE, ["9"], r"there is no chapter 9; the chapters are 1, 3", status=2, files=GRADER_TREE),
+    Row(GRADE, ["9"], r"there is no chapter 9; the chapters are 1, 2, 3", status=2, files=GRADER_TREE),
     Row(GRADE, ["3", "--step", "99"], r"chapter 3 has no step 99; its steps are 0, 1, 2, 3", status=2, files=GRADER_TREE),
     Row(GRADE, ["1", "3", "--step", "1"], r"--step needs exactly one chapter", status=2, files=GRADER_TREE),
     Row(GRADE, ["1", "--step", "x"], r"argument --step: invalid int value: 'x'", status=2, files=GRADER_TREE),
@@ -329,6 +387,16 @@ ROWS = [
         files=GRADER_TREE | {"build/student-cpu": "not a folder"}),
     Row(GRADE, ["1", "--bench", "--asan"], r"--bench times one whole chapter", status=2, files=GRADER_TREE),
     Row(GRADE, ["1", "--profile"], r"--profile measures one step on a GPU", status=2, files=GRADER_TREE),
+    # issue 44: the environment, the profiler and the step files checked before anything is built or created
+    Row(GRADE, ["6", "--bench"], r"COURSE_DEVICE_MEMORY_MB='abc': it takes a whole number", status=2,
+        env={"COURSE_DEVICE_MEMORY_MB": "abc"}, files=GRADER_TREE),
+    Row(GRADE, ["1"], r"GTEST_REPEAT=0 runs no test", status=2, env={"GTEST_REPEAT": "0"}, files=GRADER_TREE),
+    Row(GRADE, ["1", "--step", "2", "--profile", "--preset", "student-cuda"], r"ncu not found: --profile needs Nsight "
+        r"Compute on the PATH", status=2, env={"PATH": "{tmp}/bin"}, files=GRADER_TREE),
+    Row(GRADE, ["1"], r"exercises/01_transpose/02_shared_tile.cu is a folder, not the step's source", status=1,
+        files=grader_tree_without("01_transpose/02_shared_tile.cu") | {"exercises/01_transpose/02_shared_tile.cu/x": ""}),
+    Row(GRADE, ["1", "--step", "2"], r"exercises/01_transpose/02_shared_tile.cu is missing, and the build compiles every "
+        r"step: restore it", status=1, files=grader_tree_without("01_transpose/02_shared_tile.cu")),
     Row(GENERATE, [], r"solutions/02_b/01_step.cu: line 2: byte 0xe9 is not UTF-8", status=1,
         files=GENERATOR_TREE | {"solutions/02_b/01_step.cu": "int f() {\n  // caf\udce9\n}\n"}),
     Row(GENERATE, ["--check"], r"solutions/02_b/01_step.cu: line 1: byte 0xe9 is not UTF-8", status=1,
@@ -340,6 +408,8 @@ ROWS = [
     Row(GENERATE, [], r"nothing was written; if those edits may go", status=1, lines=None,
         files=GENERATOR_TREE | {"exercises/02_b/01_step.cu": "// my own, in Latin-1: caf\udce9\n"}),
     Row(GENERATE, ["--bogus"], r"unrecognized arguments: --bogus", status=2, files=GENERATOR_TREE),
+    Row(GENERATE, ["--check"], r"exercises/ is not up to date: exercises/01_a/01_step.cu: line 1: byte 0xe9 is not UTF-8",
+        status=1, files=GENERATOR_TREE | {"exercises/01_a/01_step.cu": "// caf\udce9\n"}),
 
     # ---- validate_gpu.sh (needs no GPU: it stops before anything that would use one) ----
     Row(VALIDATE, [], r"usage: validate_gpu.sh", status=2),
@@ -354,6 +424,7 @@ ROWS = [
         files={"file": "a file"}),
     Row(VALIDATE, ["results", "1"], r"no NVIDIA GPU here \(nvidia-smi -L failed\)", status=2,
         env={"PATH": "{tmp}/bin:{PATH}"}, files=FAILING_NVIDIA_SMI),
+    Row(VALIDATE, ["results", "1"], r"COURSE_SEED='x': it takes a whole number", status=2, env={"COURSE_SEED": "x"}),
 
     # ---- install-deps.sh (each stops before it looks at the machine) ----
     Row(INSTALL, ["gpu"], r"install-deps.sh: unknown argument 'gpu'", status=2),
@@ -462,11 +533,59 @@ ROWS = [
     Row(BENCH4, ["--sizes=65536x65536:1", "--benchmark_out=o.json"], r"nothing to time: every selected case was "
         r"skipped; no JSON written", status=1, env={"COURSE_DEVICE_MEMORY_MB": "1000"}),
     Row(BENCH5, ["--flow=f.csv", "--sizes=abc"], r"a size is NXxNY with NX from 1 to 65536 .*, not 'abc'", status=1),
-    Row(BENCH5, ["--cpu-size=65536x65535"], r"the CPU schemes' --cpu-size=65536x65535 needs [\d.]+ GB of host memory; "
-        r"this machine has", status=2),
+    Row(BENCH5, ["--cpu-size=65536x65535"], r"the CPU schemes' --cpu-size=65536x65535 needs [\d.]+ GB of "
+        r"(host )?memory.*; this machine has [\d.]+ GB of RAM free", status=2),
     *[Row(BENCH1, ["--rows=8", "--cols=8", "--benchmark_out=o.json"],
           rf"COURSE_DEVICE_MEMORY_MB='{value}': COURSE_DEVICE_MEMORY_MB takes a whole number from 1 to", status=2,
           env={"COURSE_DEVICE_MEMORY_MB": value}, files={"o.json": "kept"}) for value in ("abc", "0", "", "1.5", "-3")],
+    # ---- issue 44: interrupted runs, modes that skip their checks, limits the code cannot reach ----
+    # An output is whole or absent whatever ends the run: a signal removes the partial (one line
+    # names it; the program dies of the signal), an earlier output stays, a folder is refused first,
+    # and a name of 255 characters is taken (its partial's name is cut to fit).
+    Row(BENCH5, ["--accuracy=a.csv", "--widths=192"], r"interrupted by SIGINT: not written: a\.csv", signal=signal.SIGINT),
+    Row(BENCH6, [f"--pulse={LONGEST_NAME}", "--pulse-steps=100000"], rf"interrupted by SIGTERM: not written: {LONGEST_NAME}",
+        signal=signal.SIGTERM),
+    Row(COURSE_CEILINGS, ["--out=c.json", "--megabytes=256"], r"interrupted by SIGHUP: not written: c\.json",
+        signal=signal.SIGHUP, files={"c.json": "kept"}),
+    Row(BENCH1, ["--rows=2048", "--cols=2048", "--benchmark_out=o.json"], r"interrupted by SIGINT: not written: o\.json",
+        lines=None, signal=signal.SIGINT),
+    Row(BENCH5, ["--flow=d"], r"cannot write d: it is a folder: give a file name", status=1, files={"d/x": "kept"}),
+    Row(BENCH6, ["--pulse=d"], r"cannot write d: it is a folder", status=1, files={"d/x": "kept"}),
+    Row(BENCH5, ["--accuracy=d/"], r"cannot write d/: it ends in '/'", status=1),
+    Row(COURSE_CEILINGS, ["--out=d"], r"cannot write d: it is a folder", status=1, files={"d/x": "kept"}),
+    Row(BENCH1, ["--rows=8", "--cols=8", "--benchmark_out=d"], r"cannot write d: it is a folder", status=2,
+        files={"d/x": "kept"}),
+    # Every option is checked whichever mode reads it, and one a mode would ignore is refused.
+    Row(BENCH6, ["--pulse-size=abc"], r"--pulse-size needs a whole number from 1 to 4096, not 'abc'", status=2),
+    Row(BENCH6, ["--pulse-steps=-5"], r"--pulse-steps needs a whole number", status=2),
+    Row(BENCH6, ["--pulse-size=40"], r"--pulse-size is for --pulse; the benchmark does not read it", status=2),
+    Row(BENCH6, ["--pulse=p.json", "--strong=64"], r"--strong is for the benchmark; --pulse does not read it", status=2),
+    Row(BENCH6, ["--pulse=p.json", "--benchmark_out=o.json"], r"--benchmark_out is for timing; --pulse times nothing",
+        status=2),
+    Row(BENCH5, ["--accuracy=a.csv", "--flow=f.csv"], r"--flow and --accuracy are runs of their own: give one", status=2),
+    Row(BENCH5, ["--flow=f.csv", "--repetitions=3"], r"--repetitions is for timing; --flow times nothing", status=2),
+    Row(BENCH5, ["--widths=24"], r"--widths is for --accuracy; the benchmark does not read it", status=2),
+    Row(BENCH5, ["--capacity=64x32", "--sizes=8x8"], r"--sizes is for the benchmark; --capacity does not read it",
+        status=2),
+    # Memory weighed on every path: a mode that times nothing, and the CPU backend's one RAM that
+    # every rank (device) of chapter 6 shares.
+    Row(BENCH6, ["--pulse=p.json", "--pulse-size=4096"], r"the pulse on 4096\^3 points .* needs [\d.]+ GB of "
+        r"(device )?memory", status=2),
+    Row(BENCH6, ["--pulse=p.json"], r"the pulse on \d+\^3 points .*COURSE_DEVICE_MEMORY_MB=1 allows 1.0 MB", status=2,
+        env={"COURSE_DEVICE_MEMORY_MB": "1"}),
+    Row(BENCH6, ["--gpus=8", "--strong=512", "--weak=512", "--benchmark_out=o.json"],
+        r"nothing to time: every selected case was skipped; no JSON written", status=1,
+        env={"COURSE_DEVICE_MEMORY_MB": "500"}, backend="CPU"),
+    Row(BENCH5, ["--sizes=4628x4628", "--benchmark_out=o.json"], r"nothing to time: every selected case was skipped",
+        status=1, env={"COURSE_DEVICE_MEMORY_MB": "9000"}, backend="CPU"),
+    # A range that is documented is reachable, or refused in one line.
+    Row(BENCH5, ["--accuracy=a.csv", "--widths=24,65535"], r"--widths: a channel 65535 cells across takes \d+ time "
+        r"steps .*more than a run counts \(2147483647\): at this tau, widths up to \d+", status=1),
+    # A test program that would run nothing, or a part, is no pass.
+    Row(TEST1, ["--gtest_repeat=0"], r"--gtest_repeat=0 runs no test", status=2),
+    Row(TEST1, [], r"GTEST_REPEAT=0 runs no test", status=2, env={"GTEST_REPEAT": "0"}),
+    Row(TEST1, [], r"GTEST_TOTAL_SHARDS=2 runs a part of this program's tests", status=2,
+        env={"GTEST_TOTAL_SHARDS": "2", "GTEST_SHARD_INDEX": "0"}),
     # ---- end of the compiled programs' rows ---------------------------------------------------
 ]
 
@@ -519,7 +638,10 @@ def answer_problems(row: Row, run: subprocess.CompletedProcess, lines: list) -> 
         if not re.search(row.error, run.stdout):
             problems.append(f"stdout does not match /{row.error}/")
         return problems
-    if run.returncode == 0:
+    if row.signal is not None:
+        if run.returncode != -row.signal:
+            problems.append(f"exit status {run.returncode}, not death by {signal.Signals(row.signal).name}")
+    elif run.returncode == 0:
         problems.append("exit status 0")
     elif run.returncode < 0 or run.returncode >= 128:
         problems.append(f"killed by a signal (status {run.returncode})")
@@ -535,6 +657,29 @@ def answer_problems(row: Row, run: subprocess.CompletedProcess, lines: list) -> 
         if not re.search(row.error, lines[-1]):
             problems.append(f"the error line does not match /{row.error}/")
     return problems
+
+
+def run_and_interrupt(command: list, folder: pathlib.Path, env: dict, signal_number: int):
+    """Runs `command` in `folder` until it has created a partial output there, then sends it the
+    signal: its run, or (a string) why it could not be interrupted so."""
+    with subprocess.Popen(command, cwd=folder, env=env, text=True, errors="replace", stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL) as child:
+        deadline = time.monotonic() + 120
+        while not any(folder.rglob("*.partial-*")):
+            if child.poll() is not None or time.monotonic() > deadline:
+                child.kill()
+                _, stderr = child.communicate()
+                return (f"it never created a partial output to interrupt (exit status {child.returncode}); "
+                        f"stderr: {stderr.strip()[-300:]}")
+            time.sleep(0.01)
+        child.send_signal(signal_number)
+        try:
+            stdout, stderr = child.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            return f"it did not end in 120 s after {signal.Signals(signal_number).name}"
+    return subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
 
 
 def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
@@ -563,11 +708,15 @@ def check(row: Row, build: pathlib.Path, backend: str) -> tuple[str, list]:
             else:
                 env[key] = expand(value)
         before, top_before = snapshot(tmp), sorted(os.listdir("/"))
+        command_line = [expand(a) for a in argv + row.args]
         try:
-            run = subprocess.run([expand(a) for a in argv + row.args], cwd=tmp, env=env, text=True,
-                                 errors="replace", capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+            run = run_and_interrupt(command_line, tmp, env, row.signal) if row.signal is not None else \
+                subprocess.run(command_line, cwd=tmp, env=env, text=True, errors="replace", capture_output=True,
+                               stdin=subprocess.DEVNULL, timeout=120)
         except subprocess.TimeoutExpired:
             return "FAIL", ["did not finish in 120 s"]
+        if isinstance(run, str):
+            return "FAIL", [run]
         lines = [line for line in run.stderr.splitlines() if line.strip()]
         problems = answer_problems(row, run, lines)
         after = snapshot(tmp)
@@ -599,6 +748,8 @@ def main() -> int:
             continue
         if row.env:
             shown = " ".join(f"{k}={v}" for k, v in row.env.items()) + " " + shown
+        if row.signal is not None:
+            shown += f", then {signal.Signals(row.signal).name}"
         verdict, notes = check(row, build, backend)
         failed += verdict == "FAIL"
         print(f"{verdict:4}  {shown}")

@@ -4,9 +4,12 @@ made before anything is built."""
 import importlib.util
 import os
 import pathlib
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -157,6 +160,62 @@ class CommandLine(unittest.TestCase):
         done = self.run_grade("1", "--profile")
         self.assertEqual(done.returncode, 2)
         self.assertIn("--profile measures one step on a GPU", done.stderr)
+
+
+def grader_tree(folder: pathlib.Path) -> None:
+    """A copy of what grade.py reads, in `folder`: the exercises, the tools, each chapter's registry."""
+    shutil.copytree(ROOT / "exercises", folder / "exercises")
+    shutil.copytree(ROOT / "profiling", folder / "profiling", ignore=shutil.ignore_patterns("__pycache__"))
+    for chapter in (ROOT / "chapters").glob("[0-9][0-9]_*"):
+        (folder / "chapters" / chapter.name).mkdir(parents=True)
+        for name in ("steps.hpp", *(path.name for path in chapter.glob("bench_*.cpp"))):
+            shutil.copyfile(chapter / name, folder / "chapters" / chapter.name / name)
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        return pathlib.Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+class Interruption(unittest.TestCase):
+    """grade.py stopped while its build runs (here a cmake that only sleeps): one line, the
+    signal's exit status, and the build stopped with it."""
+
+    def stop_during_the_build(self, signal_number: int) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = pathlib.Path(tmp)
+            grader_tree(tree)
+            (tree / "bin").mkdir()
+            for tool, script in (("cmake", f"echo $$ >{tmp}/cmake.pid\nexec sleep 60\n"), ("ctest", "")):
+                (tree / "bin" / tool).write_text("#!/bin/sh\n" + script)
+                (tree / "bin" / tool).chmod(0o755)
+            env = dict(os.environ, PATH=f"{tree / 'bin'}:{os.environ['PATH']}", PYTHONDONTWRITEBYTECODE="1")
+            with subprocess.Popen([sys.executable, str(tree / "exercises" / "grade.py"), "1"], cwd=tmp, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as grader:
+                pid_file = tree / "cmake.pid"
+                deadline = time.monotonic() + 60
+                while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                self.assertTrue(pid_file.exists(), "grade.py never started its build")
+                build = int(pid_file.read_text())
+                grader.send_signal(signal_number)
+                _, stderr = grader.communicate(timeout=60)
+            name = signal.Signals(signal_number).name
+            self.assertEqual(grader.returncode, 128 + signal_number, stderr)
+            self.assertEqual(stderr, f"error: interrupted by {name}: the build and tests it started were stopped\n")
+            deadline = time.monotonic() + 10
+            while alive(build) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertFalse(alive(build), f"the build grade.py started still runs after its {name}")
+
+    def test_ctrl_c_stops_the_build_with_one_line(self):
+        self.stop_during_the_build(signal.SIGINT)
+
+    def test_sigterm_stops_the_build_too(self):
+        self.stop_during_the_build(signal.SIGTERM)
 
 
 if __name__ == "__main__":

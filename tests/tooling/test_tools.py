@@ -96,7 +96,10 @@ class ExerciseGenerator(unittest.TestCase):
             generate.SOLUTIONS, generate.EXERCISES = self.tree / "solutions", self.tree / "exercises"
             sys.argv = ["generate.py", *arguments]
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as errors:
-                return generate.main(), errors.getvalue()
+                try:
+                    return generate.main(), errors.getvalue()
+                except generate.cli.ToolError as error:  # what cli.run makes one line and status 1
+                    return 1, errors.getvalue() + f"error: {error}\n"
         finally:
             generate.SOLUTIONS, generate.EXERCISES, sys.argv = old
 
@@ -115,7 +118,9 @@ class ExerciseGenerator(unittest.TestCase):
             self.assertEqual(status, 1)
             self.assertIn("exercises/01_a/01_step.cu has been edited", errors)
             self.assertEqual(exercise.read_text(), student_work)
-            self.assertEqual(self.run_generator("--check")[0], 1)
+            status, errors = self.run_generator("--check")
+            self.assertEqual(status, 1)
+            self.assertIn("error: exercises/ is not up to date: exercises/01_a/01_step.cu differs", errors)
             self.assertEqual(self.run_generator("--force")[0], 0)
             self.assertIn("one, as an int", exercise.read_text())
             backups = list(exercise.parent.glob("01_step.cu.edited-*"))

@@ -52,8 +52,12 @@ inline Rate rsqrts(double count) { return {"Grsqrt", count / 1e9}; }         // 
 // time holds memory; `device_bytes` and `host_bytes` say how much, before anything is built.
 struct Problem {
   std::string name;                        // "2048x2048, 100000 atoms": names it when it is skipped
-  double device_bytes = 0;                 // the most it holds at once in the device's memory
+  double device_bytes = 0;                 // the most it holds at once in a device's memory
   double host_bytes = 0;                   // and in the host's (the reference and read-backs included)
+  // The devices it spreads over, each holding at most device_bytes (chapter 6's ranks): the
+  // session looks at device 0's memory, but on the CPU backend, whose devices share the host's
+  // RAM, every device's bytes count.
+  int devices = 1;
   std::function<void(const Seed&)> build;  // allocates and draws the inputs from the seed
   std::function<void()> release;           // frees all that build() made
 };
@@ -72,6 +76,18 @@ struct Case {
   // step once per family, at the largest size that fits. A case of no family ("", a sweep's) is
   // left out of the verdict.
   std::string family;
+};
+
+// A bad command line: one line, "error: " and `message`, on stderr, and exit code 2 (before
+// anything is written: std::exit removes the partial output files).
+[[noreturn]] void refuse(const std::string& message);
+
+// A run of the chapter's benchmark program: timing its cases (`option` ""), or what one of its
+// options asks for instead (--flow=FILE.csv: a figure's data). Session::mode says which was given.
+struct Mode {
+  std::string option;                // the chapter's option that chooses it, without "--"; "" for the benchmark
+  std::vector<std::string> uses;     // the chapter's other options it reads
+  bool times = false;                // whether it times cases: takes the harness's options (--repetitions, ...)
 };
 
 // True on the CPU backend, whose problems should be kept small.
@@ -104,11 +120,21 @@ class Session {
   bool all() const { return all_; }
   // The seed of this run's random inputs (COURSE_SEED replays it), printed with every failure.
   const Seed& seed() const { return seed_; }
+  // Whether the chapter's option `name` was given (not left at its default).
+  bool given(const std::string& name) const;
+  // Which of `modes` this run is (the option that chose it, "" for the benchmark), checked before
+  // any work: two modes given, a chapter option the chosen mode does not read, or one of the
+  // harness's options (--benchmark_out, --repetitions, --quiet, ...) with a mode that times
+  // nothing, would be ignored or lost: each stops the program with one line (exit code 2).
+  std::string mode(const std::vector<Mode>& modes) const;
   // A line of the JSON's context (and of nothing else): a measurement made outside the cases.
   void add_context(const std::string& key, const std::string& value);
-  // Stops with one line (exit code 2) when such a measurement, made on the host (`what`), would
-  // not fit in the host's memory.
-  void require_host_memory(double bytes, const std::string& what) const;
+  // Why `problem` would not fit (the memory run() weighs every problem against, the same
+  // COURSE_DEVICE_MEMORY_MB cap), "" when it does: for work outside the cases, such as a mode
+  // that times nothing or a measurement the context records.
+  std::string does_not_fit(const Problem& problem) const;
+  // Stops with one line naming the problem (exit code 2) when it would not fit.
+  void require_fits(const Problem& problem) const;
 
   // Declares a problem: the cases added after it, up to the next problem, share it.
   void add_problem(Problem problem);
@@ -117,7 +143,8 @@ class Session {
   void add(Case c);
   // Reaches the problems in order. A problem that does not fit is skipped with one line (the
   // device's memory is what it has free at the start, or COURSE_DEVICE_MEMORY_MB when that is
-  // less; on the CPU backend the device's and the host's bytes together against RAM). Then,
+  // less, and the host's the RAM free; on the CPU backend every device's bytes and the host's
+  // together against the RAM free). Then,
   // for each problem: build it; check every selected case once (a step not written yet, a
   // student's stub, is skipped with its reason; a wrong output fails its case, with the seed);
   // time the right ones; check the output of each timed case's last run, and again after the
@@ -137,6 +164,8 @@ class Session {
   static std::optional<double> device_memory_cap();
 
   std::map<std::string, std::string> options_;
+  std::vector<std::string> given_;          // the chapter's options given, in the order given
+  std::vector<std::string> harness_given_;  // the harness's options given (--repetitions, --benchmark_out, ...)
   std::optional<Ceilings> ceilings_;
   std::optional<double> device_memory_cap_ = device_memory_cap();
   std::vector<Problem> problems_;

@@ -241,7 +241,9 @@ void sync_threads();
 const char* last_launch_failure();
 
 // Test and debugging knobs (also read from the environment at start-up):
-//   COURSE_CPU_THREADS=n   OS threads that run blocks, 1 to 1024 (default: hardware threads)
+//   COURSE_CPU_THREADS=n   OS threads that run blocks, 1 to 1024 (default: hardware threads); a
+//                          grid of large blocks runs on as many of them at once as its fibers'
+//                          guarded stacks fit the kernel's memory mappings (runtime.cpp)
 //   COURSE_CPU_SHUFFLE=s   run the fibers of a block in an order shuffled with seed s, anew
 //                          between barriers, so a missing __syncthreads() shows as a wrong result
 //                          (0: in order). Any other value stops the program naming the variable.
