@@ -340,6 +340,7 @@ SHARED = ("shared memory busy %", "traffic", "shared %", 0)
 LOAD_WAIT = ("load-wait cycles per instruction", "stalls", "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", 1)
 OCCUPANCY = ("occupancy %", "traffic", "occupancy %", 0)
 DRAM = ("DRAM busy %", "traffic", "DRAM %", 0)
+DRAM_BYTES = ("DRAM traffic, cubes", "traffic", "HBM ratio", 2)
 FMA_PIPE = ("FMA pipe busy %", "traffic", "FMA pipe %", 0)
 STEP_RESULTS = {
     "00": (["star7", "box27", "compound_r2"], [L1]),
@@ -353,7 +354,7 @@ STEP_RESULTS = {
     "08": (["star7", "box27", "compound_r2"], [INSTRUCTIONS]),
     "09": (["star7", "box27", "compound_r2"], [DRAM]),
     "10": (["star7", "box27", "compound_r2"], [INSTRUCTIONS, L2]),
-    "11": (["star7", "box27", "compound_r2"], [DRAM]),
+    "11": (["star7", "box27", "compound_r2"], [L2, DRAM_BYTES, DRAM]),
     "12": (["star7", "box27", "compound_r2"], [INSTRUCTIONS, FMA_PIPE]),
 }
 
