@@ -27,8 +27,10 @@
   size_sweep.png      results/h200/size_sweep.csv: the copy and step 11 from 2^20 to 2^30 bytes.
 
 The pictures of time (prefetch, two_tiles, deeper_prefetch, async_ring) are schedules drawn from a
-model with round numbers (a plane's loads take 4 units from issue to arrival, its arithmetic 2),
-not measurements: they show the order of events, not their durations on a GPU.
+model with round numbers (a plane's loads take 4 units from issue to arrival, its arithmetic 2;
+bandwidth and the cost of a barrier are not modelled), not measurements: they show the order of
+events, not their durations on a GPU, and each says so in a banner at its top. Their time axis
+has no numbers, so that no one reads a speed-up off them.
 
     chapters/02_stencil/figures.py [--out-dir chapters/02_stencil/figures]
 """
@@ -50,6 +52,13 @@ PASS_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2"
 IDLE, UNREAD = "#d0d0d0", "white"
 
 
+def outline_halo(axis, width: int, height: int, r: int) -> None:
+    """The haloed tile's interior (the block's outputs) inside a thick black line, the tile's edge
+    in a thin one: the halo is the ring between them."""
+    axis.add_patch(plt.Rectangle((r, r), width - 2 * r, height - 2 * r, fill=False, edgecolor="black", linewidth=2.0))
+    axis.add_patch(plt.Rectangle((0, 0), width, height, fill=False, edgecolor="black", linewidth=0.8))
+
+
 def plane_load(bx: int, by: int, r: int, passes: int):
     """(pass that reads each tile cell or None, threads that idle) for `passes` passes of the
     reshaped load: thread Ind reads column Ind % Rx of row Ind / Rx + pass * Ry while Ind / Rx < Ry."""
@@ -69,7 +78,8 @@ def draw_plane_load(out: pathlib.Path) -> None:
     cases = [(32, 8, 1, "32x8 threads, radius 1 (step 04): Ry = 256 // 34 = 7 rows a pass, 2 passes = the patent's w"),
              (32, 2, 1, "32x2 threads, radius 1: Ry = 64 // 34 = 1 row a pass; the tile has 4 rows, the patent's "
                         "w = ceil(34*4/64) = 3 passes")]
-    figure, axes = plt.subplots(2, 2, figsize=(13, 5.0), gridspec_kw={"width_ratios": [3, 2], "height_ratios": [10, 4]})
+    figure, axes = plt.subplots(2, 2, figsize=(13, 5.4), gridspec_kw={"width_ratios": [3, 2], "height_ratios": [10, 4]})
+    row_colours = plt.get_cmap("Pastel1")
     for (bx, by, r, title), (tile_axis, thread_axis) in zip(cases, axes):
         width, height = bx + 2 * r, by + 2 * r
         rows_per_pass = bx * by // width
@@ -78,10 +88,10 @@ def draw_plane_load(out: pathlib.Path) -> None:
         for y in range(height):
             for x in range(width):
                 p = cell[y][x]
-                halo = x < r or x >= width - r or y < r or y >= height - r
                 tile_axis.add_patch(plt.Rectangle((x, y), 1, 1, facecolor=UNREAD if p is None else PASS_COLOURS[p],
-                                                  edgecolor="black" if halo else "white", linewidth=0.4,
+                                                  edgecolor="#999999" if p is None else "white", linewidth=0.4,
                                                   hatch="xxx" if p is None else None))
+        outline_halo(tile_axis, width, height, r)
         tile_axis.set_xlim(0, width)
         tile_axis.set_ylim(height, 0)
         tile_axis.set_aspect("equal")
@@ -89,26 +99,31 @@ def draw_plane_load(out: pathlib.Path) -> None:
         tile_axis.set_yticks(range(0, height + 1, max(1, height // 5)))
         tile_axis.set_title(title, fontsize=8, loc="left")
         missing = sum(c is None for row in cell for c in row)
-        tile_axis.set_xlabel(f"the {width} x {height} haloed tile (halo cells outlined); colour: the pass that reads it"
+        tile_axis.set_xlabel(f"the {width} x {height} haloed tile; thick line: the block's outputs, the halo outside it; "
+                             "colour: the pass that reads a cell"
                              + (f"; hatched: {missing} cells w passes never read" if missing else ""), fontsize=7)
-        # The threads: Ind along x, coloured by the tile row they read in pass 0, idle ones grey.
+        for p in range(w):
+            tile_axis.plot([], [], "s", color=PASS_COLOURS[p], label=f"pass {p + 1}")
+        tile_axis.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False, handlelength=1)
+        # The threads: Ind along x, coloured and numbered by the tile row they read in pass 1, idle ones grey.
         per_row = 32
         for ind in range(bx * by):
             row_read = ind // width
-            colour = IDLE if ind in idle else plt.get_cmap("tab10")(row_read % 10)
+            colour = IDLE if ind in idle else row_colours(row_read % 9)
             thread_axis.add_patch(plt.Rectangle((ind % per_row, ind // per_row), 1, 1, facecolor=colour,
                                                 edgecolor="white", linewidth=0.3))
+            if ind not in idle and (ind % width == 0 or ind % per_row == 0):
+                thread_axis.text(ind % per_row + 0.5, ind // per_row + 0.5, str(row_read), ha="center", va="center",
+                                 fontsize=6)
         thread_axis.set_xlim(0, per_row)
         thread_axis.set_ylim(bx * by // per_row, 0)
         thread_axis.set_aspect("equal")
         thread_axis.set_yticks([])
         thread_axis.set_xticks([0, 16, 32])
-        thread_axis.set_title(f"{bx * by} threads by Ind = tx + ty*{bx}: colour = the tile row Ind // {width}\n"
-                              f"they read ({rows_per_pass} a pass); grey: {len(idle)} idle", fontsize=7, loc="left")
-    for p in range(4):
-        axes[0][0].plot([], [], "s", color=PASS_COLOURS[p], label=f"pass {p}")
-    figure.legend(loc="lower right", ncol=4, fontsize=7, frameon=False)
-    figure.tight_layout(rect=(0, 0.04, 1, 1))
+        thread_axis.set_title(f"the {bx * by} threads in order of Ind = tx + ty*{bx}, 32 a line; colour and number:\n"
+                              f"the tile row Ind // {width} each reads in pass 1 ({rows_per_pass} row{'s' if rows_per_pass > 1 else ''} a pass); "
+                              f"grey: {len(idle)} idle", fontsize=7, loc="left")
+    figure.tight_layout()
     figure.savefig(out, dpi=120)
     print(f"wrote {out}")
 
@@ -123,7 +138,10 @@ def draw_queue_rotation(out: pathlib.Path) -> None:
     for z in range(shown):
         for slot in range(2 * rz + 1):
             plane = z - rz + slot
-            tile = (plane + rz) % (2 * rz + 1)  # the tile that plane was loaded into
+            # The tile that plane was loaded into: priming puts planes -rz .. rz-1 into tiles 1 .. 2rz,
+            # and each advance loads the next plane into the tile of the oldest, so plane p is in
+            # tile (p + rz + 1) % (2rz + 1), as in 03_circular_queue.cu.
+            tile = (plane + rz + 1) % (2 * rz + 1)
             new = slot == 2 * rz
             axis.add_patch(plt.Rectangle((z, slot), 0.9, 0.9, facecolor=colours(tile), edgecolor="black" if new else "white",
                                          linewidth=1.6 if new else 0.5))
@@ -248,19 +266,19 @@ def draw_covering_loops(out: pathlib.Path) -> None:
     for y in range(height):
         for x in range(width):
             key = (y // by, x // bx)
-            halo = x < r or x >= width - r or y < r or y >= height - r
-            axis.add_patch(plt.Rectangle((x, y), 1, 1, facecolor=colours[key], edgecolor="black" if halo else "white",
-                                         linewidth=0.5))
+            axis.add_patch(plt.Rectangle((x, y), 1, 1, facecolor=colours[key], edgecolor="white", linewidth=0.5))
+    outline_halo(axis, width, height, r)
     for key, name in names.items():
         axis.plot([], [], "s", color=colours[key], label=name)
     axis.set_xlim(0, width)
     axis.set_ylim(height, 0)
     axis.set_aspect("equal")
-    axis.set_xticks([0, r, bx, width])
-    axis.set_yticks([0, r, by, height])
+    axis.set_xticks([0, r, bx, width - r, width])
+    axis.set_yticks([0, r, by, height - r, height])
     axis.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
     axis.set_title(f"Step 02: thread (tx, ty) loads cells (tx + {bx}i, ty + {by}j) of the {width} x {height} haloed tile "
-                   "(halo outlined);\ncolour: the pass of the covering loops that loads each cell. The tile is loaded "
+                   "(thick line: the block's outputs; the halo outside it);\ncolour: the pass of the covering loops that "
+                   "loads each cell. The tile is loaded "
                    f"this way for each of the {2 * r + 1} planes of every output plane", fontsize=8, loc="left")
     figure.tight_layout()
     figure.savefig(out, dpi=120)
@@ -327,12 +345,21 @@ def schedule(kind: str, planes: int) -> tuple:
 schedule.trailing_barrier = True
 
 
-def draw_schedules(out: pathlib.Path, panels: list, note: str) -> None:
-    """Panels of (title, bars, barriers, rows), one above the other, on one time axis."""
+MODEL_BANNER = ["A schedule drawn from a model, not a measurement: a plane's loads take {load:.0f} units, its arithmetic "
+                "{compute:.0f}.",
+                "Bandwidth and barriers cost nothing here: it shows the order of events, not their durations on a GPU."]
+
+
+def draw_schedules(out: pathlib.Path, panels: list, extra: str = "") -> None:
+    """Panels of (title, bars, barriers, rows), one above the other, on one time axis without
+    numbers, under a banner that says the schedule is a model's."""
     span = max(end for _, bars, _, _ in panels for _, _, end, _, _ in bars)
     heights = [len(rows) + 1.2 for *_, rows in panels]
-    figure, axes = plt.subplots(len(panels), 1, figsize=(12, 1.0 + 0.55 * sum(heights)),
-                                gridspec_kw={"height_ratios": heights}, sharex=True, squeeze=False)
+    banner = [line.format(load=LOAD, compute=COMPUTE) for line in MODEL_BANNER] + ([extra] if extra else [])
+    top, bottom = 0.3 + 0.2 * len(banner), 0.45  # inches kept for the banner and for the legend
+    height = 0.55 * sum(heights) + top + bottom + 0.3
+    figure, axes = plt.subplots(len(panels), 1, figsize=(12, height), gridspec_kw={"height_ratios": heights},
+                                sharex=True, squeeze=False)
     axes = axes[:, 0]
     used = {}
     for axis, (title, bars, barriers, rows) in zip(axes, panels):
@@ -350,16 +377,17 @@ def draw_schedules(out: pathlib.Path, panels: list, note: str) -> None:
         axis.set_ylim(len(rows), 0)
         axis.set_yticks([y + 0.5 for y in range(len(rows))], rows, fontsize=8)
         axis.set_xlim(0, span)
-        planes_done = sum(1 for *_, kind, _ in bars if kind == "compute")
-        axis.set_title(f"{title}: {planes_done} planes in {max(e for _, _, e, k, _ in bars if k == 'compute'):.0f} units, "
-                       f"{len(barriers)} barriers (red)", fontsize=8, loc="left")
-    for kind, (colour, label) in used.items():
-        axes[0].plot([], [], "s", color=colour, label=label)
-    axes[0].plot([], [], "-", color="#e15759", label="barrier")
-    axes[0].legend(loc="lower left", bbox_to_anchor=(0, 1.25), ncol=6, fontsize=7, frameon=False)
-    axes[-1].set_xlabel("time, in the model's units; the numbers in the bars are planes")
-    figure.text(0.995, 0.995, f"model: {note}", ha="right", va="top", fontsize=7, color="#555555")
-    figure.tight_layout()
+        axis.set_xticks([])
+        axis.set_title(f"{title} ({len(barriers)} barriers, red)", fontsize=8.5, loc="left")
+    axes[-1].set_xlabel("time in the model (no scale); the numbers in the bars are planes", fontsize=8)
+    handles = [plt.Rectangle((0, 0), 1, 1, facecolor=colour, hatch="///" if kind in ("load", "copy") else None,
+                             edgecolor="white") for kind, (colour, _) in used.items()]
+    handles.append(plt.Line2D([], [], color="#e15759"))
+    figure.legend(handles, [label for _, label in used.values()] + ["barrier"], loc="lower center", ncol=6, fontsize=8,
+                  frameon=False)
+    figure.text(0.01, 1 - 0.08 / height, "\n".join(banner), ha="left",
+                va="top", fontsize=9.5, bbox={"facecolor": "#fff3cd", "edgecolor": "#c9a227", "boxstyle": "round,pad=0.4"})
+    figure.tight_layout(rect=(0, bottom / height, 1, 1 - top / height))
     figure.savefig(out, dpi=120)
     print(f"wrote {out}")
 
@@ -371,8 +399,7 @@ def draw_prefetch(out: pathlib.Path) -> None:
     prefetch = schedule("prefetch", planes)
     draw_schedules(out, [("Step 05: load plane p, barrier, compute, barrier", *serial, ["memory", "threads"]),
                          ("Step 06: plane p+1's loads issued into registers right after plane p is published",
-                          *prefetch, ["memory", "threads"])],
-                   f"a plane's loads {LOAD:.0f}, its arithmetic {COMPUTE:.0f}")
+                          *prefetch, ["memory", "threads"])])
 
 
 def draw_two_tiles(out: pathlib.Path) -> None:
@@ -388,8 +415,8 @@ def draw_two_tiles(out: pathlib.Path) -> None:
                        if kind == "compute"]
         panels.append((title, bars, barriers, rows))
     schedule.trailing_barrier = True
-    draw_schedules(out, panels, f"a plane's loads {LOAD:.0f}, its arithmetic {COMPUTE:.0f}; barriers drawn free (on a GPU "
-                                "each makes every warp wait for the slowest)")
+    draw_schedules(out, panels, "So step 08 gains nothing in this picture; on a GPU each barrier makes every warp wait for "
+                                "the slowest, and costs instructions.")
 
 
 def draw_deeper_prefetch(out: pathlib.Path) -> None:
@@ -400,8 +427,7 @@ def draw_deeper_prefetch(out: pathlib.Path) -> None:
     schedule.trailing_barrier = True
     draw_schedules(out, [("Step 08: one plane in flight a thread", *one, ["memory", "threads"]),
                          ("Step 09: two planes in flight, in two register sets used in turn", *two,
-                          ["register set 0", "register set 1", "threads"])],
-                   f"a plane's loads {LOAD:.0f}, its arithmetic {COMPUTE:.0f}")
+                          ["register set 0", "register set 1", "threads"])])
 
 
 def draw_async_ring(out: pathlib.Path) -> None:
@@ -409,7 +435,7 @@ def draw_async_ring(out: pathlib.Path) -> None:
     bars, barriers = schedule("ring", planes)
     draw_schedules(out, [("Step 10: planes copied straight into a ring of 3 tiles; at each barrier plane p has landed "
                           "and tile (p-1) % 3 is free for plane p+2", bars, barriers, ["tile 0", "tile 1", "tile 2", "threads"])],
-                   f"a plane's copies {LOAD:.0f}, its arithmetic {COMPUTE:.0f}; no store from registers")
+                   "A plane's copies go straight into a tile: no store from registers.")
 
 
 def draw_z_chunks(out: pathlib.Path) -> None:

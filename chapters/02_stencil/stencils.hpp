@@ -67,9 +67,10 @@ struct Box27 {
   }
 };
 
-// A compound operator that 2.5D blocking cannot do in one pass: the Laplacian plus every mixed
-// derivative, d2/dxdy + d2/dydz + d2/dxdz (the cube's edges) + d3/dxdydz (its corners), from 1D
-// differences of order 2 kRadius.
+// A compound operator, the Laplacian plus every mixed derivative, d2/dxdy + d2/dydz + d2/dxdz (the
+// cube's edges) + d3/dxdydz (its corners), from 1D differences of order 2 kRadius. The patent says
+// 2.5D blocking cannot do it in one pass; steps 05-12 do (the lesson's step 05 says which 2.5D
+// blocking the claim holds for).
 template <int kRadius>
 struct Compound {
   static constexpr int rx = kRadius, ry = kRadius, rz = kRadius;

@@ -186,33 +186,62 @@ void test_tile_inside() {
   ASSERT_GT(inside_blocks, 0) << "the test's grids must have blocks inside the array";
 }
 
-// Steps 10 and 11's copy plans (parts.hpp, copy_10 and copy_11): every copy of every block's tile,
-// on grids with packed rows and with wider halos, made exactly when its 16 bytes lie in a row of
-// the array's storage, from the place in the plane that its row and column say. (The copy numbers
-// past the tile, which the last pass's spare threads hold, are never started: not checked.)
+// Steps 10 and 11's copy plans (parts.hpp, copy_10 and copy_11), checked by what a plan must do,
+// not by an expression for it, on grids with packed rows and with wider halos, for every copy of
+// every block's tile. Copy c lands at floats vector * c .. vector * c + vector - 1 of the tile
+// (rows of width floats); the tile's float (row, column) is the point (x_left + column, y0 + row).
+//   - A copy that is made reads 16 bytes of one row of the array's storage (rows -hy .. dy+hy-1,
+//     each from x = -lead to pitch - lead - 1): nothing outside it.
+//   - It reads the floats that land where it lands: each of its floats is the point its tile cell
+//     stands for.
+//   - Every float the block's stencil needs (the outputs' columns and rx on each side, every tile
+//     row) that lies in the array is brought by a copy that is made.
+// (The copy numbers past the tile, which the last pass's spare threads hold, are never started:
+// not checked.)
 template <class Op>
 void test_copy_plan(const ch02::parts::CopiedTile& c, ch02::parts::Copy (*plan)(int, int, int, const Grid&)) {
   const int r = Op::rx;
-  const int per_row = c.tile.width / c.vector;
+  const int width = c.tile.width;
   for (const Grid& g : {course::make_grid(37, 29, 3, r, r, r), course::make_grid(300, 5, 2, r, r, r, 4),
                         course::make_grid(70, 40, 2, r + 3, r + 1, r, 4)})
     for (int by = 0; by < static_cast<int>(course::blocks_for(g.dy, c.tile.outputs_y)); ++by)
-      for (int bx = 0; bx < static_cast<int>(course::blocks_for(g.dx, c.tile.outputs_x)); ++bx)
+      for (int bx = 0; bx < static_cast<int>(course::blocks_for(g.dx, c.tile.outputs_x)); ++bx) {
+        const int x_left = bx * c.tile.outputs_x - c.tile.left, y0 = by * c.tile.outputs_y - c.tile.top;
+        // The tile's corner in the plane's storage: a float's place there is lead + x + (y + hy) * pitch.
+        const long long corner = g.lead + x_left + static_cast<long long>(y0 + g.hy) * g.pitch;
         for (int copy = 0; copy < c.copies; ++copy) {
-          const int x_left = bx * c.tile.outputs_x - c.tile.left, y0 = by * c.tile.outputs_y - c.tile.top;
-          const int row = copy / per_row, x = x_left + c.vector * (copy % per_row), y = y0 + row;
-          const bool made = copy < c.copies && y >= -g.hy && y < g.dy + g.hy && x >= -g.lead && x + c.vector <= g.pitch - g.lead;
           const ch02::parts::Copy got = plan(copy, bx, by, g);
+          const int first_cell = c.vector * copy;
           std::ostringstream where;
-          where << "copy " << copy << " of block (" << bx << ", " << by << "): tile row " << row << ", floats x = " << x
-                << " .. " << x + c.vector - 1 << " of row y = " << y << " (a row's storage holds x = " << -g.lead << " .. "
-                << g.pitch - g.lead - 1 << ", the array's rows are y = " << -g.hy << " .. " << g.dy + g.hy - 1 << "; the tile has "
-                << c.copies << " copies)";
-          if (got.valid != made) FAIL() << where.str() << (made ? ": it must be made" : ": it must not be made");
-          if (made && got.offset != row * g.pitch + (x - x_left))
-            FAIL() << where.str() << ": its offset from the tile's corner (" << x_left << ", " << y0 << ") in the plane is "
-                   << row * g.pitch + (x - x_left) << ", not " << got.offset;
+          where << "copy " << copy << " of block (" << bx << ", " << by << ") lands at tile row " << first_cell / width
+                << ", columns " << first_cell % width << " .. " << first_cell % width + c.vector - 1 << ": the points x = "
+                << x_left + first_cell % width << " .. " << x_left + first_cell % width + c.vector - 1 << " of row y = "
+                << y0 + first_cell / width << " (a row's storage holds x = " << -g.lead << " .. " << g.pitch - g.lead - 1
+                << ", the array's rows are y = " << -g.hy << " .. " << g.dy + g.hy - 1 << ")";
+          for (int k = 0; k < c.vector; ++k) {
+            const int cell = first_cell + k, row = cell / width, column = cell % width;
+            const int x = x_left + column, y = y0 + row;
+            if (got.valid) {
+              if (y < -g.hy || y >= g.dy + g.hy || x < -g.lead || x >= g.pitch - g.lead)
+                FAIL() << where.str() << ": it is made, but the point (" << x << ", " << y
+                       << ") lies outside the array's storage, which it must not read";
+              // Where the copy's float k comes from, as an x and a y of the storage.
+              const long long place = corner + got.offset + k;
+              const long long storage_row = place >= 0 ? place / g.pitch : -1;
+              const long long from_x = place - storage_row * g.pitch - g.lead, from_y = storage_row - g.hy;
+              if (from_x != x || from_y != y)
+                FAIL() << where.str() << ": its float " << k << " must be the point (" << x << ", " << y
+                       << "), but its offset " << got.offset << " from the tile's corner reads the point (" << from_x
+                       << ", " << from_y << ")";
+            } else {
+              const bool needed = column >= c.tile.left - r && column < c.tile.left + c.tile.outputs_x + r;
+              if (needed && g.in_array(x, y, 0))
+                FAIL() << where.str() << ": it must be made, since the stencil needs the point (" << x << ", " << y
+                       << "), which lies in the array";
+            }
+          }
         }
+      }
 }
 
 const bool parts_registered = [] {

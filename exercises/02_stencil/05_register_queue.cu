@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/05_register_queue.cu by exercises/generate.py (fingerprint 4734d7734fe4): edit the TODOs.
+// Generated from solutions/02_stencil/05_register_queue.cu by exercises/generate.py (fingerprint 2960a5e6c063): edit the TODOs.
 // Step 05 — the queue moves into registers: one plane in shared memory, partial sums in registers.
 //
 // In step 04 every output reads its whole box, (2rx+1)(2ry+1)(2rz+1) values, from shared memory:
@@ -8,7 +8,8 @@
 // registers, for the outputs at z = p-rz .. p+rz while plane p is in shared memory, and writes
 // the oldest when its last plane has arrived. The circular queue now holds partial outputs.
 //   1. load plane p (step 04's coalesced plane load), barrier
-//   2. read the (2rx+1)(2ry+1) window once; add weight(i, j, k) * value into sum k
+//   2. read the (2rx+1)(2ry+1) window once; add weight(i, j, k) * value into sum q, the output
+//      at z = p - rz + q, for which plane p is the neighbour k = rz - q
 //   3. write out(p - rz) if it is an interior plane; shift the queue; barrier
 // Shared reads per point: 9 instead of 27 (r = 1), 25 instead of 125 (r = 2); the FMAs are the
 // same; the sums are added in a different order (the tests' tolerance allows for it).
@@ -46,7 +47,7 @@ __device__ void load_plane(float (*tile)[kWidth], const float* __restrict__ in, 
 template <class Stencil, int kWidth>
 __device__ __forceinline__ void add_window(float (&sum)[2 * Stencil::rz + 1], const float (*tile)[kWidth]) {
   constexpr int kQueue = 2 * Stencil::rz + 1;
-  // TODO: part 1 of 2, add the window: read each value of this thread's (2rx+1) x (2ry+1) window once, tile[ty + ry + j][tx + rx + i], and add it into every sum that weighs it, sum[q] += weight(i, j, rz - q) * value (fmaf), skipping the zero weights and, with column_used, the window columns no plane uses. Keep: sum[q] is the output at z = p - rz + q, so plane p is its neighbour k = rz - q. Avoid: weight(i, j, q - rz), the mirror image, which only the compounds' odd derivatives tell apart
+  // TODO: part 1 of 2, add the window: the idea is that each value of plane p is read from shared memory once and then feeds every running sum that weighs it. Walk this thread's window of the tile (the (2rx+1) x (2ry+1) values around its point, halo offsets included) and add each value, weighted, into the sums whose output it is a neighbour of; skip the zero weights and, with column_used, the window columns no plane uses. Keep: sum[q] is the output at z = p - rz + q, so plane p is its neighbour k = p - z along z; work k out from q. Avoid: the mirrored k (its sign flipped), which only the compounds' odd derivatives tell apart
   (void)sum; (void)tile;
 }
 

@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py (fingerprint e2b764e095e0): edit the TODOs.
+// Generated from solutions/02_stencil/08_fewer_instructions.cu by exercises/generate.py (fingerprint 6d1c6abd0e5b): edit the TODOs.
 // Step 08 — fewer instructions per point: two tiles in turn, unguarded interior blocks, pointers
 // that step instead of indices that are recomputed.
 //
@@ -31,7 +31,7 @@ constexpr int kChunk = 32;
 // y, halo included (in z, the planes a chunk reads always do): its loads then need no bounds test.
 template <int kWidth, int kHeight>
 __host__ __device__ __forceinline__ bool tile_inside(int x0, int y0, const Grid& g) {
-  // TODO: part 1 of 5, the interior test: the tile covers columns x0 .. x0 + kWidth - 1 and rows y0 .. y0 + kHeight - 1; it is inside when all of them are points of the array, -hx <= x < dx + hx and -hy <= y < dy + hy (Grid::in_array's bounds). Keep: exact, true for every tile that is inside (else no block gains) and false for every tile that is not (else a block reads outside the array). Avoid: testing only the corner (x0, y0), and an off-by-one at the far edge
+  // TODO: part 1 of 5, the interior test: the idea is that a block whose whole haloed tile lies in the array can load without any bounds test. The tile is kWidth columns and kHeight rows from its corner (x0, y0); it is inside when its first and its last column, and its first and its last row, are all within the array's bounds in x and y, halo included (the bounds Grid::in_array tests). Keep: exact, true for every tile that is inside (else no block gains) and false for every tile that is not (else a block reads outside the array). Avoid: testing only the corner, and an off-by-one at the far edge, where the last column is kWidth - 1 past the first
   (void)x0; (void)y0; (void)g;
   return false;
 }

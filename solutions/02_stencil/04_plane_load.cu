@@ -35,10 +35,10 @@ constexpr int kThreads = kBlockX * kBlockY;
 // Copies plane z of the block's haloed tile, whole tile rows per pass.
 template <class Stencil, int kWidth>
 __device__ void load_plane(float (*tile)[kWidth], const float* __restrict__ in, const Grid& g, int x0, int y0, int z) {
-  // BEGIN SOLUTION: part 1 of 1, the plane load: re-fold the block's threads into rows as wide as the tile: Ind = tx + ty*32, column ix = Ind % kWidth, row iy = Ind / kWidth; a pass reads Ry = kThreads / kWidth whole rows, and ceil(kHeight / Ry) passes step iy by Ry. Keep: every cell of the tile written once, 0 outside the array (g.in_array), as step 03's load_tile. Avoid: dividing by the block's width (32) instead of the tile's, and stepping a pass by one row instead of Ry; the threads past the last whole row (Ind / kWidth >= Ry) have no row to read
-  constexpr int kHeight = kBlockY + 2 * Stencil::ry;
-  constexpr int kRowsPerPass = kThreads / kWidth;
-  constexpr int kPasses = (kHeight + kRowsPerPass - 1) / kRowsPerPass;
+  constexpr int kHeight = kBlockY + 2 * Stencil::ry;                          // the tile's rows, halo included
+  constexpr int kRowsPerPass = kThreads / kWidth;                             // Ry: whole tile rows a pass
+  constexpr int kPasses = (kHeight + kRowsPerPass - 1) / kRowsPerPass;        // ceil(kHeight / Ry)
+  // BEGIN SOLUTION: part 1 of 1, the plane load: the idea is that each pass reads whole tile rows with consecutive threads. Re-fold the block's flat thread index Ind (tx + ty * kBlockX) into a column and a row of the tile, using the tile's width; each pass then covers kRowsPerPass rows, and kPasses passes, each that many rows further down, cover the kHeight rows. Keep: every cell of the tile written, 0 outside the array (g.in_array), as step 03's load_tile. Avoid: re-folding by the block's width (32) instead of the tile's, and moving a pass on by one row. The threads past the last whole row of a pass only write again cells that the next pass writes with the same values: stopping them saves work, it is not needed for a correct tile
   const int ind = threadIdx.x + threadIdx.y * kBlockX;
   const int ix = ind % kWidth;
   int iy = ind / kWidth;

@@ -5,6 +5,9 @@
 // 4-row variant half that — which is why it lost. Here the z-range is cut into chunks of
 // kChunk planes and every (column, chunk) is a block: 512 x 8 = 4096 blocks at 512^3. Each
 // chunk re-reads the 2rz planes around it: 2rz / kChunk more reads (3% for rz = 1, 64 planes).
+// It also redoes their arithmetic: every plane a chunk reads is added into its running sums, so
+// a chunk does (kChunk + 2rz) / kChunk of the FMAs its outputs need (radius 2: 6% more at 64
+// planes, 12.5% at 32).
 // The rest is step 06.
 // Predicted: occupancy from ~50% to the register limit, the box from 2.2 toward 3.5 TB/s.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:

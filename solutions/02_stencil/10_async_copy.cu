@@ -13,7 +13,9 @@
 //     plane p-1, whose tile the next copies reuse); the plane loop is unrolled by 3 so each
 //     tile's address is a constant;
 //   - 64x4 threads with 8 rows each (radius 2: 4 rows, whose 5-deep queues would not fit 8):
-//     the x-halo costs 2 sectors per 8 instead of per 4.
+//     the x-halo costs 2 sectors per 8 instead of per 4;
+//   - a register budget of 6 blocks per multiprocessor instead of step 09's 5: at most 40
+//     registers a thread instead of 48.
 // On AMD GPUs copy_async is a plain load and store: the step stays correct there but gains
 // nothing from the ring. The CPU backend keeps the protocol (a copy lands when a wait covers it),
 // so a wait too few fails there as on a GPU. The variants tried before this one are in the notes.
@@ -44,11 +46,12 @@ constexpr int kBlockY = 4;
 constexpr int kThreads = kBlockX * kBlockY;
 constexpr int kChunk = 32;
 constexpr int kStages = 3;      // tiles in the ring: plane p in use, p+1 and p+2 on their way
-constexpr int kMinBlocks = 6;   // per multiprocessor: at most 42 registers a thread
+constexpr int kMinBlocks = 6;   // per multiprocessor: 65536 / (6 * 256) = 42.7 registers, 40 at a granularity of 8
 constexpr int kVector = 4;      // floats per 16-byte copy
 
 // Rows of outputs per thread: 8 for radius 1; radius 2 keeps 5 partial sums per row, and 8 rows
-// of those spill at this register budget.
+// of those spill at this register budget. (At 40 registers the star's kernel spills too, 20 bytes
+// a thread, nvcc 13.0's ptxas -v; the box's and the compounds' do not.)
 template <class Stencil>
 constexpr int kRowsPerThread = Stencil::rz == 1 ? 8 : 4;
 
@@ -58,7 +61,7 @@ constexpr int kRowsPerThread = Stencil::rz == 1 ? 8 : 4;
 // by value, as the kernel holds it: a reference here changes the order of the kernel's instructions.)
 template <int kCopiesPerRow, int kCopies>
 __host__ __device__ __forceinline__ parts::Copy plan_copy(int copy, int x_left, int y0, Grid g) {
-  // BEGIN SOLUTION: part 1 of 5, the copy plan: copy c is row c / kCopiesPerRow of the tile, columns x .. x + 3 with x = x_left + kVector * (c % kCopiesPerRow), y = y0 + row; it is valid when c < kCopies (the last pass has spare threads), the row is one of the array's (-hy <= y < dy + hy) and the four floats lie in the row's storage, -lead <= x and x + kVector <= pitch - lead; its offset is row * pitch + (x - x_left), and 0 when not valid. Keep: a copy is wholly inside a row or wholly outside (rows are multiples of 16 bytes, x_left a multiple of 4), so there is no partial copy. Avoid: bounding x by the halo (-hx .. dx + hx) instead of the row's storage: the copy that holds the halo's float starts further left
+  // BEGIN SOLUTION: part 1 of 5, the copy plan: the idea is to decide once per block where each of this thread's 16-byte copies comes from and whether it may be made: every plane's copies are the same, a plane further. Copy c lands at float kVector * c of the tile, whose rows are kCopiesPerRow copies, so its tile row and column follow from c alone; from them come the point it starts at and its offset from the tile's corner within the plane. It is made when it exists (the last pass has spare threads, c >= kCopies), its row is one of the array's, and its four floats lie in the row's storage, which runs from -lead to pitch - lead (Grid), not only in the halo. Keep: a copy lies wholly inside a row's storage or wholly outside (rows are multiples of 16 bytes, x_left a multiple of 4), so no copy is partial; a copy not made has offset 0, an address that is never read. Avoid: bounding x by the halo (-hx .. dx + hx): the copy that holds the halo's float starts further left, in the padding, and must be made
   const int row = copy / kCopiesPerRow, x = x_left + kVector * (copy % kCopiesPerRow), y = y0 + row;
   const bool valid = copy < kCopies && y >= -g.hy && y < g.dy + g.hy && x >= -g.lead && x + kVector <= g.pitch - g.lead;
   return {valid ? row * g.pitch + (x - x_left) : 0, valid};  // 0: a harmless address, never read

@@ -1,9 +1,9 @@
 // Step 11 — wide tiles: a tile row is read in one long run of bytes, and z is cut finer.
 //
-// Step 10 is limited by neither its arithmetic nor its shared memory (the lesson's step 11):
-// what limits it is how the cube is read, and most of all the x-halo. A tile row of step 10 is
-// 288 contiguous bytes (64 floats and the halos), and its 16-byte halo copies add 2 sectors to
-// 8, a quarter more L2 reads. Here (part 1) blocks are one row of 256 threads, each with 8 rows
+// Step 10 is limited by neither its arithmetic nor its shared memory (the lesson's step 11).
+// Our hypothesis: what limits it is how the cube is read, and most of all the x-halo. A tile
+// row of step 10 is 288 contiguous bytes (64 floats and the halos), and its 16-byte halo copies
+// add 2 sectors to 8, a quarter more L2 reads. Here (part 1) blocks are one row of 256 threads, each with 8 rows
 // of outputs, so a tile row is 1056 contiguous bytes and the x-halo is 2 sectors in 32 instead
 // of in 8. With the rows so wide, z is cut into 16-plane chunks: twice the blocks (4096 at
 // 512^3) for the same machine, at 2 planes re-read in 16. Step 10's ring is given; the copy
@@ -11,7 +11,13 @@
 // Radius 2 keeps step 10's shape: its time is arithmetic. The variants tried before this one are
 // in the notes.
 // Predicted: the same bytes read in longer runs keep DRAM busier, and the box moves toward what
-// plain tiled copies of the same tiles do (close to the copy ceiling; the notes, "Variants tried").
+// plain tiled copies of the same tiles do (close to the copy ceiling in the session that wrote
+// this step; those copies are not in the recording: the notes, "Variants tried").
+// BEGIN FINDINGS
+// Measured (the box on the H200, NOTES.md "Step 11"): not fewer bytes. L2 reads rose from 1.41 to
+// 1.47 cubes and DRAM traffic from 2.11 to 2.16 (the taller tiles and 16-plane chunks re-read more
+// y- and z-halo than the x-halo saves); DRAM delivered them faster, 80% busy instead of 74%.
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     11_wide_tiles  star7 512^3        0.4549 ms, 2360 GB/s (0.787 of copy), 4131 GFLOP/s (0.070 of FMA)
@@ -33,7 +39,7 @@ namespace ch02 {
 namespace {
 
 constexpr int kStages = 3;      // tiles in the ring: plane p in use, p+1 and p+2 on their way
-constexpr int kMinBlocks = 6;   // per multiprocessor: at most 42 registers a thread
+constexpr int kMinBlocks = 6;   // per multiprocessor: 65536 / (6 * 256) = 42.7 registers, 40 at a granularity of 8
 constexpr int kVector = 4;      // floats per 16-byte copy
 
 // Radius 1: one row of 256 threads, 8 rows of outputs each, 16-plane chunks. Radius 2 keeps
@@ -56,7 +62,7 @@ struct Shape {
 // as the kernel holds it).
 template <int kCopiesPerRow, int kCopies>
 __host__ __device__ __forceinline__ parts::Copy plan_copy(int copy, int x_left, int y0, Grid g) {
-  // BEGIN SOLUTION: part 2 of 3, the copy plan for wide rows: as in step 10, copy c is row c / kCopiesPerRow, x = x_left + kVector * (c % kCopiesPerRow), y = y0 + row; valid when c < kCopies, -hy <= y < dy + hy and the four floats lie in the row's storage (-lead <= x, x + kVector <= pitch - lead); offset row * pitch + (x - x_left), 0 when not valid. Keep: a tile row is now 66 copies (264 floats), so a pass of 256 threads ends inside a row and a thread's copies change column from pass to pass. Avoid: working out a copy's row and column from the thread's index alone, as if every pass started a row
+  // BEGIN SOLUTION: part 2 of 3, the copy plan for wide rows: step 10's plan, for a tile row of 66 copies (264 floats). If your step 10 plan works from the copy number alone, it is right here unchanged; this part checks that it does. The idea to check: a pass of 256 threads now ends inside a row, so a thread's copies change tile row and column from pass to pass. Keep: step 10's rule, a copy made when it exists, its row is in the array and its 16 bytes lie in the row's storage. Avoid: deriving a copy's row and column from the thread's index, as if every pass started a row
   const int row = copy / kCopiesPerRow, x = x_left + kVector * (copy % kCopiesPerRow), y = y0 + row;
   const bool valid = copy < kCopies && y >= -g.hy && y < g.dy + g.hy && x >= -g.lead && x + kVector <= g.pitch - g.lead;
   return {valid ? row * g.pitch + (x - x_left) : 0, valid};  // 0: a harmless address, never read
