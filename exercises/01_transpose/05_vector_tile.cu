@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint 49e998e1c7fa): edit the TODOs.
+// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint 138a41ed73a0): edit the TODOs.
 // Step 05 — 16-byte accesses and a wider tile.
 //
 // A 64x64 tile moved by a 16x16 block: each thread loads four float4s (16 bytes each, one per
@@ -83,6 +83,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
 }
 
 void launch_vector_tile(void (*kernel)(const float*, float*, int, int), const float* in, float* out, int rows, int cols) {
+  // The float4 path reads in and writes out 16 bytes at a time: refused, before any launch, off a
+  // 16-byte boundary (every course allocation starts on one).
+  course::require_aligned(in, 16, "step 05 loads float4s from in");
+  course::require_aligned(out, 16, "step 05 stores float4s to out");
   course::launch(kernel, {dim3(course::blocks_for(cols, kTile), course::blocks_for(rows, kTile)), dim3(kThreadsX, kThreadsY)},
                  in, out, rows, cols);
 }

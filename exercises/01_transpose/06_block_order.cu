@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py (fingerprint 07c677ea494f): edit the TODOs.
+// Generated from solutions/01_transpose/06_block_order.cu by exercises/generate.py (fingerprint 4b0d543705c0): edit the TODOs.
 // Step 06 — the order in which blocks walk the matrix, and more bytes in flight per thread.
 //
 // Step 05 numbers its blocks along the rows of the input: blocks that run at the same time read
@@ -103,6 +103,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
 
 template <int kThreadsY>
 void launch_block_order(const float* in, float* out, int rows, int cols) {
+  // As in step 05: the float4 path needs in and out on 16-byte boundaries, checked before any launch.
+  course::require_aligned(in, 16, "step 06 loads float4s from in");
+  course::require_aligned(out, 16, "step 06 stores float4s to out");
   const auto [blocks_x, blocks_y] = block_order_grid(rows, cols);
   course::launch(transpose_block_order_kernel<kThreadsY>, {dim3(blocks_x, blocks_y), dim3(kThreadsX, kThreadsY)}, in, out,
                  rows, cols);

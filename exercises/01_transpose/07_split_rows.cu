@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint e9f1d5740a7c): edit the TODOs.
+// Generated from solutions/01_transpose/07_split_rows.cu by exercises/generate.py (fingerprint 7505efcb33a8): edit the TODOs.
 // Step 07 — the column consumer without a transposed copy: split the rows.
 //
 // Step 01's consumer reads A along its rows already (a thread per column, coalesced), but it
@@ -79,6 +79,8 @@ constexpr int kSumThreads = 256;
 }  // namespace
 
 void multiply_transposed_split_rows(const float* a, const float* x, float* y, int rows, int cols) {
+  // The float4 loop reads a 16 bytes at a time: refused, before any launch, off a 16-byte boundary.
+  course::require_aligned(a, 16, "step 07 loads float4s from a");
   const SplitPlan plan = plan_splits(rows, cols);
   float* partials = partial_sums(static_cast<size_t>(plan.splits) * cols);
   course::launch(multiply_transposed_split_rows_kernel,

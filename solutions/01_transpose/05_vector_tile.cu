@@ -136,6 +136,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
 }
 
 void launch_vector_tile(void (*kernel)(const float*, float*, int, int), const float* in, float* out, int rows, int cols) {
+  // The float4 path reads in and writes out 16 bytes at a time: refused, before any launch, off a
+  // 16-byte boundary (every course allocation starts on one).
+  course::require_aligned(in, 16, "step 05 loads float4s from in");
+  course::require_aligned(out, 16, "step 05 stores float4s to out");
   course::launch(kernel, {dim3(course::blocks_for(cols, kTile), course::blocks_for(rows, kTile)), dim3(kThreadsX, kThreadsY)},
                  in, out, rows, cols);
 }

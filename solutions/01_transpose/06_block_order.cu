@@ -141,6 +141,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
 
 template <int kThreadsY>
 void launch_block_order(const float* in, float* out, int rows, int cols) {
+  // As in step 05: the float4 path needs in and out on 16-byte boundaries, checked before any launch.
+  course::require_aligned(in, 16, "step 06 loads float4s from in");
+  course::require_aligned(out, 16, "step 06 stores float4s to out");
   const auto [blocks_x, blocks_y] = block_order_grid(rows, cols);
   course::launch(transpose_block_order_kernel<kThreadsY>, {dim3(blocks_x, blocks_y), dim3(kThreadsX, kThreadsY)}, in, out,
                  rows, cols);

@@ -143,6 +143,8 @@ constexpr int kSumThreads = 256;
 }  // namespace
 
 void multiply_transposed_split_rows(const float* a, const float* x, float* y, int rows, int cols) {
+  // The float4 loop reads a 16 bytes at a time: refused, before any launch, off a 16-byte boundary.
+  course::require_aligned(a, 16, "step 07 loads float4s from a");
   const SplitPlan plan = plan_splits(rows, cols);
   float* partials = partial_sums(static_cast<size_t>(plan.splits) * cols);
   course::launch(multiply_transposed_split_rows_kernel,
