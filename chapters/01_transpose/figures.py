@@ -55,7 +55,7 @@ def draw_sectors(out: pathlib.Path) -> None:
             axis.add_patch(plt.Rectangle((sector * FLOATS_PER_SECTOR, row), FLOATS_PER_SECTOR, 1, fill=False,
                                          edgecolor="black", linewidth=1.2))
         useful = LANES * 4 / (len(touched) * 32)
-        axis.set_title(f"{title}\n{len(touched)} sectors of 32 B moved, {useful:.0%} of their bytes used", fontsize=9)
+        axis.set_title(f"{title}\n{len(touched)} sectors of 32 B moved, {100 * useful:g}% of their bytes used", fontsize=9)
         axis.set_xlim(0, 32)
         axis.set_ylim(32, 0)
         axis.set_aspect("equal")
@@ -86,8 +86,9 @@ def draw_banks(out: pathlib.Path) -> None:
         banks = {(i * width) % BANKS for i in range(LANES)}
         conflict = LANES // len(banks)
         axis.set_title(f"float tile[32][{width}]: a warp reads column 0 (bright)\n"
-                       f"{len(banks)} distinct bank(s): {conflict}-way conflict, {conflict} shared-memory "
-                       f"{'wavefronts' if conflict > 1 else 'wavefront'}", fontsize=9)
+                       f"{len(banks)} distinct bank(s): " +
+                       (f"a {conflict}-way conflict, {conflict} passes through the banks one after another"
+                        if conflict > 1 else "no conflict, one pass through the banks"), fontsize=9)
         axis.set_xlim(0, 33)
         axis.set_ylim(32, 0)
         axis.set_aspect("equal")
@@ -187,10 +188,12 @@ def draw_flag_decision(out: pathlib.Path, runs: list) -> None:
     """Top: what the flagged matrix does on an access. Below, one panel per recorded GPU (the
     H200 first, the lesson's): the time of k passes over the matrix, each consumer at its measured
     time per pass, the flagged matrix by the cost model T(k) = T_first + (k - 1) t_copy
-    (tables.cost_model), the measured k marked."""
+    (tables.cost_model), the measured k marked, and the transpose-then-read consumer (step 06's
+    transpose once, then passes over the copy, computed from the recorded cases). Past the largest
+    k recorded the lines are the model's, shaded as extrapolated."""
     gpus = sorted((res for res in runs if tables.cost_model(res) is not None), key=lambda res: res.folder.name != "h200")
-    figure = plt.figure(figsize=(12, 9.5))
-    grid = figure.add_gridspec(2, max(1, len(gpus)), height_ratios=[0.9, 1.15])
+    figure = plt.figure(figsize=(12, 11))
+    grid = figure.add_gridspec(2, max(1, len(gpus)), height_ratios=[0.8, 1.4])
     flow = figure.add_subplot(grid[0, :])
     flow.axis("off")
     flow.set_xlim(0, 1)
@@ -236,22 +239,38 @@ def draw_flag_decision(out: pathlib.Path, runs: list) -> None:
                 continue
             per_pass = by_k[last_k][name].median_ms / last_k
             k_even = tables.break_even(t_first, t_copy, per_pass)
-            pays = f"the flag pays from k = {k_even:.1f}" if k_even is not None else "the flag never pays"
+            pays = "flag never pays" if k_even is None else f"flag pays from {first_pass_words(k_even, last_k)}"
             axis.plot(ks, [k * per_pass for k in ks], color=colour, linewidth=1.3, linestyle="--" if name == peer else "-",
                       label=f"{name}: {per_pass:.2f} ms a pass; {pays}")
             axis.plot(measured_k, [by_k[k][name].median_ms for k in measured_k], "o", color=colour, markersize=3)
             if k_even is not None and k_even <= top_k:
                 axis.axvline(k_even, color=colour, linestyle=":", linewidth=1.2)
+        best = tables.transpose_case(res, tables.BEST_TRANSPOSE)
+        if best is not None:
+            then_first = best.median_ms + t_copy
+            pays = "flag pays from the first pass" if t_first < then_first else "flag never pays"
+            axis.plot(ks, [best.median_ms + k * t_copy for k in ks], color="#9467bd", linewidth=1.8, linestyle=(0, (6, 3)),
+                      label=f"{best.name[:2]}'s transpose, then the copy (computed): {best.median_ms:.2f} ms once, "
+                            f"{t_copy:.2f} a pass;\n   {pays}")
+        axis.axvspan(last_k, top_k, color="#eeeeee", zorder=0)
+        axis.text((last_k + top_k) / 2, 0.04 * axis_top, f"past k = {last_k}: no runs,\nthe lines extrapolated",
+                  ha="center", fontsize=8, style="italic", color="#555555")
         axis.set_xlim(0, top_k)
         axis.set_ylim(0, axis_top)
         axis.set_xlabel("passes k over the same matrix (dots: measured)")
         axis.set_ylabel("ms for k passes")
         axis.set_title(f"{res.label}: time of k passes, the flagged matrix's first pass included", fontsize=9)
         axis.grid(alpha=0.3)
-        axis.legend(fontsize=7.5, loc="upper left")
+        axis.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
     figure.tight_layout()
     figure.savefig(out, dpi=110)
     print(f"wrote {out}")
+
+
+def first_pass_words(k_even: float, last_k: int) -> str:
+    """"the first pass", "pass 14", or "pass 34 (extrapolated)": the first whole pass past k_even."""
+    first = int(k_even) + 1
+    return "the first pass" if first == 1 else f"pass {first}" + (" (extrapolated)" if first > last_k else "")
 
 
 def draw_rows_per_thread(out: pathlib.Path) -> None:
@@ -290,7 +309,8 @@ def draw_vector_tile(out: pathlib.Path) -> None:
     float4s along tile rows 0 and 1 (and 16, 17, 32, 33, 48, 49 in its next loads), and stores
     float4s gathered down tile columns 0 and 1 (output rows); thread (0, 0)'s outlined."""
     tile, vector = 64, 4
-    colours = plt.get_cmap("tab20")
+    hues = plt.get_cmap("hsv")
+    colours = lambda tx: hues(tx / 18)  # noqa: E731  (16 saturated hues, one per tx, no pale ones; hsv wraps at 1)
     figure, axes = plt.subplots(1, 2, figsize=(12, 6.4))
     for axis, store in zip(axes, (False, True)):
         axis.add_patch(plt.Rectangle((0, 0), tile, tile, facecolor="#f4f4f4", edgecolor="grey"))
@@ -298,13 +318,11 @@ def draw_vector_tile(out: pathlib.Path) -> None:
             for ty in range(2):
                 for tx in range(16):
                     line = ty + 16 * j
-                    alpha = 0.95 if j == 0 else 0.4
-                    if store:  # output row `line` = tile column `line`, elements 4tx..4tx+3 = tile rows
-                        axis.add_patch(plt.Rectangle((line, vector * tx), 1, vector, facecolor=colours(tx), alpha=alpha,
-                                                     edgecolor="white", linewidth=0.3))
-                    else:
-                        axis.add_patch(plt.Rectangle((vector * tx, line), vector, 1, facecolor=colours(tx), alpha=alpha,
-                                                     edgecolor="white", linewidth=0.3))
+                    # the first access filled, the next three hatched in the same hue; ty = 1 darker
+                    style = dict(facecolor=colours(tx), alpha=0.9, edgecolor="black" if ty else "white", linewidth=0.3) \
+                        if j == 0 else dict(facecolor="white", hatch="////", edgecolor=colours(tx), linewidth=0.0)
+                    box = ((line, vector * tx), 1, vector) if store else ((vector * tx, line), vector, 1)
+                    axis.add_patch(plt.Rectangle(*box, **style))
         for j in range(4):  # thread (0, 0)'s four float4s
             line = 16 * j
             box = (line, 0, 1, vector) if store else (0, line, vector, 1)
@@ -320,8 +338,8 @@ def draw_vector_tile(out: pathlib.Path) -> None:
                        "a 16-byte piece of an output row (columns ty, ty+16, ty+32, ty+48)" if store else
                        "load: each thread loads one float4 (16 bytes) from each of tile rows\n"
                        "ty, ty+16, ty+32, ty+48, all four before it stores any", fontsize=9)
-    figure.suptitle("Step 05: the float4s of warp 0 (threads tx = 0..15 in colour, ty = 0..1) in its first access "
-                    "(bright) and next three (pale); thread (0, 0)'s outlined", fontsize=10)
+    figure.suptitle("Step 05: the float4s of warp 0, two rows of 16 threads (tx = 0..15 one hue each; ty = 0 and 1), "
+                    "in its first access (filled) and next three (hatched); thread (0, 0)'s outlined", fontsize=10)
     figure.tight_layout()
     figure.savefig(out, dpi=120)
     print(f"wrote {out}")

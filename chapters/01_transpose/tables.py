@@ -1,11 +1,13 @@
-"""Chapter 1's tables (profiling/report.py) for its lesson (README.md: the bound and the results at
-a glance) and its record (NOTES.md: the transposes, the k-pass consumers with the flagged matrix's
-cost model, the size sweep, bytes in flight by Little's law, the traffic profile, the experiments).
-A table whose measurements the committed run lacks says so instead of failing.
+"""Chapter 1's tables (profiling/report.py) for its lesson (README.md: the bound, the results at a
+glance, each step's small result table, the two GPUs side by side) and its record (NOTES.md: the
+transposes, the k-pass consumers with the flagged matrix's cost model from the benchmark's times
+and from the profile's kernel times, the size sweep, bytes in flight by Little's law, the traffic
+profile, the experiments). A table whose measurements the committed run lacks says so instead of
+failing.
 
-The bound and the glance are one table for every GPU recorded, a pair of columns per GPU: they
-are made once, in the call for the lesson's GPU (the H200), from every GPU's results, because
-report.py's merge of per-GPU tables would repeat the steps' ideas and predictions for each GPU."""
+The lesson's tables are one table for every GPU recorded, the lesson's GPU (the H200) first: they
+are made once, in the call for the lesson's GPU, from every GPU's results, because report.py's
+merge of per-GPU tables would repeat the steps' ideas and predictions for each GPU."""
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/01_transpose")
@@ -28,15 +30,15 @@ LESSON_GPU = "h200"  # the GPU whose figures the lesson's prose quotes; its colu
 # prediction, in the words of its section of README.md. The transposes at their largest size; the
 # consumers of A^T x over the most passes recorded, where the flagged matrix has paid its first pass.
 GLANCE_TRANSPOSE = {
-    "00": ("transpose: a thread per element; its writes land a row apart", "~1/8 of copy"),
+    "00": ("transpose: a thread per element; its writes land a row apart", "~1/8 of copy (miscounted: bytes give 0.22)"),
     "01": ("transpose with the threads turned: writes coalesced, reads strided", "no better than 00"),
-    "02": ("transpose through a padded 32 × 33 shared tile: both sides coalesced", "held back by its barrier"),
-    "04": ("the padded tile moved by 32 × 8 threads, four rows each", "~0.85 of copy"),
+    "02": ("transpose through a padded 32 × 33 shared tile: both sides coalesced", "no number (\"held back by its barrier\")"),
+    "04": ("the padded tile moved by 32 × 8 threads, four rows each", "~0.85 of copy (recalled, not derived)"),
     "05": ("a 64 × 64 tile moved in 16-byte float4 loads and stores", "5–10% over 04"),
     "06": ("blocks walk down the input, so their writes form long runs", "a few % over 05"),
 }
 GLANCE_CONSUMER = {
-    "00": ("Aᵀx: a warp per column, its lanes walking down the rows", "~1/8 of copy"),
+    "00": ("Aᵀx: a warp per column, its lanes walking down the rows", "~1/8 of copy, unless the caches keep shared sectors"),
     "01": ("Aᵀx: a thread per column, so a warp reads along a row", "the copy"),
     "03": ("Aᵀx: the flagged matrix transposes A once, then reads the copy", "faster than 00 from k = 1 or 2"),
     "07": ("Aᵀx with no copy: float4 columns, the rows split over thousands of blocks", "the copy"),
@@ -48,6 +50,8 @@ GLANCE_CONSUMER = {
 IN_FLIGHT = {
     "multiply_transposed_coalesced_kernel": ("01 consumer: 4 unrolled loads of 4 B", 16, 1),
     "multiply_transposed_split_rows_kernel": ("07 consumer: 8 unrolled float4 loads", 128, 1),
+    "transpose_write_coalesced_kernel": ("01 transpose: one 4 B load, no barrier", 4, 2),
+    "transpose_tile_kernel<0>": ("02 unpadded tile: one 4 B load", 4, 2),
     "transpose_tile_kernel<1>": ("02 padded tile: one 4 B load", 4, 2),
     "transpose_rows_per_thread_kernel": ("04: 4 loads of 4 B", 16, 2),
     "transpose_vector_tile_kernel<0>": ("05: 4 float4 loads", 64, 2),
@@ -104,6 +108,13 @@ def passes_table(res) -> str:
         lines.append(f"| {k} | " + " | ".join(times) + f" | {flagged.median_ms:.3f} | " + " | ".join(ratios) + " |")
     lines.append("")
     lines.append("Ratios above 1 mean the flagged matrix, its first (transposing) pass included, is faster.")
+    model, best = cost_model(res), transpose_case(res, BEST_TRANSPOSE)
+    if model and best:
+        lines += ["", f"Not run as one case: {THEN_READ} would take {best.median_ms:.3f} ms ({BEST_TRANSPOSE}'s transpose) "
+                  f"+ k x {model[1]:.3f} ms (t_copy, the cost model's): "
+                  + "; ".join(f"k = {k}: {best.median_ms + k * model[1]:.3f} ms (the flagged matrix's time "
+                              f"{by_k[k][FLAGGED].median_ms / (best.median_ms + k * model[1]):.2f}x that)"
+                              for k in sorted(by_k)) + "."]
     return "\n".join(lines)
 
 
@@ -126,6 +137,60 @@ def break_even(t_first: float, t_copy: float, per_pass: float) -> float | None:
     return (t_first - t_copy) / (per_pass - t_copy) if per_pass > t_copy else None
 
 
+# The profile's kernels for each consumer's pass and for the flagged matrix's two kinds of pass
+# (results/GPU/traffic.csv, one run each under Nsight Compute): the cost model from kernel times,
+# without what the benchmark adds around them (NOTES.md, "The first pass's two timings").
+CONSUMER_KERNELS = {"00_naive": ("multiply_transposed_naive_kernel",),
+                    "01_coalesced": ("multiply_transposed_coalesced_kernel",),
+                    "07_split_rows": ("multiply_transposed_split_rows_kernel", "sum_splits_kernel")}
+FIRST_PASS_KERNEL = "transpose_while_consuming_kernel"
+COPY_PASS_KERNEL = "multiply_rows_kernel"
+# The strongest alternative to the fused first pass: transpose A with the best taught transpose,
+# then read the copy with the same row consumer every pass (T(k) = t_transpose + k t_copy).
+BEST_TRANSPOSE, BEST_TRANSPOSE_KERNEL = "06_block_order", "transpose_block_order_kernel<16>"
+THEN_READ = "06's transpose, then passes over the copy"
+
+
+def traffic_rows(res) -> dict:
+    path = res.folder / "traffic.csv"
+    return {row["kernel"]: row for row in results.read_csv(path)} if path.exists() else {}
+
+
+def kernel_ms(res, *kernels) -> float | None:
+    """The profile's time of these kernels together, None when the profile lacks one."""
+    rows = traffic_rows(res)
+    return sum(float(rows[k]["time ms"]) for k in kernels) if all(k in rows for k in kernels) else None
+
+
+def transpose_case(res, name: str):
+    return next((c for c in res.cases if c.group.startswith("transpose") and c.name == name), None)
+
+
+def kernel_cost_model(res) -> tuple | None:
+    """(T_first, t_copy) from the profile's kernel times, None when the profile lacks them."""
+    t_first, t_copy = kernel_ms(res, FIRST_PASS_KERNEL), kernel_ms(res, COPY_PASS_KERNEL)
+    return (t_first, t_copy) if t_first is not None and t_copy is not None else None
+
+
+def then_read_first_pass(res, kernels: bool) -> float | None:
+    """The first pass of the transpose-then-read consumer: the best transpose, then one pass over
+    the copy, by the benchmark's times (t_copy from the cost model) or by the profile's kernels."""
+    if kernels:
+        model, t_transpose = kernel_cost_model(res), kernel_ms(res, BEST_TRANSPOSE_KERNEL)
+    else:
+        model, case = cost_model(res), transpose_case(res, BEST_TRANSPOSE)
+        t_transpose = case.median_ms if case else None
+    return t_transpose + model[1] if model and t_transpose is not None else None
+
+
+def flag_faster_from(k_even: float | None, last_k: int) -> str:
+    """The first whole pass at which the flagged matrix is faster: the one after the break-even k."""
+    if k_even is None:
+        return "never"
+    first = int(k_even) + 1
+    return f"pass {first}" + (f", extrapolated past k = {last_k}" if first > last_k else "")
+
+
 def cost_model_table(res) -> str:
     """T(k) = T_first + (k - 1) t_copy, from the flagged matrix's smallest and largest k, against
     each consumer's time per pass (at the largest k): the break-even k where they cross."""
@@ -144,9 +209,40 @@ def cost_model_table(res) -> str:
             continue
         per_pass = by_k[last_k][name].median_ms / last_k
         k = break_even(t_first, t_copy, per_pass)
-        even = f"{k:.1f}" if k is not None else "never (t ≤ t_copy)"
+        even = f"{k:.1f}: from {flag_faster_from(k, last_k)}" if k is not None else "never (t ≤ t_copy)"
         faster = "yes" if by_k[last_k][FLAGGED].median_ms < by_k[last_k][name].median_ms else "no"
         lines.append(f"| {name} | {per_pass:.3f} | {even} | {faster} |")
+    then_read = then_read_first_pass(res, kernels=False)
+    if then_read is not None:
+        wins = t_first < then_read
+        lines.append(f"| {THEN_READ} (computed) | {t_copy:.3f} after {transpose_case(res, BEST_TRANSPOSE).median_ms:.3f} "
+                     f"once | {'from pass 1' if wins else 'never'}: its first pass {then_read:.3f} ms, "
+                     f"the flag's {t_first:.3f} | {'yes' if wins else 'no'} |")
+    return "\n".join(lines)
+
+
+def kernel_cost_model_table(res) -> str:
+    """The same cost model from the profile's kernel times (one run of each kernel under Nsight
+    Compute), which leave out what the benchmark's timed runs add around the kernels."""
+    model, by_k = kernel_cost_model(res), passes_by_k(res)
+    if model is None or not by_k:
+        return "The committed profile lacks the flagged matrix's kernels."
+    t_first, t_copy = model
+    last_k = max(by_k)
+    lines = [f"Flagged matrix from the profile: T_first = {t_first:.3f} ms (`{FIRST_PASS_KERNEL}`), t_copy = "
+             f"{t_copy:.3f} ms (`{COPY_PASS_KERNEL}` over the copy).", "",
+             "| consumer | kernel ms per pass | break-even k | the flag faster from |", "|---|---:|---:|---|"]
+    for name, kernels in CONSUMER_KERNELS.items():
+        per_pass = kernel_ms(res, *kernels)
+        if per_pass is None:
+            continue
+        k = break_even(t_first, t_copy, per_pass)
+        lines.append(f"| {name} | {per_pass:.3f} | {f'{k:.1f}' if k is not None else 'never (t ≤ t_copy)'} | "
+                     f"{flag_faster_from(k, last_k)} |")
+    then_read = then_read_first_pass(res, kernels=True)
+    if then_read is not None:
+        lines.append(f"| {THEN_READ} | {t_copy:.3f} after a first pass of {then_read:.3f} | — | "
+                     f"{'pass 1' if t_first < then_read else 'never'} |")
     return "\n".join(lines)
 
 
@@ -211,7 +307,7 @@ def in_flight_table(res) -> str:
              "multiprocessor. Predicted = min(copy, bytes moved per byte loaded x multiprocessors x bytes in flight / "
              "latency); measured = the profile's HBM GB/s.", "",
              "| kernel | in flight per thread | threads per SM | KB in flight per SM | predicted GB/s | measured GB/s | "
-             "measured / predicted |", "|---|---|---:|---:|---:|---:|---:|"]
+             "measured / predicted | latency that explains it, ns |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     for kernel, (what, per_thread, moved) in IN_FLIGHT.items():
         if kernel not in rows:
             continue
@@ -219,8 +315,11 @@ def in_flight_table(res) -> str:
         kb = threads * per_thread / 1e3
         predicted = min(copy, moved * sms * kb * 1e3 / latency_ns)
         measured = float(rows[kernel]["achieved GB/s"])
+        implied_ns = moved * sms * kb * 1e3 / measured  # Little's law solved for the latency
         lines.append(f"| `{kernel}` | {what} | {threads:.0f} | {kb:.1f} | {predicted:.0f} | {measured:.0f} | "
-                     f"{measured / predicted:.2f} |")
+                     f"{measured / predicted:.2f} | {implied_ns:.0f} |")
+    lines += ["", "The last column is the latency at which the kernel's bytes in flight would give its measured rate; "
+              "for a kernel at the copy's rate it is only an upper bound."]
     return "\n".join(lines)
 
 
@@ -281,8 +380,33 @@ def glance_table(res) -> str | None:
     lines += ["", f"Transposes: one {transpose.split()[1]} float matrix, read once and written once. Aᵀx: {k} over the same "
               f"matrix, timed together. Each time is the median of {repetitions} runs. 'Of ceiling' is the step's effective "
               "bandwidth (the bytes it must move over its time) as a fraction of the device-to-device copy's; a pass of Aᵀx "
-              "only reads, so it can pass 1."]
+              "only reads, while the copy reads and writes, so it can pass 1."]
+    lines += ["", headline(runs)]
     return "\n".join(lines)
+
+
+def headline(runs: list) -> str:
+    """The best taught transpose on each GPU, and the largest gain of one taught step over the one
+    before it (the lesson's GPU): the glance table's two headlines, in words."""
+    parts = []
+    for r in runs:
+        group = next(c.group for c in r.cases if c.group.startswith("transpose"))
+        best = max((c for c in r.taught if c.group == group and c.is_step), key=lambda c: c.gbps)
+        parts.append(f"{best.name[:2]} at {best.gbps / r.ceilings['copy_GBps']:.2f} of the copy on the {short_label(r)}")
+    lesson = runs[0]
+    gains = []
+    transpose = next(c.group for c in lesson.cases if c.group.startswith("transpose"))
+    chains = [(transpose, [c for c in lesson.taught if c.group == transpose and c.is_step], "the transpose")]
+    by_k = passes_by_k(lesson)
+    if by_k:
+        last = by_k[max(by_k)]
+        chains.append((None, [last[n] for n in CONSUMERS if n in last], "Aᵀx"))
+    for _, chain, what in chains:
+        gain, after, before = max((b.median_ms / a.median_ms, a.name[:2], b.name[:2]) for b, a in zip(chain, chain[1:]))
+        gains.append(f"on {what}, step {after} over step {before}, {gain:.2f}x")
+    return (f"The best transpose is step {parts[0]}" + "".join(f" and {p.split(' at ', 1)[1].replace('of the copy ', '')}"
+                                                               for p in parts[1:]) +
+            f". The largest gain of one step over the one before it: " + "; ".join(gains) + f" ({short_label(lesson)}).")
 
 
 def bound_table(res) -> str | None:
@@ -309,13 +433,234 @@ def bound_table(res) -> str | None:
     return "\n".join(lines)
 
 
+# --- the lesson's small tables, one per step: every GPU recorded, the lesson's first ---------------
+
+def of_copy(r, case) -> float:
+    return case.gbps / r.ceilings["copy_GBps"]
+
+
+def profile(r, kernel: str, column: str) -> float | None:
+    row = traffic_rows(r).get(kernel)
+    return float(row[column]) if row is not None and row[column] != "" else None
+
+
+def kb_in_flight(r, kernel: str) -> float | None:
+    occupancy = profile(r, kernel, "occupancy %")
+    return occupancy / 100 * 2048 * IN_FLIGHT[kernel][1] / 1e3 if occupancy is not None and kernel in IN_FLIGHT else None
+
+
+def consumer_case(r, name: str):
+    by_k = passes_by_k(r)
+    return by_k[max(by_k)].get(name) if by_k else None
+
+
+def per_pass_ms(r, name: str) -> float | None:
+    by_k = passes_by_k(r)
+    case = by_k[max(by_k)].get(name) if by_k else None
+    return case.median_ms / max(by_k) if case else None
+
+
+def number(value, fmt: str) -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+def millions(value) -> str:
+    return "—" if value is None else "0" if value == 0 else f"{value / 1e6:.1f} million"
+
+
+def lesson_table(res, first: str, rows: list, columns: list, note: str = "") -> str | None:
+    """A table for the lesson: `rows` are (label, key), `columns` (header, fn(results, key) -> str,
+    every GPU or only the lesson's), a column per GPU and header, the lesson's GPU first."""
+    runs = lesson_runs(res)
+    if runs is None:
+        return None
+    heads, cells = [first], []
+    for r in runs:
+        heads += [f"{short_label(r)} {head}" for head, _, every in columns if every or r is runs[0]]
+    lines = ["| " + " | ".join(heads) + " |", "|---|" + "---:|" * (len(heads) - 1)]
+    for label, key in rows:
+        cells = [fn(r, key) for r in runs for _, fn, every in columns if every or r is runs[0]]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines + (["", note] if note else []))
+
+
+def step00_table(res) -> str | None:
+    rows = [("00 transpose: writes a row apart", ("transpose", "00_naive", "transpose_naive_kernel")),
+            ("00 Aᵀx: a warp per column", ("A^T x", "00_naive", "multiply_transposed_naive_kernel"))]
+    case = lambda r, key: transpose_case(r, key[1]) if key[0] == "transpose" else consumer_case(r, key[1])  # noqa: E731
+    return lesson_table(res, "step", rows, [
+        ("of copy", lambda r, key: f"{of_copy(r, case(r, key)):.2f}", True),
+        ("L2 reads ÷ A", lambda r, key: number(profile(r, key[2], "L2 read ratio"), ".2f"), False),
+        ("L2 writes ÷ A", lambda r, key: number(profile(r, key[2], "L2 write ratio"), ".2f"), False),
+        ("HBM ÷ A", lambda r, key: number(profile(r, key[2], "HBM ratio"), ".2f"), True)],
+        "A: the matrix's bytes. L2 reads and writes: the sectors the multiprocessors ask of the L2; HBM: the bytes "
+        "DRAM moved (Nsight Compute, one run).")
+
+
+def step01_table(res) -> str | None:
+    rows = [("01 transpose: reads strided, writes coalesced", ("transpose", "01_write_coalesced", "transpose_write_coalesced_kernel")),
+            ("01 Aᵀx: a thread per column", ("A^T x", "01_coalesced", "multiply_transposed_coalesced_kernel"))]
+    case = lambda r, key: transpose_case(r, key[1]) if key[0] == "transpose" else consumer_case(r, key[1])  # noqa: E731
+    return lesson_table(res, "step", rows, [
+        ("of copy", lambda r, key: f"{of_copy(r, case(r, key)):.2f}", True),
+        ("L1 ÷ A", lambda r, key: number(profile(r, key[2], "L1 ratio"), ".2f"), False),
+        ("L2 reads ÷ A", lambda r, key: number(profile(r, key[2], "L2 read ratio"), ".2f"), False),
+        ("occupancy %", lambda r, key: number(profile(r, key[2], "occupancy %"), ".0f"), False),
+        ("KB in flight per SM", lambda r, key: number(kb_in_flight(r, key[2]), ".1f"), False)],
+        "L1: the global load and store sectors through the L1. Occupancy: the share of a multiprocessor's 2048 "
+        "thread slots in use. KB in flight: those threads times the bytes each has loading before it needs the first.")
+
+
+def step02_table(res) -> str | None:
+    rows = [("01 transpose: no shared memory, no barrier", ("01_write_coalesced", "transpose_write_coalesced_kernel")),
+            ("02 tile, unpadded (an experiment)", ("02_tile_unpadded", "transpose_tile_kernel<0>")),
+            ("02 tile, padded", ("02_tile_padded", "transpose_tile_kernel<1>"))]
+    return lesson_table(res, "kernel", rows, [
+        ("ms", lambda r, key: f"{transpose_case(r, key[0]).median_ms:.3f}", True),
+        ("of copy", lambda r, key: f"{of_copy(r, transpose_case(r, key[0])):.2f}", True),
+        ("bank conflicts", lambda r, key: millions(profile(r, key[1], "bank conflicts")), False),
+        ("KB in flight per SM", lambda r, key: number(kb_in_flight(r, key[1]), ".1f"), False)])
+
+
+def step03_flag_pays_table(res) -> str | None:
+    """From which pass the flagged matrix is faster than each alternative, by the benchmark's times
+    and by the profile's kernel times (the cost models of NOTES.md)."""
+    def bench(r, name):
+        by_k, model = passes_by_k(r), cost_model(r)
+        if model is None:
+            return "—"
+        t_first, t_copy, last_k = model
+        if name == THEN_READ:
+            then = then_read_first_pass(r, kernels=False)
+            return "—" if then is None else "pass 1" if t_first < then else "never"
+        return flag_faster_from(break_even(t_first, t_copy, by_k[last_k][name].median_ms / last_k), last_k)
+
+    def kernels(r, name):
+        model, by_k = kernel_cost_model(r), passes_by_k(r)
+        if model is None or not by_k:
+            return "—"
+        t_first, t_copy = model
+        if name == THEN_READ:
+            then = then_read_first_pass(r, kernels=True)
+            return "—" if then is None else "pass 1" if t_first < then else "never"
+        return flag_faster_from(break_even(t_first, t_copy, kernel_ms(r, *CONSUMER_KERNELS[name])), max(by_k))
+    rows = [("00_naive: a warp per column, the fixed mapping", "00_naive"),
+            ("01_coalesced: a thread per column", "01_coalesced"),
+            (THEN_READ, THEN_READ)]
+    return lesson_table(res, "the flag is faster than", rows, [
+        ("benchmark", bench, True), ("kernel times", kernels, True)],
+        "Benchmark: the medians of whole timed runs, a fresh flagged matrix allocated before each. Kernel times: "
+        "the profile's, one run each. \"Extrapolated\": the cost model beyond the 16 passes recorded.")
+
+
+def step03_first_pass_table(res) -> str | None:
+    def predicted(r, _):
+        one = passes_by_k(r).get(1, {}).get("00_naive")
+        return number(2 * one.bytes_per_run / r.ceilings["copy_GBps"] / 1e6 if one else None, ".3f")
+
+    def fused(r, kernels):
+        model = kernel_cost_model(r) if kernels else cost_model(r)
+        return number(model[0] if model else None, ".3f")
+    rows = [("predicted: twice a pass's bytes at the copy's bandwidth", "predicted"),
+            ("03's fused pass: transpose while consuming", "fused"),
+            ("06's transpose, then one pass over the copy", "then_read")]
+    cell = {"predicted": lambda r, kernels: predicted(r, kernels), "fused": fused,
+            "then_read": lambda r, kernels: number(then_read_first_pass(r, kernels), ".3f")}
+    return lesson_table(res, "the first column pass", rows, [
+        ("benchmark ms", lambda r, key: cell[key](r, False), True),
+        ("kernel ms", lambda r, key: cell[key](r, True), True)])
+
+
+def step04_table(res) -> str | None:
+    rows = [("02 padded tile", ("02_tile_padded", "transpose_tile_kernel<1>")),
+            ("04 four rows a thread", ("04_rows_per_thread", "transpose_rows_per_thread_kernel"))]
+    return lesson_table(res, "kernel", rows, [
+        ("of copy", lambda r, key: f"{of_copy(r, transpose_case(r, key[0])):.2f}", True),
+        ("issue %", lambda r, key: number(profile(r, key[1], "issue %"), ".0f"), True),
+        ("DRAM %", lambda r, key: number(profile(r, key[1], "DRAM %"), ".0f"), True),
+        ("KB in flight per SM", lambda r, key: number(kb_in_flight(r, key[1]), ".1f"), False)],
+        "Issue %: the cycles in which the multiprocessors issued an instruction; DRAM %: the memory's throughput, "
+        "both as a share of their peak (Nsight Compute).")
+
+
+def step05_table(res) -> str | None:
+    rows = [("04 four rows a thread, 4-byte accesses", ("04_rows_per_thread", "transpose_rows_per_thread_kernel")),
+            ("05 float4 accesses, 64 × 64 tile", ("05_vector_tile", "transpose_vector_tile_kernel<0>"))]
+    return lesson_table(res, "kernel", rows, [
+        ("ms", lambda r, key: f"{transpose_case(r, key[0]).median_ms:.3f}", True),
+        ("of copy", lambda r, key: f"{of_copy(r, transpose_case(r, key[0])):.2f}", True),
+        ("issue %", lambda r, key: number(profile(r, key[1], "issue %"), ".0f"), False),
+        ("KB in flight per SM", lambda r, key: number(kb_in_flight(r, key[1]), ".1f"), False),
+        ("bank conflicts", lambda r, key: millions(profile(r, key[1], "bank conflicts")), False)])
+
+
+def step06_table(res) -> str | None:
+    def peer(r, _):
+        group = next(c.group for c in r.cases if c.group.startswith("transpose"))
+        return next(c for c in r.cases if c.group == group and not c.is_step and "copy" not in c.name)
+    case = lambda r, key: peer(r, key) if key == "peer" else transpose_case(r, key)  # noqa: E731
+    runs = lesson_runs(res)
+    name = peer(runs[0], None).name if runs else "peer"
+    rows = [("05 blocks along the input", "05_vector_tile"), ("06 blocks down the input", "06_block_order"),
+            (f"{name}, the library's transpose", "peer")]
+    return lesson_table(res, "transpose", rows, [
+        ("ms", lambda r, key: f"{case(r, key).median_ms:.4f}", True),
+        ("of copy", lambda r, key: f"{of_copy(r, case(r, key)):.3f}", True)])
+
+
+def step07_table(res) -> str | None:
+    runs = lesson_runs(res)
+    gemv = peer_name(passes_by_k(runs[0])) if runs else None
+    rows = [("01 a thread per column, 4-byte loads", ("01_coalesced", "multiply_transposed_coalesced_kernel")),
+            ("07 float4 columns, rows split over many blocks", ("07_split_rows", "multiply_transposed_split_rows_kernel"))]
+    if gemv:
+        rows.append((f"{gemv}, the library's Aᵀx", (gemv, None)))
+    return lesson_table(res, "consumer", rows, [
+        ("ms a pass", lambda r, key: number(per_pass_ms(r, key[0]), ".3f"), True),
+        ("of copy", lambda r, key: f"{of_copy(r, consumer_case(r, key[0])):.2f}", True),
+        ("occupancy %", lambda r, key: number(profile(r, key[1], "occupancy %") if key[1] else None, ".0f"), False)],
+        "Of copy: a pass only reads, while the copy reads and writes, so a pass can exceed 1.")
+
+
+BETWEEN_GPUS = [("00 transpose", "transpose", "00_naive"), ("01 transpose", "transpose", "01_write_coalesced"),
+                ("02 padded tile", "transpose", "02_tile_padded"), ("04 four rows a thread", "transpose", "04_rows_per_thread"),
+                ("05 float4s", "transpose", "05_vector_tile"), ("06 block order", "transpose", "06_block_order"),
+                ("00 Aᵀx", "A^T x", "00_naive"), ("01 Aᵀx", "A^T x", "01_coalesced"), ("07 Aᵀx", "A^T x", "07_split_rows")]
+
+
+def between_gpus_table(res) -> str | None:
+    """Each taught step's rate on every other GPU over its rate on the lesson's, and its fraction of
+    each GPU's own copy."""
+    runs = lesson_runs(res)
+    if runs is None:
+        return None
+    if len(runs) < 2:
+        return "One GPU recorded: nothing to set beside it."
+    case = lambda r, what, name: transpose_case(r, name) if what == "transpose" else consumer_case(r, name)  # noqa: E731
+    lesson = runs[0]
+    heads = ["step"] + [f"{short_label(r)} rate ÷ {short_label(lesson)} rate" for r in runs[1:]] + \
+            [f"{short_label(r)} of copy" for r in runs]
+    lines = ["| " + " | ".join(heads) + " |", "|---|" + "---:|" * (len(heads) - 1)]
+    for label, what, name in BETWEEN_GPUS:
+        cases = [case(r, what, name) for r in runs]
+        if any(c is None for c in cases):
+            continue
+        lines.append(f"| {label} | " + " | ".join(f"{c.gbps / cases[0].gbps:.2f}" for c in cases[1:]) + " | " +
+                     " | ".join(f"{of_copy(r, c):.2f}" for r, c in zip(runs, cases)) + " |")
+    return "\n".join(lines)
+
+
 def tables(res) -> dict:
-    combined = {name: table for name, table in (("bound", bound_table(res)), ("glance", glance_table(res)))
-                if table is not None}
+    lesson = (("bound", bound_table), ("glance", glance_table), ("step00", step00_table), ("step01", step01_table),
+              ("step02", step02_table), ("step03_flag_pays", step03_flag_pays_table),
+              ("step03_first_pass", step03_first_pass_table), ("step04", step04_table), ("step05", step05_table),
+              ("step06", step06_table), ("step07", step07_table), ("between_gpus", between_gpus_table))
+    combined = {name: table for name, table in ((name, make(res)) for name, make in lesson) if table is not None}
     return combined | {
         "transpose": transpose_table(res),
         "passes": passes_table(res),
         "cost_model": cost_model_table(res),
+        "kernel_cost_model": kernel_cost_model_table(res),
         "sweep": sweep_table(res),
         "in_flight": in_flight_table(res),
         "traffic": report_tables.traffic_table(res.folder / "traffic.csv", "matrix size (1073.7 MB)"),

@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <functional>
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,9 +35,11 @@ struct Size {
   std::string name() const { return std::to_string(rows) + "x" + std::to_string(cols); }
 };
 
-// 32 and 64 are the tile edges; the others cut them, and 1 is the degenerate case.
-constexpr std::array kSizes{Size{1, 1}, Size{1, 1000}, Size{1000, 1}, Size{33, 65}, Size{64, 64},
-                            Size{31, 97}, Size{130, 68}, Size{256, 320}};
+// 32 and 64 are the tile edges; the others cut them, and 1 is the degenerate case. 132 x 200 and
+// 68 x 260 have rows and columns that are multiples of 4 but not of 64: steps 05 and 06 move their
+// inner tiles in float4s and their edge tiles in floats, in the same launch.
+constexpr std::array kSizes{Size{1, 1},   Size{1, 1000}, Size{1000, 1},  Size{33, 65},  Size{64, 64},
+                            Size{31, 97}, Size{130, 68}, Size{256, 320}, Size{132, 200}, Size{68, 260}};
 
 void test_transpose(ch01::TransposeFn transpose, Size size, const course::Seed& seed) {
   const auto in = course::random_floats(static_cast<size_t>(size.rows) * size.cols, seed);
@@ -85,16 +89,18 @@ void test_consumer(ch01::ColumnConsumerFn consumer, Size size, const course::See
   EXPECT_TRUE(inputs.matches_reference(inputs.run(consumer)));
 }
 
-// Two runs' outputs hold the same bits (0.0 and -0.0 differ, as do two NaNs with other bits).
-::testing::AssertionResult bit_identical(const std::vector<float>& again, const std::vector<float>& first) {
+// Two outputs hold the same bits (0.0 and -0.0 differ, as do two NaNs with other bits); `first`
+// is what `again` must equal, named by `first_is` in the failure.
+::testing::AssertionResult bit_identical(const std::vector<float>& again, const std::vector<float>& first,
+                                         const char* first_is = "in the first run") {
   size_t differing = 0, first_at = 0;
   for (size_t i = 0; i < first.size(); ++i) {
     if (std::bit_cast<std::uint32_t>(again[i]) != std::bit_cast<std::uint32_t>(first[i]) && differing++ == 0) first_at = i;
   }
   if (differing == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << differing << " of " << first.size() << " elements differ; first at [x=" << first_at
-                                       << "]: " << again[first_at] << " now, " << first[first_at]
-                                       << " in the first run";
+                                       << "]: " << again[first_at] << " now, " << first[first_at] << " "
+                                       << first_is;
 }
 
 // Step 07 keeps its partial sums in a buffer that lives as long as the process and grows when a
@@ -291,6 +297,18 @@ void test_consume(Size size, const course::Seed& seed) {
                                                   {size_t(size.cols), size_t(kLanes)});
   comparison.axis_names = {"column", "lane"};
   EXPECT_TRUE(course::matches_reference(comparison)) << "lane l's sum of a column: rows l, l + 32, ... of it, times x";
+  // Step 00's lane l rounds as fmaf over rows l, l + 32, ... in that order: part 3 must round the same,
+  // or the flagged matrix's passes cannot match step 00 bit for bit.
+  std::vector<float> rounded(d_sums.size(), 0.0f);
+  for (int c = 0; c < size.cols; ++c)
+    for (int lane = 0; lane < kLanes; ++lane) {
+      float partial = 0.0f;
+      for (int r = lane; r < size.rows; r += kLanes)
+        partial = std::fmaf(inputs.a[static_cast<size_t>(r) * size.cols + c], inputs.x[r], partial);
+      rounded[static_cast<size_t>(c) * kLanes + lane] = partial;
+    }
+  EXPECT_TRUE(bit_identical(d_sums.to_host(), rounded, "from fmaf in step 00's order"))
+      << "each product added with fmaf(tile, x, partial), tile after tile: no +=, no other order";
 }
 
 // Step 03, part 4: the transposing pass alone makes the copy and y, rounding as step 00 does.
@@ -506,7 +524,9 @@ class FlaggedMatrix : public course::DeviceTest {
   const std::vector<float> a = course::random_floats(size_t(kSize.rows) * kSize.cols, seed, 0);
   const std::vector<float> x = course::random_floats(kSize.rows, seed, 1);   // for A^T x
   const std::vector<float> v = course::random_floats(kSize.cols, seed, 2);   // for A v
-  DeviceBuffer<float> d_a, d_x, d_v, d_y;
+  const std::vector<float> other_x = course::random_floats(kSize.rows, seed, 3);            // a second x
+  const std::vector<float> other_a = course::random_floats(size_t(kSize.rows) * kSize.cols, seed, 4);  // A rewritten
+  DeviceBuffer<float> d_a, d_x, d_v, d_y, d_other_x;
 
   void SetUp() override {
     DeviceTest::SetUp();
@@ -515,10 +535,17 @@ class FlaggedMatrix : public course::DeviceTest {
     d_x = DeviceBuffer<float>(std::span<const float>(x));
     d_v = DeviceBuffer<float>(std::span<const float>(v));
     d_y = DeviceBuffer<float>(std::max(kSize.rows, kSize.cols));
+    d_other_x = DeviceBuffer<float>(std::span<const float>(other_x));
   }
-  std::vector<float> column_pass(ch01::FlaggedMatrix& matrix) {
+  std::vector<float> column_pass(ch01::FlaggedMatrix& matrix, const float* with_x = nullptr) {
     d_y.poison();
-    matrix.multiply_transposed(d_x.data(), d_y.data());
+    matrix.multiply_transposed(with_x ? with_x : d_x.data(), d_y.data());
+    return first(d_y.to_host(), kSize.cols);
+  }
+  // Step 00's y = A^T x for the matrix now in d_a: what every column pass must return, bit for bit.
+  std::vector<float> naive_pass(const float* with_x) {
+    d_y.poison();
+    ch01::multiply_transposed_naive(d_a.data(), with_x, d_y.data(), kSize.rows, kSize.cols);
     return first(d_y.to_host(), kSize.cols);
   }
   std::vector<float> row_pass(ch01::FlaggedMatrix& matrix) {
@@ -558,6 +585,36 @@ TEST_F(FlaggedMatrix, FirstColumnPassMakesTheCopyOnceAndLaterPassesReadOnlyIt) {
   EXPECT_EQ(matrix.transpositions(), 1) << "the copy must be made once";
 }
 
+// A pass that kept the first pass's x, or returned the first pass's y, would pass the test above.
+TEST_F(FlaggedMatrix, EveryColumnPassUsesTheXItIsGiven) {
+  SCOPED_TRACE(seed.describe());
+  SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep, 6, "the flag"));
+  const std::vector<float> with_x = naive_pass(d_x.data()), with_other_x = naive_pass(d_other_x.data());
+  ch01::FlaggedMatrix matrix(d_a.data(), kSize.rows, kSize.cols);
+  EXPECT_EQ(column_pass(matrix, d_x.data()), with_x) << "column pass 1 (the transposing pass), with x";
+  EXPECT_EQ(column_pass(matrix, d_other_x.data()), with_other_x) << "column pass 2 (the copy), with another x";
+  EXPECT_EQ(column_pass(matrix, d_x.data()), with_x) << "column pass 3 (the copy), with the first x again";
+  EXPECT_EQ(matrix.transpositions(), 1);
+}
+
+// The owner who writes the original clears the flag with invalidate(): the next column pass makes
+// a new copy, from the new original, and the passes after it read that copy.
+TEST_F(FlaggedMatrix, AfterInvalidateTheNextColumnPassTransposesTheNewOriginal) {
+  SCOPED_TRACE(seed.describe());
+  SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep, 6, "the flag"));
+  ch01::FlaggedMatrix matrix(d_a.data(), kSize.rows, kSize.cols);
+  EXPECT_EQ(column_pass(matrix), naive_pass(d_x.data())) << "column pass 1, the first original";
+  GPU_CHECK(gpuMemcpy(d_a.data(), other_a.data(), other_a.size() * sizeof(float), gpuMemcpyHostToDevice));
+  matrix.invalidate();
+  EXPECT_FALSE(matrix.has_transposed_copy());
+  const std::vector<float> rewritten = naive_pass(d_x.data());
+  EXPECT_EQ(column_pass(matrix), rewritten) << "the first column pass after invalidate() must transpose the new original";
+  EXPECT_EQ(matrix.transpositions(), 2) << "invalidate() clears the flag: the next column pass transposes again";
+  d_a.poison();  // later passes read only the new copy
+  EXPECT_EQ(column_pass(matrix), rewritten) << "the pass after that must read the new copy";
+  EXPECT_EQ(matrix.transpositions(), 2);
+}
+
 TEST_F(FlaggedMatrix, RowAccessesNeverMakeTheCopyAndAlwaysReadTheOriginal) {
   SCOPED_TRACE(seed.describe());
   SCOPED_TRACE(course::edit_hint(ch01::kFlaggedStep, 7, "the row access"));
@@ -591,7 +648,30 @@ void register_whole_step_test(const course::StepSource& step, const std::string&
     course::register_step_test(step, suite, name, std::move(body));
 }
 
+// Steps 05, 06 and 07 move 16 bytes at a time: each refuses, before any launch, a matrix pointer off a
+// 16-byte boundary (std::invalid_argument). The pointers are host memory, never dereferenced.
+const bool alignment_runs_on_host = course::suite_runs_on_host("Alignment");
+
+void test_transpose_refuses_misaligned(ch01::TransposeFn transpose) {
+  alignas(16) static float unused[64];
+  EXPECT_THROW(transpose(unused + 1, unused + 32, 4, 4), std::invalid_argument) << "in off a 16-byte boundary";
+  EXPECT_THROW(transpose(unused, unused + 33, 4, 4), std::invalid_argument) << "out off a 16-byte boundary";
+}
+
+void test_consumer_refuses_misaligned(ch01::ColumnConsumerFn consumer) {
+  alignas(16) static float unused[64];
+  EXPECT_THROW(consumer(unused + 1, unused + 32, unused + 48, 4, 4), std::invalid_argument) << "a off a 16-byte boundary";
+}
+
 const bool registered = [] {
+  for (const auto& step : ch01::transpose_steps())
+    if (step.source.file == "05_vector_tile" || step.source.file == "06_block_order")
+      course::register_step_test(step.source, "Alignment", step.source.id(),
+                                 [run = step.run](const course::Seed&) { test_transpose_refuses_misaligned(run); });
+  for (const auto& step : ch01::consumer_steps())
+    if (step.source.file == "07_split_rows")
+      course::register_step_test(step.source, "Alignment", step.source.id(),
+                                 [run = step.run](const course::Seed&) { test_consumer_refuses_misaligned(run); });
   for (const auto& step : ch01::transpose_steps())
     for (const Size size : kSizes)
       register_whole_step_test(step.source, "Transpose", step.source.id() + "/" + size.name(),

@@ -43,6 +43,10 @@ class FlaggedMatrix {
   void multiply_transposed(const float* x, float* y);  // column-sequential access: y = A^T x
   void multiply(const float* x, float* y);             // row access: y = A x, always the original
 
+  // The class cannot see writes to the original: whoever writes it calls invalidate() after, and
+  // the next column-sequential access transposes again (the copy's storage is kept).
+  void invalidate() { flag_ = false; }
+
   bool has_transposed_copy() const { return flag_; }
   int transpositions() const { return transpositions_; }
   const float* transposed_copy() const { return flag_ ? copy_.data() : nullptr; }

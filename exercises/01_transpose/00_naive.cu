@@ -1,4 +1,4 @@
-// Copied from solutions/01_transpose/00_naive.cu by exercises/generate.py (fingerprint 2275f82134eb): given complete.
+// Copied from solutions/01_transpose/00_naive.cu by exercises/generate.py (fingerprint 911690ba5731): given complete.
 // Step 00 — naive. The reference point every later step is measured against.
 //
 // Transpose: one thread per element, threadIdx.x along a row of the input. A warp reads 32
@@ -10,7 +10,7 @@
 // column-sequential access of the patent. Lane l reads rows l, l+32, ...: every lane in its own
 // sector, 4 useful bytes of every 32 fetched.
 // Predicted: ~1/8 of the copy bandwidth, unless the caches keep the sectors that the warps of a
-// block, on neighbouring columns, share (NOTES.md's traffic table shows that they do).
+// block, on neighbouring columns, share.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include "lane_sum.cuh"

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint 4fb2cb9f5131): edit the TODOs.
+// Generated from solutions/01_transpose/01_coalesced.cu by exercises/generate.py (fingerprint fc1c089c3864): edit the TODOs.
 // Step 01 — coalescing: re-map threads so that a warp touches consecutive addresses.
 //
 // Transpose: threadIdx.x now runs along a *column* of the input, so the writes are coalesced and
@@ -14,9 +14,9 @@
 // the compiler knows, it unrolls the loop by 4, four loads of A per iteration that wait on no
 // other load, so all four can be in flight; with blockDim.y (a run-time value) each iteration
 // has one load, issued after the previous iteration's FMA, and a thread keeps one load in
-// flight, for which Little's law predicts about 0.36 of the copy bandwidth (the PTX of both
-// loops: the chapter's results/h200/compiled.txt; NOTES.md, "Bytes in flight"; that version is
-// not among the benchmark's cases, so its speed is not measured).
+// flight, for which Little's law predicts about 0.36 of the copy bandwidth. The PTX of both loops
+// shows this (the chapter's results/h200/compiled.txt); what it is worth in time is not measured:
+// the blockDim.y version is not among the benchmark's cases (NOTES.md, "Not measured; to do").
 // Predicted: 8x less traffic than step 00, and, by Little's law, the copy bandwidth: 512 blocks
 // of 256 threads is ~990 threads per multiprocessor, 4 loads of 4 bytes each, ~16 KB per
 // multiprocessor, more than the ~11 KB the copy needs at the idle latency.
@@ -42,7 +42,13 @@ __global__ void transpose_write_coalesced_kernel(const float* __restrict__ in, f
 
 __global__ void multiply_transposed_coalesced_kernel(const float* __restrict__ a, const float* __restrict__ x,
                                                      float* __restrict__ y, int rows, int cols) {
-  // TODO: part 2 of 2, a thread per column: thread (tx, ty) sums column blockIdx.x * 32 + tx over rows ty, ty + 8, ... with fmaf, its row loop stepping by the constant kBlockY (a stride the compiler knows lets it unroll the loop and keep four loads in flight; blockDim.y would not), then writes its sum to a shared [kBlockY][kBlockX] array; after a barrier that every thread reaches, the threads with ty == 0 add the 8 sums of their column and write y; a warp then reads 32 neighbouring columns of a row: coalesced
+  // Part 2, a thread per column. Idea: a thread owns a column and a warp 32 neighbouring columns,
+  // so each warp load reads 32 neighbouring floats of one row (coalesced); the block's kBlockY rows
+  // of threads share out the rows of A, and shared memory adds their kBlockY sums of each column.
+  // Keep: fmaf in row order within a thread; a row loop that steps by the constant kBlockY, which
+  // lets the compiler unroll it and keep several loads in flight. Avoid: blockDim.y as the stride
+  // (a run-time value: one load in flight), and a barrier that threads past the last column skip.
+  // TODO: part 2 of 2, a thread per column: the idea, what to keep and what to avoid are in the comment above
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/04_rows_per_thread.cu by exercises/generate.py (fingerprint 2110e8671db9): edit the TODOs.
+// Generated from solutions/01_transpose/04_rows_per_thread.cu by exercises/generate.py (fingerprint ad1e7c3e819c): edit the TODOs.
 // Step 04 — several rows per thread.
 //
 // Step 02's padded tile with a 32x8 block instead of 32x32: each thread moves 4 elements, rows
@@ -6,8 +6,8 @@
 // its barrier idles 1024 threads; four smaller blocks on the same multiprocessor keep loads in
 // flight while one of them waits, each thread has 4 independent loads in flight before it needs
 // any, and there is a quarter of the index arithmetic per element.
-// Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
-// for this kernel).
+// Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (a figure recalled
+// from published versions of this kernel, not derived from the bound; no source was noted).
 // The exercise: part 1 the tile load and part 2 the transposed store, four rows a thread, each
 // tested alone; the kernel around them is given.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your

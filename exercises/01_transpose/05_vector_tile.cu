@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint 49e998e1c7fa): edit the TODOs.
+// Generated from solutions/01_transpose/05_vector_tile.cu by exercises/generate.py (fingerprint fff0acd5fd74): edit the TODOs.
 // Step 05 — 16-byte accesses and a wider tile.
 //
 // A 64x64 tile moved by a 16x16 block: each thread loads four float4s (16 bytes each, one per
@@ -9,7 +9,8 @@
 // shared memory, which leaves 2-way bank conflicts (lanes tx and tx+8 of the column read share a
 // bank); shared memory has ~4x the bandwidth this kernel needs, so they cost little.
 // Tiles cut by the matrix edge, and matrices whose rows are not a multiple of 4 floats (where a
-// float4 would be misaligned), take a scalar path in the same kernel.
+// float4 would be misaligned), take a scalar path in the same kernel; in and out must start on a
+// 16-byte boundary, which the host code checks before the launch.
 //
 // The streaming variant writes with store_streaming (st.global.cs on CUDA, a non-temporal store on
 // HIP): the output is not read again, so it need not displace the input's lines in L2.
@@ -35,7 +36,13 @@ constexpr int kRowsPerThread = kTile / kThreadsY;  // 4
 // ty+48 when it loads, and elements 4tx .. 4tx+3 of output rows ty, ty+16, ... when it stores.
 __device__ __forceinline__ void load_float4s(float (&tile)[kTile][kTile + 1], const float* __restrict__ in, int cols,
                                              int tile_row, int tile_col) {
-  // TODO: part 1 of 4, the float4 load: issue all four course::load_readonly(reinterpret_cast<const float4*>(row) + tx) loads into registers (float4 loaded[kRowsPerThread]) before storing any into the tile, so that four are in flight at once; then write each float4's x, y, z, w to tile[r][4tx .. 4tx+3] (the shared tile holds floats: a float4 store into a 65-float row would be misaligned); a warp's 32 loads must cover two whole 256-byte tile rows
+  // Part 1, the float4 load. Idea: a thread reads columns 4tx .. 4tx+3 of its four tile rows as one
+  // float4 each (course::load_readonly on a const float4*), so a warp reads two whole 256-byte tile
+  // rows per instruction. Keep: all four loads issued into registers before any is stored into the
+  // tile, so that four are in flight; the tile holds floats, so each float4 goes in as four floats.
+  // Avoid: storing a float4 into a 65-float row (misaligned), and putting a float4's floats at
+  // column tx instead of 4tx.
+  // TODO: part 1 of 4, the float4 load: the idea, what to keep and what to avoid are in the comment above
 }
 
 __device__ __forceinline__ void load_scalars(float (&tile)[kTile][kTile + 1], const float* __restrict__ in, int rows,
@@ -46,7 +53,12 @@ __device__ __forceinline__ void load_scalars(float (&tile)[kTile][kTile + 1], co
 template <bool kStreamingStores>
 __device__ __forceinline__ void store_float4s(const float (&tile)[kTile][kTile + 1], float* __restrict__ out, int rows,
                                               int tile_row, int tile_col) {
-  // TODO: part 3 of 4, the float4 store: output row tile_col + c (c = ty + 16j) is column c of the tile; gather its four elements 4tx .. 4tx+3 from four tile rows into one float4 (make_float4) and store it at float4 index tx of that output row, which starts at out + (tile_col + c) * rows + tile_row; with kStreamingStores use course::store_streaming(target, value) instead of *target = value; the four floats come from four tile rows of one column: four neighbours along a tile row would store the tile untransposed
+  // Part 3, the float4 store. Idea: output row tile_col + c is column c of the tile, so a thread
+  // gathers four floats down that column (tile rows 4tx .. 4tx+3) into one float4 and stores it as
+  // the tx-th float4 of the output row's piece; a warp writes two 256-byte pieces. Keep: the output
+  // has `rows` columns; kStreamingStores chooses course::store_streaming over a plain store.
+  // Avoid: four neighbours along a tile row, which stores the tile untransposed.
+  // TODO: part 3 of 4, the float4 store: the idea, what to keep and what to avoid are in the comment above
 }
 
 __device__ __forceinline__ void store_scalars(const float (&tile)[kTile][kTile + 1], float* __restrict__ out, int rows,
@@ -83,6 +95,10 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
 }
 
 void launch_vector_tile(void (*kernel)(const float*, float*, int, int), const float* in, float* out, int rows, int cols) {
+  // The float4 path reads in and writes out 16 bytes at a time: refused, before any launch, off a
+  // 16-byte boundary (every course allocation starts on one).
+  course::require_aligned(in, 16, "step 05 loads float4s from in");
+  course::require_aligned(out, 16, "step 05 stores float4s to out");
   course::launch(kernel, {dim3(course::blocks_for(cols, kTile), course::blocks_for(rows, kTile)), dim3(kThreadsX, kThreadsY)},
                  in, out, rows, cols);
 }

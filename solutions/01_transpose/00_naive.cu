@@ -4,12 +4,21 @@
 // consecutive floats (one 128-byte line: coalesced) and writes 32 floats `rows` apart in the
 // output: 32 sectors of 32 bytes, each carrying 4 useful bytes.
 // Predicted: write-bound at 1/8 sector efficiency, ~1/8 of the copy bandwidth.
+// BEGIN FINDINGS
+// The count left out the reads, which are coalesced: counted in bytes, a warp moves 1 unit to
+// read and 8 to write for 2 useful, 2/9 = 0.22 of the copy. Measured: 0.12, below both counts,
+// with DRAM moving only 2.27x the matrix; the 8x L2 write requests are the likely limit
+// (NOTES.md, "00 — naive").
+// END FINDINGS
 //
 // Column consumer y = A^T x: a warp per column, its lanes stepping down the rows — the
 // column-sequential access of the patent. Lane l reads rows l, l+32, ...: every lane in its own
 // sector, 4 useful bytes of every 32 fetched.
 // Predicted: ~1/8 of the copy bandwidth, unless the caches keep the sectors that the warps of a
-// block, on neighbouring columns, share (NOTES.md's traffic table shows that they do).
+// block, on neighbouring columns, share.
+// BEGIN FINDINGS
+// They do: 0.23 of the copy, DRAM 1.19x the matrix (NOTES.md's traffic table).
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     00_naive  transpose 16384x16384  5.0842 ms, 422 GB/s (0.141 of copy)

@@ -12,6 +12,11 @@
 // Predicted: both variants fix the DRAM side (8x fewer sectors written than step 00); the
 // unpadded one is held back by 32-way conflicts, the padded one by the 1024-thread block (one
 // element per thread, a barrier between load and store, little in flight).
+// BEGIN FINDINGS
+// Padded 0.42 of the copy, unpadded 0.24. The barrier is unlikely to be what holds the padded
+// tile: step 01's transpose has none and runs at the same rate, with the same 4-byte load per
+// thread and about 7 KB in flight per multiprocessor (NOTES.md, "02 — shared memory").
+// END FINDINGS
 // The exercise: part 1 the tile load and part 2 the transposed store, each tested alone; part 3 the
 // kernel around them, with the padded tile and the barrier.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:

@@ -16,6 +16,13 @@
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
 // bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
 // flag pays off from k = 1 or 2 passes.
+// BEGIN FINDINGS
+// The first pass missed: 0.86 ms on the H200, not 0.51 (1.12, not 0.72, on the H100), likely for
+// step 01's consumer's reason (512 blocks, 48% occupancy); not measured. The flag pays against step
+// 00 from the first pass, against step 01 from pass 14 on the H200, against step 07 never; and
+// step 06's transpose followed by reads of the copy beats the fused first pass on the H200
+// (NOTES.md, "When the flag pays").
+// END FINDINGS
 // The exercise, in seven parts, each tested alone: 1-2 the patent's rule (a column access, a
 // sequential one), 3 consuming a tile, 4 the transposing pass, 5 the row consumer that reads the
 // copy, 6 the flag, 7 the row access.
@@ -103,7 +110,13 @@ constexpr int kRowsPerWarp = kTile / kWarps;      // tile rows each thread loads
 __device__ __forceinline__ void consume_tile(float (&partial)[kColumnsPerWarp], const float (&tile)[kTile][kTile + 1],
                                              const float* x, int rows, int cols, int stripe, int tile_row, int lane,
                                              int warp) {
-  // BEGIN SOLUTION: part 3 of 7, consume the tile column by column: lane takes tile row `lane` (A's row tile_row + lane, if it exists) and, for j = 0 .. 3, adds tile[lane][c] * x[row] to partial[j] with fmaf, where c = warp + j * kWarps (A's column stripe + c, if it exists); a warp then reads a column of the shared tile, which the padding keeps free of bank conflicts; keep fmaf and this order, so that the sums round exactly as step 00's do
+  // Part 3, consume the tile. Idea: lane l takes tile row l (A's row tile_row + l) and adds its
+  // products to the thread's four column sums, for columns warp, warp + 8, warp + 16 and warp + 24
+  // of the stripe; a warp then reads a column of the shared tile, which the padding keeps free of
+  // bank conflicts. Keep: fmaf(tile value, x of that row, sum), tile after tile, so that lane l's
+  // sum rounds exactly as step 00's lane l does over rows l, l + 32, ... (the test compares bits).
+  // Avoid: += (it rounds twice), and rows or columns past the matrix's edge.
+  // BEGIN SOLUTION: part 3 of 7, consume the tile: the idea, what to keep and what to avoid are in the comment above
   const int row = tile_row + lane;
   if (row < rows) {
     const float x_row = x[row];
@@ -125,7 +138,21 @@ __global__ void transpose_while_consuming_kernel(const float* __restrict__ a, co
   float partial[kColumnsPerWarp] = {};
   float next[kRowsPerWarp];  // this thread's elements of the next tile, loading while the current one is used
 
-  // BEGIN SOLUTION: part 4 of 7, the transposing pass: fetch the first tile into next[j] = A[warp + j * kWarps][col] (0 outside A); then for each tile_row = 0, 32, ...: copy next[j] to tile[warp + j * kWarps][lane], barrier, fetch the next tile's rows (tile_row + kTile + warp + j * kWarps) so that its loads fly while the block works, consume_tile (part 3), write copy[stripe + i][tile_row + lane] = tile[lane][i] for i = warp, warp + kWarps, ... (the copy is cols x rows), barrier; then lane_sum each partial[j] (every thread calls it: it holds barriers) and lane 0 writes y[stripe + warp + j * kWarps]; without the second barrier a fast warp overwrites the tile while others still read it
+  // Part 4, the transposing pass.
+  // Idea: the block walks down its 32-column stripe one 32 x 32 tile at a time. Each tile goes
+  //   from registers into the padded shared tile, is consumed (part 3), and is written transposed
+  //   into the copy, while the loads of the next tile are already in flight.
+  // Keep:
+  //   - the prefetch: the next tile's loads go into next[] once the current tile is in shared
+  //     memory, before it is consumed (0 outside A), so that they fly while the block works;
+  //   - two barriers a tile: one after the tile is stored (every warp reads all of it), one after
+  //     it is consumed and written (it is overwritten next);
+  //   - the copy is cols x rows: its row stripe + i is column stripe + i of A, written coalesced;
+  //   - at the end, lane_sum for each of the four sums, called by every thread (it holds
+  //     barriers), and lane 0 writing y.
+  // Avoid: leaving out the second barrier (a fast warp overwrites the tile while others still read
+  //   it), and fetching the current tile again instead of the next one.
+  // BEGIN SOLUTION: part 4 of 7, the transposing pass: the idea, what to keep and what to avoid are in the comment above
   // 0. Fetch the first tile into registers (rows warp, warp+8, ...; coalesced along rows of A).
   for (int j = 0; j < kRowsPerWarp; ++j) {
     const int row = warp + j * kWarps;
@@ -165,7 +192,12 @@ __global__ void transpose_while_consuming_kernel(const float* __restrict__ a, co
 // copy (M = A^T) this is the column-sequential consumer; reading A it is the row access.
 __global__ void multiply_rows_kernel(const float* __restrict__ m, const float* __restrict__ v, float* __restrict__ y,
                                      int m_rows, int m_cols) {
-  // BEGIN SOLUTION: part 5 of 7, the row consumer: warp threadIdx.y owns row blockIdx.x * 8 + threadIdx.y of M; lane l adds m[row][l] * v[l], m[row][l + 32] * v[l + 32], ... with fmaf in that order (step 00's order, so that a pass over the copy rounds exactly as step 00's pass over A), then every thread calls lane_sum (it holds barriers: not inside an if) and lane 0 writes y[row]
+  // Part 5, the row consumer, y = M v. Idea: a warp per row of M (warp threadIdx.y of the block's
+  // eight); lane l sums elements l, l + 32, ... of the row, which is coalesced, and lane_sum adds
+  // the 32 lane sums. Keep: fmaf in that order, step 00's, so that a pass over the copy rounds
+  // exactly as step 00's pass over A. Avoid: calling lane_sum inside an if (every thread must
+  // reach its barriers), and forgetting the block's offset in the row number.
+  // BEGIN SOLUTION: part 5 of 7, the row consumer: the idea, what to keep and what to avoid are in the comment above
   const int row = blockIdx.x * blockDim.y + threadIdx.y;
   float partial = 0.0f;
   if (row < m_rows) {
@@ -227,7 +259,7 @@ FlaggedMatrix::FlaggedMatrix(const float* matrix, int rows, int cols)
     : original_(matrix), rows_(rows), cols_(cols), copy_(static_cast<size_t>(rows) * cols) {}
 
 void FlaggedMatrix::multiply_transposed(const float* x, float* y) {
-  // BEGIN SOLUTION: part 6 of 7, the flag: with the flag clear, launch the transposing pass (part 4) on the original, one block of (32, 8) threads per 32-column stripe, then set the flag and count the transposition; with the flag set, launch multiply_rows_kernel (part 5) on the copy, a cols x rows matrix whose row c is column c of A (one block of (32, 8) threads per 8 of its rows); the copy is made once: a pass with the flag set must not transpose again
+  // BEGIN SOLUTION: part 6 of 7, the flag: the flag says whether the copy holds A's transpose; with it clear, a column pass is the transposing pass (part 4, a block of (32, 8) threads per 32-column stripe) over the original, which makes the copy, sets the flag and counts a transposition; with it set, the pass is the row consumer (part 5) over the copy, a cols x rows matrix (a block per 8 of its rows); keep x and y as given on every pass; avoid transposing again while the flag is set
   if (!flag_) {
     course::launch(transpose_while_consuming_kernel, {dim3(course::blocks_for(cols_, kTile)), dim3(kLanes, kWarps)},
                    original_, x, copy_.data(), y, rows_, cols_);

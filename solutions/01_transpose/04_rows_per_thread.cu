@@ -5,13 +5,14 @@
 // its barrier idles 1024 threads; four smaller blocks on the same multiprocessor keep loads in
 // flight while one of them waits, each thread has 4 independent loads in flight before it needs
 // any, and there is a quarter of the index arithmetic per element.
-// Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (the classic result
-// for this kernel).
+// Predicted: from step 02's padded figure toward ~85% of the copy bandwidth (a figure recalled
+// from published versions of this kernel, not derived from the bound; no source was noted).
 // The exercise: part 1 the tile load and part 2 the transposed store, four rows a thread, each
 // tested alone; the kernel around them is given.
 // BEGIN FINDINGS
-// Measured: 0.79, short of it; the profile shows 69% of issue slots busy, one
-// 4-byte access per instruction, which is likely the limit (step 05's float4s bring it to 9%).
+// Measured: 0.79 on the H200, short of it (0.93 on the H100); the profile shows 69% of issue
+// slots busy, one 4-byte access per instruction, which is likely the limit on the H200 but not
+// measured: 69% is not saturation, and the H100 runs the same code issuing in 57%.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):

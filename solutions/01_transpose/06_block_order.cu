@@ -1,4 +1,4 @@
-// Step 06 — the order in which blocks walk the matrix, and more bytes in flight per thread.
+// Step 06 — the order in which blocks walk the matrix.
 //
 // Step 05 numbers its blocks along the rows of the input: blocks that run at the same time read
 // neighbouring 256-byte pieces of the same 64 input rows (good) and write pieces 64 rows apart of
@@ -7,17 +7,20 @@
 // reach DRAM as long runs. The bytes moved do not change (the same traffic as step 05 at every
 // level); only their order does. Why DRAM prefers this order is not measured (candidates: more
 // accesses to an open DRAM page, fewer switches between reading and writing).
-// The second variant also gives each thread 8 tile rows instead of 4 (a 16x8 block per 64x64
-// tile): twice the loads in flight per thread, half the threads per tile.
+// The trade: blocks that run together now read pieces of 64 different stretches of the input.
+// An experiment also gives each thread 8 tile rows instead of 4 (a 16x8 block per 64x64 tile):
+// twice the loads in flight per thread, half the threads per tile.
 // Predicted: a few percent from the write order (step 05 is already close to the copy); the 8-row
 // variant within noise of the 4-row one.
 // The exercise: part 1 which tile a block moves, part 2 the grid, both host code tested alone;
-// step 05's kernel is given around them.
+// step 05's kernel is given around them, complete, its float4 load and store included: write step
+// 05 before you read on.
 // BEGIN FINDINGS
-// Measured: +2.7% for the order, as predicted; the 8-row
-// variant 3.6% slower, which the prediction missed: its 40 registers a thread (30 for the 4-row
-// kernel; results/compiled.txt) leave room for 75% occupancy, and the profile shows 73% against
-// 96%, but it keeps more bytes in flight per multiprocessor, not fewer, so the cause is not
+// Measured: +2.7% for the order on the H200 (+0.6% on the H100), as predicted: write locality
+// beat read locality, by a little; why is not measured. The 8-row variant 3.6% slower on the
+// H200, which the prediction missed: its 40 registers a thread (30 for the 4-row kernel;
+// results/h200/compiled.txt) leave room for 75% occupancy, and the profile shows 73% against 96%,
+// but it keeps more bytes in flight per multiprocessor, not fewer, so the cause is not
 // established (NOTES.md).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
@@ -141,6 +144,9 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
 
 template <int kThreadsY>
 void launch_block_order(const float* in, float* out, int rows, int cols) {
+  // As in step 05: the float4 path needs in and out on 16-byte boundaries, checked before any launch.
+  course::require_aligned(in, 16, "step 06 loads float4s from in");
+  course::require_aligned(out, 16, "step 06 stores float4s to out");
   const auto [blocks_x, blocks_y] = block_order_grid(rows, cols);
   course::launch(transpose_block_order_kernel<kThreadsY>, {dim3(blocks_x, blocks_y), dim3(kThreadsX, kThreadsY)}, in, out,
                  rows, cols);

@@ -73,7 +73,14 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
   const int first_row = blockIdx.y * rows_per_split;
   const int end_row = min(rows, first_row + rows_per_split);
   float sum[kVector] = {};
-  // BEGIN SOLUTION: part 2 of 4, four columns a thread: where cols % 4 == 0 and all four columns exist, read them as one float4 a row (course::load_readonly on a const float4*: a warp then reads 512 contiguous bytes) and step the row loop by the constant kThreadsY with #pragma unroll 8, so that eight loads are in flight; else a scalar loop that checks col + k < cols; accumulate with fmaf(a, x[row], sum[k]) in row order; when cols is not a multiple of 4, rows start off a 16-byte boundary and a float4 load would be misaligned
+  // Part 2, four columns a thread. Idea: a thread owns four neighbouring columns and reads them as
+  // one float4 a row (course::load_readonly on a const float4*), so a warp reads 512 contiguous
+  // bytes; its rows are first_row + threadIdx.y and every kThreadsY-th after it, below end_row.
+  // Keep: fmaf in row order; a loop that steps by the constant kThreadsY under #pragma unroll 8, so
+  // that eight loads are in flight; a scalar loop that checks col + k < cols wherever a float4
+  // cannot be used. Avoid: a float4 when cols is not a multiple of 4 (rows then start off a
+  // 16-byte boundary) or past the last column, and a loop that steps by one row.
+  // BEGIN SOLUTION: part 2 of 4, four columns a thread: the idea, what to keep and what to avoid are in the comment above
   if (cols % kVector == 0 && col + kVector <= cols) {
     // The stride is a constant, so the compiler unrolls this loop and keeps 8 loads in flight.
 #pragma unroll 8
@@ -95,7 +102,15 @@ __global__ void COURSE_LAUNCH_BOUNDS(kThreadsX * kThreadsY)
   }
   // END SOLUTION
 
-  // BEGIN SOLUTION: part 3 of 4, the block's sums: each thread stores its four sums as one float4 in a shared [kThreadsY][kThreadsX] array, then, after a barrier that every thread reaches, the threads of row threadIdx.y == 0 add the kThreadsY float4s of their column in order i = 0, 1, ... and write the four totals that exist (col + k < cols) to row blockIdx.y of partials; a fixed order keeps the result the same on every run, and a barrier inside the if would hang or race
+  // Part 3, the block's sums.
+  // Idea: the kThreadsY rows of threads hold partial sums of the same 128 columns; shared memory
+  //   brings them together, and one row of threads adds them and writes the block's row of
+  //   `partials` (row blockIdx.y of a splits x cols array).
+  // Keep: one barrier between writing the sums and reading them, reached by every thread; a fixed
+  //   order of the additions (row of threads 0, 1, ...), so that y is the same on every run; only
+  //   the columns that exist are written.
+  // Avoid: a barrier inside an if (it hangs or races), and atomicAdd (its order changes run to run).
+  // BEGIN SOLUTION: part 3 of 4, the block's sums: the idea, what to keep and what to avoid are in the comment above
   __shared__ float4 block_sums[kThreadsY][kThreadsX];
   block_sums[threadIdx.y][threadIdx.x] = make_float4(sum[0], sum[1], sum[2], sum[3]);
   __syncthreads();
@@ -143,6 +158,8 @@ constexpr int kSumThreads = 256;
 }  // namespace
 
 void multiply_transposed_split_rows(const float* a, const float* x, float* y, int rows, int cols) {
+  // The float4 loop reads a 16 bytes at a time: refused, before any launch, off a 16-byte boundary.
+  course::require_aligned(a, 16, "step 07 loads float4s from a");
   const SplitPlan plan = plan_splits(rows, cols);
   float* partials = partial_sums(static_cast<size_t>(plan.splits) * cols);
   course::launch(multiply_transposed_split_rows_kernel,
