@@ -1,4 +1,4 @@
-// Generated from solutions/02_stencil/06_prefetch.cu by exercises/generate.py (fingerprint 9790c33529ba): edit the TODOs.
+// Generated from solutions/02_stencil/06_prefetch.cu by exercises/generate.py (fingerprint 7c0131bf8fc0): edit the TODOs.
 // Step 06 — keep loads in flight: the next plane is fetched into registers while this one is
 // used, and each thread computes several rows.
 //
@@ -35,12 +35,14 @@ struct PlaneLoad {
   static constexpr int kHeight = kBlockY * kRows + 2 * Stencil::ry;
   static constexpr int kRowsPerPass = kThreads / kWidth;
   static constexpr int kPasses = (kHeight + kRowsPerPass - 1) / kRowsPerPass;
+  using Staged = float[kPasses];  // a thread's share of a plane (named types: clang-15's HIP parser
+  using Row = float[kWidth];      // misreads a template-id inside an array parameter's bound)
 };
 
 // This thread's share of plane z into registers: staged[pass] = the tile cell (iy0 + pass *
 // kRowsPerPass, ix) of plane z.
 template <class Stencil, int kRows>
-__device__ __forceinline__ void fetch_plane(float (&staged)[PlaneLoad<Stencil, kRows>::kPasses], const float* __restrict__ in,
+__device__ __forceinline__ void fetch_plane(typename PlaneLoad<Stencil, kRows>::Staged& staged, const float* __restrict__ in,
                                             const Grid& g, int x0, int y0, int ix, int iy0, bool loads, int z) {
   constexpr int kHeight = PlaneLoad<Stencil, kRows>::kHeight;
   constexpr int kRowsPerPass = PlaneLoad<Stencil, kRows>::kRowsPerPass;
@@ -51,8 +53,8 @@ __device__ __forceinline__ void fetch_plane(float (&staged)[PlaneLoad<Stencil, k
 
 // The staged plane into the tile, every cell where fetch_plane's pass read it.
 template <class Stencil, int kRows>
-__device__ __forceinline__ void publish_plane(float (*tile)[PlaneLoad<Stencil, kRows>::kWidth],
-                                              const float (&staged)[PlaneLoad<Stencil, kRows>::kPasses], int ix, int iy0,
+__device__ __forceinline__ void publish_plane(typename PlaneLoad<Stencil, kRows>::Row* tile,
+                                              const typename PlaneLoad<Stencil, kRows>::Staged& staged, int ix, int iy0,
                                               bool loads) {
   constexpr int kHeight = PlaneLoad<Stencil, kRows>::kHeight;
   constexpr int kRowsPerPass = PlaneLoad<Stencil, kRows>::kRowsPerPass;
