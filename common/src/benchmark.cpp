@@ -298,22 +298,29 @@ const char* ceiling_name(const std::string& unit) {
   return unit == "GB" ? "of copy" : unit == "GFLOP" ? "of FMA" : unit == "Grsqrt" ? "of rsqrt" : "";
 }
 
-// How a case that took `seconds` stands against the ceiling that binds its work (the slowest of
-// bytes / copy and each rate / its ceiling): "0.853 of copy"; without ceilings, its bandwidth.
-std::string against_binding_ceiling(const Case& c, double seconds, const std::optional<Ceilings>& ceilings) {
-  double bound_seconds = 0;
+// The roofline bound of a case's work: the longest time any ceiling allows for it (bytes / copy,
+// each rate / its ceiling), and the unit whose ceiling sets it; {0, ""} without ceilings.
+struct Bound {
+  double seconds = 0;
   std::string unit;
-  if (ceilings) {
-    std::vector<Rate> work = c.rates;
-    work.push_back({"GB", c.bytes / 1e9});
-    for (const Rate& rate : work)
-      if (const double ceiling = ceiling_for(rate.unit, *ceilings); ceiling > 0 && rate.amount / ceiling > bound_seconds) {
-        bound_seconds = rate.amount / ceiling;
-        unit = rate.unit;
-      }
-  }
-  if (unit.empty()) return fixed(c.bytes / 1e9 / seconds, 1) + " GB/s";
-  return fixed(bound_seconds / seconds, 3) + " " + ceiling_name(unit);
+};
+Bound roofline_bound(const Case& c, const std::optional<Ceilings>& ceilings) {
+  Bound bound;
+  if (!ceilings) return bound;
+  std::vector<Rate> work = c.rates;
+  work.push_back({"GB", c.bytes / 1e9});
+  for (const Rate& rate : work)
+    if (const double ceiling = ceiling_for(rate.unit, *ceilings); ceiling > 0 && rate.amount / ceiling > bound.seconds)
+      bound = {rate.amount / ceiling, rate.unit};
+  return bound;
+}
+
+// How a case that took `seconds` stands against the ceiling that binds its work: "0.853 of copy";
+// without ceilings, its bandwidth.
+std::string against_binding_ceiling(const Case& c, double seconds, const std::optional<Ceilings>& ceilings) {
+  const Bound bound = roofline_bound(c, ceilings);
+  if (bound.unit.empty()) return fixed(c.bytes / 1e9 / seconds, 1) + " GB/s";
+  return fixed(bound.seconds / seconds, 3) + " " + ceiling_name(bound.unit);
 }
 
 // One group's table: median, min, max, then every rate per second and, where its unit has a
@@ -350,7 +357,6 @@ void print_group(std::span<const Case> cases, const std::map<std::string, Summar
     const Summary& s = found->second;
     const double seconds = s.median_ms / 1e3;
     std::string row;
-    double bound_seconds = 0;  // the roofline: the slowest ceiling for this case's work
     for (const std::string& unit : units) {
       double amount = unit == "GB" ? c.bytes / 1e9 : -1;
       for (const Rate& rate : c.rates)
@@ -361,10 +367,10 @@ void print_group(std::span<const Case> cases, const std::map<std::string, Summar
       const double ceiling = ceilings ? ceiling_for(unit, *ceilings) : 0.0;
       std::snprintf(cell, sizeof cell, " %9s", amount < 0 || ceiling <= 0 ? "-" : fixed(amount / seconds / ceiling, 3).c_str());
       row += cell;
-      if (amount > 0 && ceiling > 0) bound_seconds = std::max(bound_seconds, amount / ceiling);
     }
     if (roofline) {
-      std::snprintf(cell, sizeof cell, " %11s", bound_seconds > 0 && ceilings ? fixed(bound_seconds / seconds, 3).c_str() : "-");
+      const Bound bound = roofline_bound(c, ceilings);
+      std::snprintf(cell, sizeof cell, " %11s", bound.seconds > 0 ? fixed(bound.seconds / seconds, 3).c_str() : "-");
       row += cell;
     }
     const std::string speedup = baseline_ms > 0 ? fixed(baseline_ms / s.median_ms, 2) + "x" : "-";
