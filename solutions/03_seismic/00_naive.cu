@@ -10,8 +10,8 @@
 // Predicted: the three passes at best 8/32 = 0.25 of the copy rate counted as the fused
 // problem's 8 bytes per point; the z pass well below that.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     00_naive  laplacian8 512^3  2.1771 ms, 493 GB/s (0.164 of copy), 3082 GFLOP/s (0.052 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     00_naive  laplacian8 512^3  2.1769 ms, 493 GB/s (0.165 of copy), 3083 GFLOP/s (0.052 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     00_naive  laplacian8 512^3  1.8585 ms, 578 GB/s (0.136 of copy), 3611 GFLOP/s (0.061 of FMA)
 // END MEASURED

@@ -9,8 +9,8 @@
 // Predicted: 20% fewer sectors per request through L1 and L2; at DRAM the same bytes, so the
 // passes that were limited by DRAM gain little, the ones limited by L1/L2 transactions up to 20%.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     01_aligned  laplacian8 512^3  1.8847 ms, 570 GB/s (0.190 of copy), 3561 GFLOP/s (0.060 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     01_aligned  laplacian8 512^3  1.8840 ms, 570 GB/s (0.190 of copy), 3562 GFLOP/s (0.060 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     01_aligned  laplacian8 512^3  1.6561 ms, 648 GB/s (0.153 of copy), 4052 GFLOP/s (0.069 of FMA)
 // END MEASURED

@@ -10,8 +10,8 @@
 // Predicted: the z pass from the slowest to near the copy rate for its 12 bytes per point
 // (read in, read out, write out); the three passes together near 8/32 of the copy rate.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     02_sliding_window  laplacian8 512^3  1.7728 ms, 606 GB/s (0.202 of copy), 3786 GFLOP/s (0.064 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     02_sliding_window  laplacian8 512^3  1.7730 ms, 606 GB/s (0.202 of copy), 3785 GFLOP/s (0.064 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     02_sliding_window  laplacian8 512^3  1.4828 ms, 724 GB/s (0.171 of copy), 4526 GFLOP/s (0.077 of FMA)
 // END MEASURED

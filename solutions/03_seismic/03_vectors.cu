@@ -17,12 +17,12 @@
 // z pass on float2 / float4 columns, at about 40 / 60 registers and fewer warps resident (75% /
 // 50%), still 1.6x / 2.1x the bytes in flight per SM: from 0.89 to about 0.91 / 0.94 of the copy rate.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
 //     03_vectors_1     laplacian8 512^3  1.7749 ms, an experiment, 605 GB/s (0.202 of copy), 3781 GFLOP/s (0.064 of FMA)
-//     03_vectors_2     laplacian8 512^3  1.5354 ms, an experiment, 699 GB/s (0.233 of copy), 4371 GFLOP/s (0.074 of FMA)
-//     03_vectors_4     laplacian8 512^3  1.4848 ms, 723 GB/s (0.241 of copy), 4520 GFLOP/s (0.077 of FMA)
-//     03_vectors_4_z2  laplacian8 512^3  1.4787 ms, an experiment, 726 GB/s (0.242 of copy), 4538 GFLOP/s (0.077 of FMA)
-//     03_vectors_4_z4  laplacian8 512^3  1.4698 ms, an experiment, 731 GB/s (0.243 of copy), 4566 GFLOP/s (0.077 of FMA)
+//     03_vectors_2     laplacian8 512^3  1.5350 ms, an experiment, 699 GB/s (0.233 of copy), 4372 GFLOP/s (0.074 of FMA)
+//     03_vectors_4     laplacian8 512^3  1.4841 ms, 723 GB/s (0.241 of copy), 4522 GFLOP/s (0.077 of FMA)
+//     03_vectors_4_z2  laplacian8 512^3  1.4786 ms, an experiment, 726 GB/s (0.242 of copy), 4539 GFLOP/s (0.077 of FMA)
+//     03_vectors_4_z4  laplacian8 512^3  1.4708 ms, an experiment, 730 GB/s (0.244 of copy), 4563 GFLOP/s (0.077 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     03_vectors_1     laplacian8 512^3  1.4842 ms, an experiment, 723 GB/s (0.171 of copy), 4521 GFLOP/s (0.077 of FMA)
 //     03_vectors_2     laplacian8 512^3  1.1625 ms, an experiment, 924 GB/s (0.218 of copy), 5773 GFLOP/s (0.098 of FMA)

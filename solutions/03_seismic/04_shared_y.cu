@@ -23,8 +23,8 @@
 // DRAM rate y takes 1.5x as long; 1.6x is what it took.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     04_shared_y  laplacian8 512^3  1.4891 ms, 721 GB/s (0.240 of copy), 4507 GFLOP/s (0.076 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     04_shared_y  laplacian8 512^3  1.4895 ms, 721 GB/s (0.241 of copy), 4505 GFLOP/s (0.076 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     04_shared_y  laplacian8 512^3  1.1143 ms, 964 GB/s (0.227 of copy), 6023 GFLOP/s (0.103 of FMA)
 // END MEASURED

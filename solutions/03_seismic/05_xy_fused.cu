@@ -20,8 +20,8 @@
 // model, T_xy + T_z), not run as a step.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     05_xy_fused  laplacian8 512^3  1.0411 ms, 1031 GB/s (0.344 of copy), 6446 GFLOP/s (0.109 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     05_xy_fused  laplacian8 512^3  1.0419 ms, 1031 GB/s (0.344 of copy), 6441 GFLOP/s (0.109 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     05_xy_fused  laplacian8 512^3  0.8599 ms, 1249 GB/s (0.295 of copy), 7804 GFLOP/s (0.133 of FMA)
 // END MEASURED

@@ -16,10 +16,10 @@
 // against the three passes; the fused kernel's registers (9 + 5 float4 + the x window) limit
 // occupancy, and with it the bytes in flight.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     06_one_pass_16   laplacian8 512^3  1.0659 ms, an experiment, 1007 GB/s (0.336 of copy), 6296 GFLOP/s (0.107 of FMA)
-//     06_one_pass_64   laplacian8 512^3  1.0743 ms, 999 GB/s (0.333 of copy), 6247 GFLOP/s (0.106 of FMA)
-//     06_one_pass_256  laplacian8 512^3  1.0799 ms, an experiment, 994 GB/s (0.331 of copy), 6214 GFLOP/s (0.105 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     06_one_pass_16   laplacian8 512^3  1.0657 ms, an experiment, 1008 GB/s (0.336 of copy), 6297 GFLOP/s (0.107 of FMA)
+//     06_one_pass_64   laplacian8 512^3  1.0745 ms, 999 GB/s (0.333 of copy), 6245 GFLOP/s (0.106 of FMA)
+//     06_one_pass_256  laplacian8 512^3  1.0805 ms, an experiment, 994 GB/s (0.332 of copy), 6211 GFLOP/s (0.105 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     06_one_pass_16   laplacian8 512^3  1.0045 ms, an experiment, 1069 GB/s (0.252 of copy), 6681 GFLOP/s (0.114 of FMA)
 //     06_one_pass_64   laplacian8 512^3  1.0067 ms, 1067 GB/s (0.252 of copy), 6666 GFLOP/s (0.113 of FMA)

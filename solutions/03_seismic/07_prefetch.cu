@@ -23,9 +23,9 @@
 // instructions.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     07_prefetch_4  laplacian8 512^3  0.5732 ms, 1873 GB/s (0.624 of copy), 11708 GFLOP/s (0.199 of FMA)
-//     07_prefetch_2  laplacian8 512^3  0.6361 ms, an experiment, 1688 GB/s (0.563 of copy), 10550 GFLOP/s (0.179 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     07_prefetch_4  laplacian8 512^3  0.5728 ms, 1875 GB/s (0.626 of copy), 11717 GFLOP/s (0.199 of FMA)
+//     07_prefetch_2  laplacian8 512^3  0.6350 ms, an experiment, 1691 GB/s (0.564 of copy), 10569 GFLOP/s (0.179 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     07_prefetch_4  laplacian8 512^3  0.5233 ms, 2052 GB/s (0.484 of copy), 12823 GFLOP/s (0.218 of FMA)
 //     07_prefetch_2  laplacian8 512^3  0.5972 ms, an experiment, 1798 GB/s (0.424 of copy), 11238 GFLOP/s (0.191 of FMA)

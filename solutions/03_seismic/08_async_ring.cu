@@ -53,17 +53,17 @@
 // that copy is no ceiling (and it is confounded: it reserves shared memory, shrinking the L1).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     08_async_ring                    laplacian8 512^3  0.4779 ms, 2247 GB/s (0.749 of copy), 14042 GFLOP/s (0.238 of FMA)
-//     08_async_ring_capped             laplacian8 512^3  0.5750 ms, an experiment, 1868 GB/s (0.622 of copy), 11672 GFLOP/s (0.198 of FMA)
-//     08_async_ring_deep               laplacian8 512^3  0.4395 ms, an experiment, 2443 GB/s (0.814 of copy), 15269 GFLOP/s (0.259 of FMA)
-//     08_async_ring_planes16           laplacian8 512^3  0.4996 ms, an experiment, 2149 GB/s (0.716 of copy), 13433 GFLOP/s (0.228 of FMA)
-//     08_async_ring_planes32           laplacian8 512^3  0.4874 ms, an experiment, 2203 GB/s (0.734 of copy), 13770 GFLOP/s (0.234 of FMA)
-//     08_async_ring_planes128          laplacian8 512^3  0.4688 ms, an experiment, 2290 GB/s (0.763 of copy), 14314 GFLOP/s (0.243 of FMA)
-//     08_async_ring_planes256          laplacian8 512^3  0.4660 ms, an experiment, 2304 GB/s (0.768 of copy), 14402 GFLOP/s (0.244 of FMA)
-//     08_async_ring_planes512          laplacian8 512^3  0.4658 ms, an experiment, 2305 GB/s (0.768 of copy), 14408 GFLOP/s (0.244 of FMA)
-//     08_async_ring_3blocks            laplacian8 512^3  0.5218 ms, an experiment, 2058 GB/s (0.686 of copy), 12861 GFLOP/s (0.218 of FMA)
-//     08_async_ring_deep_plain_stores  laplacian8 512^3  0.4351 ms, an experiment, 2468 GB/s (0.822 of copy), 15425 GFLOP/s (0.262 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     08_async_ring                    laplacian8 512^3  0.4773 ms, 2250 GB/s (0.751 of copy), 14061 GFLOP/s (0.238 of FMA)
+//     08_async_ring_capped             laplacian8 512^3  0.5754 ms, an experiment, 1866 GB/s (0.623 of copy), 11663 GFLOP/s (0.198 of FMA)
+//     08_async_ring_deep               laplacian8 512^3  0.4396 ms, an experiment, 2443 GB/s (0.815 of copy), 15266 GFLOP/s (0.259 of FMA)
+//     08_async_ring_planes16           laplacian8 512^3  0.4993 ms, an experiment, 2150 GB/s (0.718 of copy), 13440 GFLOP/s (0.228 of FMA)
+//     08_async_ring_planes32           laplacian8 512^3  0.4873 ms, an experiment, 2203 GB/s (0.735 of copy), 13771 GFLOP/s (0.233 of FMA)
+//     08_async_ring_planes128          laplacian8 512^3  0.4686 ms, an experiment, 2291 GB/s (0.765 of copy), 14320 GFLOP/s (0.243 of FMA)
+//     08_async_ring_planes256          laplacian8 512^3  0.4660 ms, an experiment, 2304 GB/s (0.769 of copy), 14400 GFLOP/s (0.244 of FMA)
+//     08_async_ring_planes512          laplacian8 512^3  0.4683 ms, an experiment, 2293 GB/s (0.765 of copy), 14331 GFLOP/s (0.243 of FMA)
+//     08_async_ring_3blocks            laplacian8 512^3  0.5219 ms, an experiment, 2057 GB/s (0.687 of copy), 12859 GFLOP/s (0.218 of FMA)
+//     08_async_ring_deep_plain_stores  laplacian8 512^3  0.4348 ms, an experiment, 2469 GB/s (0.824 of copy), 15433 GFLOP/s (0.262 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     08_async_ring                    laplacian8 512^3  0.3958 ms, 2713 GB/s (0.640 of copy), 16956 GFLOP/s (0.289 of FMA)
 //     08_async_ring_capped             laplacian8 512^3  0.4695 ms, an experiment, 2287 GB/s (0.540 of copy), 14294 GFLOP/s (0.243 of FMA)

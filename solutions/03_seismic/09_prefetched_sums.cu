@@ -23,8 +23,8 @@
 // step 07 (NOTES.md).
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     09_prefetched_sums  laplacian8 512^3  0.5756 ms, 1865 GB/s (0.622 of copy), 11659 GFLOP/s (0.198 of FMA)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     09_prefetched_sums  laplacian8 512^3  0.5751 ms, 1867 GB/s (0.623 of copy), 11669 GFLOP/s (0.198 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     09_prefetched_sums  laplacian8 512^3  0.5284 ms, 2032 GB/s (0.479 of copy), 12701 GFLOP/s (0.216 of FMA)
 // END MEASURED

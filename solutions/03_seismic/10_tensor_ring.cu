@@ -45,8 +45,16 @@
 // them, the profiles and the misses.
 // END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 6ccb24c8574c, 2026-11-24):
-//     not measured yet
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     10_tensor_ring_one_box                                   laplacian8 512^3  0.4908 ms, an experiment, 2188 GB/s (0.730 of copy), 13674 GFLOP/s (0.232 of FMA)
+//     10_tensor_ring                                           laplacian8 512^3  0.4462 ms, an experiment, 2406 GB/s (0.803 of copy), 15040 GFLOP/s (0.255 of FMA)
+//     10_tensor_ring_64x4                                      laplacian8 512^3  0.4456 ms, an experiment, 2410 GB/s (0.804 of copy), 15060 GFLOP/s (0.255 of FMA)
+//     10_tensor_ring_two_rows                                  laplacian8 512^3  0.4263 ms, an experiment, 2519 GB/s (0.841 of copy), 15743 GFLOP/s (0.267 of FMA)
+//     10_tensor_ring_two_rows_planes128                        laplacian8 512^3  0.4508 ms, an experiment, 2382 GB/s (0.795 of copy), 14887 GFLOP/s (0.252 of FMA)
+//     10_tensor_ring_two_rows_plain_stores                     laplacian8 512^3  0.4254 ms, an experiment, 2524 GB/s (0.842 of copy), 15775 GFLOP/s (0.267 of FMA)
+//     10_tensor_ring_two_rows_planes128_plain_stores           laplacian8 512^3  0.4526 ms, 2372 GB/s (0.792 of copy), 14827 GFLOP/s (0.251 of FMA)
+//     10_tensor_ring_two_rows_plain_stores_one_load            laplacian8 512^3  0.4260 ms, an experiment, 2520 GB/s (0.841 of copy), 15753 GFLOP/s (0.267 of FMA)
+//     10_tensor_ring_two_rows_planes128_plain_stores_one_load  laplacian8 512^3  0.4528 ms, an experiment, 2371 GB/s (0.791 of copy), 14821 GFLOP/s (0.251 of FMA)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     10_tensor_ring_one_box                                   laplacian8 512^3  0.3862 ms, an experiment, 2781 GB/s (0.656 of copy), 17379 GFLOP/s (0.296 of FMA)
 //     10_tensor_ring                                           laplacian8 512^3  0.3378 ms, an experiment, 3179 GB/s (0.750 of copy), 19869 GFLOP/s (0.338 of FMA)

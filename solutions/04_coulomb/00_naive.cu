@@ -11,9 +11,9 @@
 // eighth of the rate of the FMA pipe's adds and multiplies) set the pace, and the loads and the address
 // arithmetic beside them take issue slots: well under the rsqrt ceiling, perhaps half of it.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
-//     00_naive  512x512, 10000 atoms     1.3886 ms, 1 GB/s (0.000 of copy), 9439 GFLOP/s (0.161 of FMA), 1888 Grsqrt/s (0.457 of rsqrt)
-//     00_naive  2048x2048, 100000 atoms  215.1930 ms, 0 GB/s (0.000 of copy), 9745 GFLOP/s (0.166 of FMA), 1949 Grsqrt/s (0.472 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     00_naive  512x512, 10000 atoms     1.3882 ms, 1 GB/s (0.000 of copy), 9442 GFLOP/s (0.160 of FMA), 1888 Grsqrt/s (0.460 of rsqrt)
+//     00_naive  2048x2048, 100000 atoms  215.1953 ms, 0 GB/s (0.000 of copy), 9745 GFLOP/s (0.165 of FMA), 1949 Grsqrt/s (0.475 of rsqrt)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     00_naive  512x512, 10000 atoms     1.3882 ms, 1 GB/s (0.000 of copy), 9442 GFLOP/s (0.161 of FMA), 1888 Grsqrt/s (0.459 of rsqrt)
 //     00_naive  2048x2048, 100000 atoms  215.5813 ms, 0 GB/s (0.000 of copy), 9728 GFLOP/s (0.166 of FMA), 1946 Grsqrt/s (0.473 of rsqrt)

@@ -11,9 +11,9 @@
 // come back, perhaps 10-20%. A few more launches and copies per run (3 for 10,000 atoms) cost
 // microseconds.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
-//     01_constant_memory  512x512, 10000 atoms     9.3719 ms, 0 GB/s (0.000 of copy), 1399 GFLOP/s (0.024 of FMA), 280 Grsqrt/s (0.068 of rsqrt)
-//     01_constant_memory  2048x2048, 100000 atoms  1779.2343 ms, 0 GB/s (0.000 of copy), 1179 GFLOP/s (0.020 of FMA), 236 Grsqrt/s (0.057 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     01_constant_memory  512x512, 10000 atoms     9.3828 ms, 0 GB/s (0.000 of copy), 1397 GFLOP/s (0.024 of FMA), 279 Grsqrt/s (0.068 of rsqrt)
+//     01_constant_memory  2048x2048, 100000 atoms  1779.2052 ms, 0 GB/s (0.000 of copy), 1179 GFLOP/s (0.020 of FMA), 236 Grsqrt/s (0.057 of rsqrt)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     01_constant_memory  512x512, 10000 atoms     9.3500 ms, 0 GB/s (0.000 of copy), 1402 GFLOP/s (0.024 of FMA), 280 Grsqrt/s (0.068 of rsqrt)
 //     01_constant_memory  2048x2048, 100000 atoms  1775.8894 ms, 0 GB/s (0.000 of copy), 1181 GFLOP/s (0.020 of FMA), 236 Grsqrt/s (0.057 of rsqrt)

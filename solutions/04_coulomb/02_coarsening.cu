@@ -9,9 +9,9 @@
 // reciprocal square root and the FMA that adds the term remain: near the rsqrt ceiling. The
 // writes are another matter (step 03): a warp's 32 threads write 8 floats each, 32 bytes apart.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
-//     02_coarsening  512x512, 10000 atoms     1.0509 ms, 1 GB/s (0.000 of copy), 12472 GFLOP/s (0.212 of FMA), 2494 Grsqrt/s (0.604 of rsqrt)
-//     02_coarsening  2048x2048, 100000 atoms  190.3465 ms, 0 GB/s (0.000 of copy), 11018 GFLOP/s (0.188 of FMA), 2204 Grsqrt/s (0.534 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     02_coarsening  512x512, 10000 atoms     1.0542 ms, 1 GB/s (0.000 of copy), 12434 GFLOP/s (0.211 of FMA), 2487 Grsqrt/s (0.606 of rsqrt)
+//     02_coarsening  2048x2048, 100000 atoms  191.8535 ms, 0 GB/s (0.000 of copy), 10931 GFLOP/s (0.185 of FMA), 2186 Grsqrt/s (0.533 of rsqrt)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     02_coarsening  512x512, 10000 atoms     1.0498 ms, 1 GB/s (0.000 of copy), 12485 GFLOP/s (0.213 of FMA), 2497 Grsqrt/s (0.607 of rsqrt)
 //     02_coarsening  2048x2048, 100000 atoms  192.8015 ms, 0 GB/s (0.000 of copy), 10877 GFLOP/s (0.185 of FMA), 2175 Grsqrt/s (0.529 of rsqrt)

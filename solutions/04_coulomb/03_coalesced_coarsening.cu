@@ -11,9 +11,9 @@
 // coarsening (the document coalesces for older GPUs, whose uncoalesced stores cost more), and
 // step 04 builds on it.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
-//     03_coalesced_coarsening  512x512, 10000 atoms     0.9960 ms, 1 GB/s (0.000 of copy), 13160 GFLOP/s (0.224 of FMA), 2632 Grsqrt/s (0.638 of rsqrt)
-//     03_coalesced_coarsening  2048x2048, 100000 atoms  185.8438 ms, 0 GB/s (0.000 of copy), 11284 GFLOP/s (0.192 of FMA), 2257 Grsqrt/s (0.547 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     03_coalesced_coarsening  512x512, 10000 atoms     1.0000 ms, 1 GB/s (0.000 of copy), 13107 GFLOP/s (0.222 of FMA), 2621 Grsqrt/s (0.639 of rsqrt)
+//     03_coalesced_coarsening  2048x2048, 100000 atoms  186.3959 ms, 0 GB/s (0.000 of copy), 11251 GFLOP/s (0.191 of FMA), 2250 Grsqrt/s (0.548 of rsqrt)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     03_coalesced_coarsening  512x512, 10000 atoms     1.0022 ms, 1 GB/s (0.000 of copy), 13078 GFLOP/s (0.223 of FMA), 2616 Grsqrt/s (0.636 of rsqrt)
 //     03_coalesced_coarsening  2048x2048, 100000 atoms  186.6075 ms, 0 GB/s (0.000 of copy), 11238 GFLOP/s (0.191 of FMA), 2248 Grsqrt/s (0.546 of rsqrt)

@@ -16,9 +16,9 @@
 // rsqrt ceiling where the grid fills the machine (2048 x 2048), less at 512 x 512, where 128
 // blocks of 8 warps leave 2 warps per sub-partition to hide the latencies.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
-//     04_fast_rsqrt  512x512, 10000 atoms     0.8790 ms, 1 GB/s (0.000 of copy), 14912 GFLOP/s (0.254 of FMA), 2982 Grsqrt/s (0.723 of rsqrt)
-//     04_fast_rsqrt  2048x2048, 100000 atoms  217.7987 ms, 0 GB/s (0.000 of copy), 9629 GFLOP/s (0.164 of FMA), 1926 Grsqrt/s (0.467 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     04_fast_rsqrt  512x512, 10000 atoms     0.8708 ms, 1 GB/s (0.000 of copy), 15051 GFLOP/s (0.255 of FMA), 3010 Grsqrt/s (0.733 of rsqrt)
+//     04_fast_rsqrt  2048x2048, 100000 atoms  216.3112 ms, 0 GB/s (0.000 of copy), 9695 GFLOP/s (0.164 of FMA), 1939 Grsqrt/s (0.472 of rsqrt)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     04_fast_rsqrt  512x512, 10000 atoms     0.8772 ms, 1 GB/s (0.000 of copy), 14943 GFLOP/s (0.254 of FMA), 2989 Grsqrt/s (0.726 of rsqrt)
 //     04_fast_rsqrt  2048x2048, 100000 atoms  215.6803 ms, 0 GB/s (0.000 of copy), 9723 GFLOP/s (0.166 of FMA), 1945 Grsqrt/s (0.473 of rsqrt)

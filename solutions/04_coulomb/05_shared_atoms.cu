@@ -20,15 +20,15 @@
 // miss); the wider shapes too few blocks there, and at 2048 x 2048, where every shape fills the
 // machine, all near the rsqrt ceiling, since the XU, not the issue slots, is then the limit.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
-//     05_shared_atoms_8_points    512x512, 10000 atoms     0.7869 ms, an experiment, 2 GB/s (0.001 of copy), 16656 GFLOP/s (0.283 of FMA), 3331 Grsqrt/s (0.807 of rsqrt)
-//     05_shared_atoms_16_points   512x512, 10000 atoms     1.4342 ms, an experiment, 1 GB/s (0.000 of copy), 9139 GFLOP/s (0.156 of FMA), 1828 Grsqrt/s (0.443 of rsqrt)
-//     05_shared_atoms_8x2_points  512x512, 10000 atoms     1.4184 ms, an experiment, 1 GB/s (0.000 of copy), 9241 GFLOP/s (0.157 of FMA), 1848 Grsqrt/s (0.448 of rsqrt)
-//     05_shared_atoms_8x4_points  512x512, 10000 atoms     2.7033 ms, 0 GB/s (0.000 of copy), 4849 GFLOP/s (0.083 of FMA), 970 Grsqrt/s (0.235 of rsqrt)
-//     05_shared_atoms_8_points    2048x2048, 100000 atoms  109.6300 ms, an experiment, 0 GB/s (0.000 of copy), 19129 GFLOP/s (0.326 of FMA), 3826 Grsqrt/s (0.927 of rsqrt)
-//     05_shared_atoms_16_points   2048x2048, 100000 atoms  109.9527 ms, an experiment, 0 GB/s (0.000 of copy), 19073 GFLOP/s (0.325 of FMA), 3815 Grsqrt/s (0.924 of rsqrt)
-//     05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.0758 ms, an experiment, 0 GB/s (0.000 of copy), 19227 GFLOP/s (0.327 of FMA), 3845 Grsqrt/s (0.932 of rsqrt)
-//     05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5635 ms, 0 GB/s (0.000 of copy), 19680 GFLOP/s (0.335 of FMA), 3936 Grsqrt/s (0.954 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     05_shared_atoms_8_points    512x512, 10000 atoms     0.7861 ms, an experiment, 2 GB/s (0.001 of copy), 16674 GFLOP/s (0.283 of FMA), 3335 Grsqrt/s (0.812 of rsqrt)
+//     05_shared_atoms_16_points   512x512, 10000 atoms     1.4355 ms, an experiment, 1 GB/s (0.000 of copy), 9131 GFLOP/s (0.155 of FMA), 1826 Grsqrt/s (0.445 of rsqrt)
+//     05_shared_atoms_8x2_points  512x512, 10000 atoms     1.4180 ms, an experiment, 1 GB/s (0.000 of copy), 9244 GFLOP/s (0.157 of FMA), 1849 Grsqrt/s (0.450 of rsqrt)
+//     05_shared_atoms_8x4_points  512x512, 10000 atoms     2.7028 ms, 0 GB/s (0.000 of copy), 4849 GFLOP/s (0.082 of FMA), 970 Grsqrt/s (0.236 of rsqrt)
+//     05_shared_atoms_8_points    2048x2048, 100000 atoms  109.6234 ms, an experiment, 0 GB/s (0.000 of copy), 19131 GFLOP/s (0.324 of FMA), 3826 Grsqrt/s (0.932 of rsqrt)
+//     05_shared_atoms_16_points   2048x2048, 100000 atoms  109.9464 ms, an experiment, 0 GB/s (0.000 of copy), 19074 GFLOP/s (0.323 of FMA), 3815 Grsqrt/s (0.929 of rsqrt)
+//     05_shared_atoms_8x2_points  2048x2048, 100000 atoms  109.0551 ms, an experiment, 0 GB/s (0.000 of copy), 19230 GFLOP/s (0.326 of FMA), 3846 Grsqrt/s (0.937 of rsqrt)
+//     05_shared_atoms_8x4_points  2048x2048, 100000 atoms  106.5372 ms, 0 GB/s (0.000 of copy), 19685 GFLOP/s (0.334 of FMA), 3937 Grsqrt/s (0.959 of rsqrt)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     05_shared_atoms_8_points    512x512, 10000 atoms     0.7863 ms, an experiment, 2 GB/s (0.000 of copy), 16669 GFLOP/s (0.284 of FMA), 3334 Grsqrt/s (0.810 of rsqrt)
 //     05_shared_atoms_16_points   512x512, 10000 atoms     1.4350 ms, an experiment, 1 GB/s (0.000 of copy), 9134 GFLOP/s (0.155 of FMA), 1827 Grsqrt/s (0.444 of rsqrt)

@@ -15,17 +15,17 @@
 // atoms instead of 4096 (every warp's atoms then fit in any cache, at 782 launches for 100,000
 // atoms), and a barrier every 32 atoms, which keeps a block's 8 warps at the same atoms.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 4ea6e191d6ab, 2026-11-24):
-//     07_constant_1_point                      512x512, 10000 atoms     7.9889 ms, an experiment, 0 GB/s (0.000 of copy), 1641 GFLOP/s (0.028 of FMA), 328 Grsqrt/s (0.079 of rsqrt)
-//     07_constant_1_point_chunks_of_128        512x512, 10000 atoms     6.0910 ms, an experiment, 0 GB/s (0.000 of copy), 2152 GFLOP/s (0.037 of FMA), 430 Grsqrt/s (0.104 of rsqrt)
-//     07_constant_1_point_barrier_every_32     512x512, 10000 atoms     3.1626 ms, an experiment, 0 GB/s (0.000 of copy), 4144 GFLOP/s (0.071 of FMA), 829 Grsqrt/s (0.201 of rsqrt)
-//     07_constant_8x4_points                   512x512, 10000 atoms     2.9303 ms, 0 GB/s (0.000 of copy), 4473 GFLOP/s (0.076 of FMA), 895 Grsqrt/s (0.217 of rsqrt)
-//     07_constant_8x4_points_barrier_every_32  512x512, 10000 atoms     3.0349 ms, an experiment, 0 GB/s (0.000 of copy), 4319 GFLOP/s (0.074 of FMA), 864 Grsqrt/s (0.209 of rsqrt)
-//     07_constant_1_point                      2048x2048, 100000 atoms  1442.9420 ms, an experiment, 0 GB/s (0.000 of copy), 1453 GFLOP/s (0.025 of FMA), 291 Grsqrt/s (0.070 of rsqrt)
-//     07_constant_1_point_chunks_of_128        2048x2048, 100000 atoms  921.6663 ms, an experiment, 0 GB/s (0.000 of copy), 2275 GFLOP/s (0.039 of FMA), 455 Grsqrt/s (0.110 of rsqrt)
-//     07_constant_1_point_barrier_every_32     2048x2048, 100000 atoms  572.8302 ms, an experiment, 0 GB/s (0.000 of copy), 3661 GFLOP/s (0.062 of FMA), 732 Grsqrt/s (0.177 of rsqrt)
-//     07_constant_8x4_points                   2048x2048, 100000 atoms  110.0569 ms, 0 GB/s (0.000 of copy), 19055 GFLOP/s (0.324 of FMA), 3811 Grsqrt/s (0.923 of rsqrt)
-//     07_constant_8x4_points_barrier_every_32  2048x2048, 100000 atoms  111.0961 ms, an experiment, 0 GB/s (0.000 of copy), 18877 GFLOP/s (0.321 of FMA), 3775 Grsqrt/s (0.915 of rsqrt)
+//   NVIDIA H100 80GB HBM3 (commit c4b3610, 2026-11-27):
+//     07_constant_1_point                      512x512, 10000 atoms     7.9445 ms, an experiment, 0 GB/s (0.000 of copy), 1650 GFLOP/s (0.028 of FMA), 330 Grsqrt/s (0.080 of rsqrt)
+//     07_constant_1_point_chunks_of_128        512x512, 10000 atoms     6.0630 ms, an experiment, 0 GB/s (0.000 of copy), 2162 GFLOP/s (0.037 of FMA), 432 Grsqrt/s (0.105 of rsqrt)
+//     07_constant_1_point_barrier_every_32     512x512, 10000 atoms     3.1477 ms, an experiment, 0 GB/s (0.000 of copy), 4164 GFLOP/s (0.071 of FMA), 833 Grsqrt/s (0.203 of rsqrt)
+//     07_constant_8x4_points                   512x512, 10000 atoms     2.9300 ms, 0 GB/s (0.000 of copy), 4474 GFLOP/s (0.076 of FMA), 895 Grsqrt/s (0.218 of rsqrt)
+//     07_constant_8x4_points_barrier_every_32  512x512, 10000 atoms     3.0347 ms, an experiment, 0 GB/s (0.000 of copy), 4319 GFLOP/s (0.073 of FMA), 864 Grsqrt/s (0.210 of rsqrt)
+//     07_constant_1_point                      2048x2048, 100000 atoms  1440.2000 ms, an experiment, 0 GB/s (0.000 of copy), 1456 GFLOP/s (0.025 of FMA), 291 Grsqrt/s (0.071 of rsqrt)
+//     07_constant_1_point_chunks_of_128        2048x2048, 100000 atoms  920.9073 ms, an experiment, 0 GB/s (0.000 of copy), 2277 GFLOP/s (0.039 of FMA), 455 Grsqrt/s (0.111 of rsqrt)
+//     07_constant_1_point_barrier_every_32     2048x2048, 100000 atoms  572.7393 ms, an experiment, 0 GB/s (0.000 of copy), 3662 GFLOP/s (0.062 of FMA), 732 Grsqrt/s (0.178 of rsqrt)
+//     07_constant_8x4_points                   2048x2048, 100000 atoms  110.0462 ms, 0 GB/s (0.000 of copy), 19057 GFLOP/s (0.323 of FMA), 3811 Grsqrt/s (0.928 of rsqrt)
+//     07_constant_8x4_points_barrier_every_32  2048x2048, 100000 atoms  111.0727 ms, an experiment, 0 GB/s (0.000 of copy), 18881 GFLOP/s (0.320 of FMA), 3776 Grsqrt/s (0.920 of rsqrt)
 //   NVIDIA H200 (commit e1dce37, 2026-11-27):
 //     07_constant_1_point                      512x512, 10000 atoms     7.8883 ms, an experiment, 0 GB/s (0.000 of copy), 1662 GFLOP/s (0.028 of FMA), 332 Grsqrt/s (0.081 of rsqrt)
 //     07_constant_1_point_chunks_of_128        512x512, 10000 atoms     5.9939 ms, an experiment, 0 GB/s (0.000 of copy), 2187 GFLOP/s (0.037 of FMA), 437 Grsqrt/s (0.106 of rsqrt)
