@@ -7,9 +7,18 @@
                 developing from rest); results/cpu/vortex.csv: a two-dimensional flow, the
                 float64 reference's Taylor-Green vortex, its field and its decay against the
                 analytic one;
-  layouts.png   the access patterns: the paper's layout (steps 00-02) and the 32 values one warp
-                touches, the structure of arrays (steps 03 on) and one warp's loads in each plane,
-                and the AA pattern's two kinds of time step (step 05) along x;
+  paper_layout.png  step 00: the paper's layout, a cell's nine values side by side, and the 32
+                values one warp touches;
+  soa_layout.png  step 03: the structure of arrays, one plane per direction, and one warp's loads
+                in each plane;
+  fused_pull.png  step 04: one thread's time step: pull the nine values from the neighbours,
+                collide in registers, write the nine results once into its own cell;
+  aa_pattern.png  step 05: the AA pattern's two kinds of time step (even: pulling, odd: local)
+                along x, in one buffer;
+  pairs_words.png  step 09: two cells' 16-bit values packed in one 4-byte word, and the shared
+                tile a block stages for the directions that move along x;
+  rounding.png  step 10: stochastic rounding on a number line (a value between its two fp16
+                neighbours and the chance of each) and on the float32 bits;
   words.png     step 13's reads of one east-moving plane (e_x = 1): a thread's own word and the
                 neighbouring word whose top lane it also needs, two cells a thread (4-byte words)
                 and four (8-byte words);
@@ -290,7 +299,7 @@ def draw_paper_layout(axis, colours) -> None:
     axis.set_xticks(range(0, cells * DIRECTIONS + 1, DIRECTIONS))
     axis.set_yticks([])
     axis.set_xlabel("float offset in memory within column x (id = k + 9 (y + x ny)); number and colour: direction k", fontsize=8)
-    axis.set_title("(a) Steps 00-02, the paper's layout: a cell's 9 directions side by side. A block is 9 x 32 threads "
+    axis.set_title("Steps 00-02, the paper's layout: a cell's 9 directions side by side. A block is 9 x 32 threads "
                    "(k = threadIdx.x fastest): each warp touches 32 consecutive floats,\nspread over parts of 4 cells, "
                    "so a cell's work (its moments, its collision) is split between threads and sometimes between warps",
                    fontsize=8.5, loc="left")
@@ -319,7 +328,7 @@ def draw_soa_layout(axis, colours) -> None:
     axis.set_yticks([])
     axis.set_xlabel("column within a row of each plane (black ticks: 32-byte sector boundaries, 8 floats); coloured: "
                     "the 32 floats one warp (cells x0 .. x0+31 of row y) pulls", fontsize=8)
-    axis.set_title("(b) Steps 03 on, structure of arrays f[k][y][x]: 9 planes of nx ny floats. A thread per cell; a warp's "
+    axis.set_title("Steps 03 on, structure of arrays f[k][y][x]: 9 planes of nx ny floats. A thread per cell; a warp's "
                    "load of direction k is 32 consecutive floats of plane k,\n128 bytes: 4 sectors, or 5 where the pull "
                    "along x shifts it by one float", fontsize=8.5, loc="left")
 
@@ -360,10 +369,10 @@ def draw_aa_pattern(axes, colours) -> None:
                           arrowprops={"arrowstyle": "->", "color": "tab:red", "linewidth": 1.3, "linestyle": "--",
                                       "connectionstyle": "arc3,rad=0.15"})
         if kind == "pulling step":
-            rule = ("pulling step: f_k = A[opp k][x - e_k], then A[k][x + e_k] = f*_k\n"
+            rule = ("even time steps (0, 2, 4, ...), pulling: f_k = A[opp k][x - e_k], then A[k][x + e_k] = f*_k\n"
                     "the cell reads its neighbours' facing slots and writes its values back into those same slots")
         else:
-            rule = ("local step: f_k = A[k][x], then A[opp k][x] = f*_k\n"
+            rule = ("odd time steps (1, 3, 5, ...), local: f_k = A[k][x], then A[opp k][x] = f*_k\n"
                     "the cell reads and writes only its own slots, each value into the opposite one (swapped)")
         axis.set_title(rule, fontsize=8, loc="left")
         axis.set_xlim(origin[-1] - 0.5, origin[1] + cell_width + 0.5)
@@ -376,15 +385,176 @@ def draw_aa_pattern(axes, colours) -> None:
 
 
 def draw_layouts(out: pathlib.Path, plt) -> None:
+    """The three access patterns, each a picture of its own: the paper's layout (step 00), the
+    structure of arrays (step 03) and the AA pattern's two kinds of time step (step 05)."""
     colours = plt.get_cmap("tab10")
-    figure = plt.figure(figsize=(14, 13), layout="constrained")
-    paper, soa, aa = figure.subfigures(3, 1, height_ratios=[2.4, 3.8, 3.4])
-    draw_paper_layout(paper.subplots(), colours)
-    draw_soa_layout(soa.subplots(), colours)
-    draw_aa_pattern(aa.subplots(1, 2), colours)
-    aa.suptitle("(c) Step 05, the AA pattern in one buffer A[k][y][x], along x (directions 3 west, 0 rest, 1 east; the "
-                "other six alike). Each kind of step reads and writes the same slots,\nso no thread touches a slot "
-                "another thread uses in the same step; the two kinds alternate", fontsize=8.5, x=0.01, ha="left")
+    figure, axis = plt.subplots(figsize=(14, 2.6), layout="constrained")
+    draw_paper_layout(axis, colours)
+    save(figure, out / "paper_layout.png", plt)
+    figure, axis = plt.subplots(figsize=(14, 4.2), layout="constrained")
+    draw_soa_layout(axis, colours)
+    save(figure, out / "soa_layout.png", plt)
+    figure = plt.figure(figsize=(14, 3.8), layout="constrained")
+    draw_aa_pattern(figure.subplots(1, 2), colours)
+    figure.suptitle("Step 05, the AA pattern in one buffer A[k][y][x], along x (directions 3 west, 0 rest, 1 east; the "
+                    "other six alike). Each kind of step reads and writes the same slots,\nso no thread touches a slot "
+                    "another thread uses in the same step; the two kinds alternate", fontsize=8.5, x=0.01, ha="left")
+    save(figure, out / "aa_pattern.png", plt)
+
+
+def draw_cell(axis, x0: float, y0: float, colour_of, outline="black", linewidth=1.2, labels=True) -> None:
+    """A cell as a 3 x 3 square of its nine slots, slot k at the place its velocity e_k points to;
+    colour_of(k) gives a slot's colour (None: blank)."""
+    for k in range(DIRECTIONS):
+        colour = colour_of(k)
+        box(axis, x0 + 1 + VELOCITY_X[k], y0 + 1 + VELOCITY_Y[k], 1, colour or "#f2f2f2", "white", 0.5)
+        if labels and colour:
+            axis.text(x0 + 1.5 + VELOCITY_X[k], y0 + 1.5 + VELOCITY_Y[k], str(k), ha="center", va="center", fontsize=7)
+    from matplotlib.patches import Rectangle
+    axis.add_patch(Rectangle((x0, y0), 3, 3, facecolor="none", edgecolor=outline, linewidth=linewidth))
+
+
+def draw_fused_pull(out: pathlib.Path, plt) -> None:
+    """Step 04, one thread's time step: (1) pull: value k of the cell comes from slot k of the
+    neighbour at x - e_k in src (a 3 x 3 block of cells, the thread's cell in the middle);
+    (2) moments and collision in registers; (3) the nine results written once into the cell's own
+    slots of dst."""
+    colours = plt.get_cmap("tab10")
+    figure, axes = plt.subplots(1, 3, figsize=(13, 4.6), layout="constrained", width_ratios=[1.25, 0.8, 1.0])
+    pitch = 4  # a cell is 3 wide, with a gap of 1
+    pull, collide, write = axes
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            # The neighbour at offset (dx, dy) = -e_k gives the centre its direction k: the k with e_k = (-dx, -dy).
+            given = next(k for k in range(DIRECTIONS) if (VELOCITY_X[k], VELOCITY_Y[k]) == (-dx, -dy))
+            draw_cell(pull, dx * pitch, dy * pitch, lambda k, given=given: colours(k) if k == given else None,
+                      outline="tab:red" if (dx, dy) == (0, 0) else "black")
+            if (dx, dy) != (0, 0):
+                start = (dx * pitch + 1.5 + VELOCITY_X[given], dy * pitch + 1.5 + VELOCITY_Y[given])
+                end = (1.5 + VELOCITY_X[given], 1.5 + VELOCITY_Y[given])
+                pull.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "color": "black", "linewidth": 1.2,
+                                                                   "shrinkA": 6, "shrinkB": 6})
+    pull.set_title("1. pull (src): the thread of the red cell reads value k\nfrom slot k of its neighbour at x - e_k; "
+                   "nine loads, one a plane", fontsize=9, loc="left")
+    pull.set_xlim(-pitch - 0.5, pitch + 3.5)
+    pull.set_ylim(-pitch - 0.5, pitch + 3.5)
+    # The registers: the nine pulled values, then the moments and the collided values.
+    for k in range(DIRECTIONS):
+        box(collide, k, 3, 1, colours(k), "white", 0.5)
+        collide.text(k + 0.5, 3.5, f"f{k}", ha="center", va="center", fontsize=7)
+        box(collide, k, -0.5, 1, colours(k), "black", 0.5)
+        collide.text(k + 0.5, 0.0, f"f*{k}", ha="center", va="center", fontsize=7)
+    collide.text(4.5, 1.75, "density and velocity of the nine;\neach relaxes toward its equilibrium",
+                 ha="center", va="center", fontsize=8)
+    collide.annotate("", xy=(4.5, 0.6), xytext=(4.5, 2.9), arrowprops={"arrowstyle": "->", "linewidth": 1.2})
+    collide.set_title("2. collide, in the thread's registers:\nnothing goes to memory in between", fontsize=9, loc="left")
+    collide.set_xlim(-0.5, 9.5)
+    collide.set_ylim(-4.0, 6.0)
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            mine = (dx, dy) == (0, 0)
+            draw_cell(write, dx * pitch, dy * pitch, lambda k, mine=mine: colours(k) if mine else None,
+                      outline="tab:red" if mine else "#bbbbbb", linewidth=1.6 if mine else 0.8)
+    write.set_title("3. write (dst): all nine results into the cell's own\nslots, once; the neighbours' threads do the same",
+                    fontsize=9, loc="left")
+    write.set_xlim(-pitch - 0.5, pitch + 3.5)
+    write.set_ylim(-pitch - 0.5, pitch + 3.5)
+    for axis in axes:
+        axis.set_aspect("equal")
+        axis.axis("off")
+    figure.suptitle("Step 04, one thread's time step. A cell's slot k holds the value moving along e_k (slot 1 east, "
+                    "2 north, 5 north-east, 0 at rest); src and dst swap after the step", fontsize=9, x=0.01, ha="left")
+    save(figure, out, plt)
+
+
+def draw_pairs_words(out: pathlib.Path, plt) -> None:
+    """Step 09 along one row of plane k = 1 (e_x = 1): two cells' 16-bit values in one 4-byte word
+    (the even cell in the low half); the block stages its words and one value either side in a
+    shared tile, waits once, and each thread picks the two values it pulls from there."""
+    colours = plt.get_cmap("tab10")
+    figure, axes = plt.subplots(2, 1, figsize=(12, 4.8), layout="constrained")
+    memory, tile = axes
+    cells = 12
+    for x in range(cells):
+        box(memory, x, 1, 1, colours(x // 2 % 2 * 2), "white", 0.5)
+        memory.text(x + 0.5, 1.5, f"x={x}", ha="center", va="center", fontsize=7)
+        memory.text(x + 0.5, 0.75, "bits 0-15" if x % 2 == 0 else "bits 16-31", ha="center", va="top", fontsize=6)
+    for word in range(cells // 2):
+        box(memory, 2 * word, 1, 2, "none", "black", 1.4)
+        memory.text(2 * word + 1, 2.3, f"word {word}: thread {word}", ha="center", fontsize=7.5)
+    memory.set_title("A row of plane k in memory: fp16 values, two cells to a 4-byte word (outlined). Thread t loads and "
+                     "stores word t: cells 2t and 2t + 1 at once", fontsize=8.5, loc="left")
+    memory.set_xlim(-1.5, cells + 1.5)
+    memory.set_ylim(-0.2, 2.9)
+    # The tile: the block's cells 0-11 and one more either side; thread 2 pulls cells 3 and 4 for e_x = 1.
+    for x in range(-1, cells + 1):
+        halo = x < 0 or x >= cells
+        box(tile, x, 1, 1, "#dddddd" if halo else colours(x // 2 % 2 * 2), "white", 0.5)
+        tile.text(x + 0.5, 1.5, f"x={x}" if not halo else ("x=-1" if x < 0 else f"x={x}"), ha="center", va="center", fontsize=7)
+    box(tile, -1, 1, cells + 2, "none", "black", 1.4)
+    thread, pulled = 2, (3, 4)
+    for lane, x in enumerate(pulled):
+        box(tile, 2 * thread + lane, -0.8, 1, "tab:orange", "black", 0.6)
+        tile.text(2 * thread + lane + 0.5, -0.3, f"x={x}", ha="center", va="center", fontsize=7)
+        tile.annotate("", xy=(2 * thread + lane + 0.5, 0.2), xytext=(x + 0.5, 1.0),
+                      arrowprops={"arrowstyle": "->", "color": "tab:blue", "linewidth": 1.0})
+    tile.text(2 * thread + 2.3, -0.3, "thread 2 (cells 4, 5) pulls cells 3 and 4 for e_x = 1: two halves of two words",
+              va="center", fontsize=7.5)
+    tile.set_title("The block's shared tile for a direction that moves along x: its words plus one cell either side "
+                   "(grey, scalar loads by the edge threads), then one barrier", fontsize=8.5, loc="left")
+    tile.set_xlim(-1.5, cells + 1.5)
+    tile.set_ylim(-1.2, 2.4)
+    for axis in axes:
+        axis.set_aspect("equal")
+        axis.axis("off")
+    save(figure, out, plt)
+
+
+def draw_rounding(out: pathlib.Path, plt) -> None:
+    """Step 10: a value v between its two fp16 neighbours lo and hi, stored as hi with probability
+    (v - lo) / (hi - lo), else lo; and the same on the float32 bits: 13 low bits, a random integer
+    below 2^13 added, the 13 bits cleared."""
+    figure, (line, bits) = plt.subplots(2, 1, figsize=(11, 5.2), layout="constrained", height_ratios=[1.3, 1])
+    spacing = 2.0 ** -16  # fp16's spacing between 2^-6 and 2^-5, where direction 1's stored value lies
+    lo = 1147 * spacing   # 0.01750..., a stored value of direction 1 near the channel's centre
+    fraction = 0.3
+    v = lo + fraction * spacing
+    line.axhline(0, color="black", linewidth=1)
+    for x, name in ((lo, "lo"), (lo + spacing, "hi")):
+        line.plot([x, x], [-0.08, 0.08], color="black", linewidth=2)
+        line.text(x, -0.2, f"{name} = {x:.7f}", ha="center", va="top", fontsize=8.5)
+    line.plot([v], [0], "o", color="tab:red", markersize=8)
+    line.text(v, 0.17, f"v = {v:.7f}", ha="center", fontsize=8.5, color="tab:red")
+    for x, p, colour in ((lo, 1 - fraction, "tab:blue"), (lo + spacing, fraction, "tab:orange")):
+        line.bar([x], [p], width=spacing * 0.06, bottom=0.35, color=colour)
+        line.text(x, 0.4 + p, f"stored with probability {p:.1f}", ha="center", fontsize=8.5, color=colour)
+    line.annotate("", xy=(lo, -0.5), xytext=(v, -0.5), arrowprops={"arrowstyle": "<->", "color": "grey"})
+    line.text((lo + v) / 2, -0.58, "0.3 of the spacing", ha="center", va="top", fontsize=8, color="grey")
+    line.set_xlim(lo - 0.25 * spacing, lo + 1.25 * spacing)
+    line.set_ylim(-0.8, 1.35)
+    line.axis("off")
+    line.set_title("Two neighbouring fp16 numbers, 2^-16 apart. Rounding to nearest always stores lo: the same error "
+                   "every step. Stochastic rounding stores hi with probability\n(v - lo) / (hi - lo) = 0.3, else lo: "
+                   "on average exactly v", fontsize=9, loc="left")
+    # The float32 bits: sign, 8 exponent bits, 10 fraction bits kept, 13 cleared.
+    fields = [("sign", 1, "#dddddd"), ("exponent: 8 bits", 8, "#c6dbef"), ("fraction kept by fp16: 10 bits", 10, "#9ecae1"),
+              ("13 bits dropped", 13, "#fdae6b")]
+    x = 0
+    for name, width, colour in fields:
+        box(bits, x, 1, width, colour, "black", 0.8)
+        bits.text(x + width / 2, 1.5, name, ha="center", va="center", fontsize=8)
+        x += width
+    box(bits, 19, -0.4, 13, "#fdd0a2", "black", 0.8)
+    bits.text(25.5, 0.1, "+ a random integer r below 2^13", ha="center", va="center", fontsize=8)
+    bits.text(32.5, 1.5, "float32 bits of v", va="center", fontsize=8)
+    bits.text(32.5, 0.1, "then clear the 13 low bits: the add carries into\nthe kept bits (v rounds up to hi) with probability "
+              "(low 13 bits) / 2^13", va="center", fontsize=8)
+    bits.set_xlim(-0.5, 46)
+    bits.set_ylim(-0.8, 2.4)
+    bits.set_aspect("equal")
+    bits.axis("off")
+    bits.set_title("The same on the bits, in integer arithmetic: four instructions a value, and the fp16 conversion "
+                   "after it is exact", fontsize=9, loc="left")
     save(figure, out, plt)
 
 
@@ -497,7 +667,10 @@ def main() -> int:
     out = cli.output_folder(args.out_dir)
     draw_profile(flow, out / "profile.png", plt)
     draw_flow(flow, vortex, out / "flow.png", plt)
-    draw_layouts(out / "layouts.png", plt)
+    draw_layouts(out, plt)
+    draw_fused_pull(out / "fused_pull.png", plt)
+    draw_pairs_words(out / "pairs_words.png", plt)
+    draw_rounding(out / "rounding.png", plt)
     draw_words(out / "words.png", plt)
     draw_rates(context, steps, ceilings, peers, out / "rates.png", plt)
     return 0

@@ -1,6 +1,9 @@
-"""Chapter 5's README tables (profiling/report.py): every size's steps with the PyTorch peers
-against the copy ceiling, the targets at a glance, the paper's GPU-against-CPU comparison with
-the CPU schemes on one core and on all, the profiled traffic per kernel, and what each step's
+"""Chapter 5's tables (profiling/report.py). For the lesson (README.md): the bound, the taught
+steps at a glance on each GPU, the comparison with PyTorch, what 16-bit storage keeps of the flow
+against the channel's width, and a small result table in some step sections, from the H200's
+profile. For the record (NOTES.md): every size's steps with the PyTorch peers against the copy
+ceiling, the targets, the paper's GPU-against-CPU comparison with the CPU schemes on one core and
+on all, the profiled traffic and instructions per kernel, the experiments, and what each step's
 storage keeps of the physics (results/flow.csv: the Poiseuille start-up, bench_lbm --flow)."""
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
@@ -10,8 +13,11 @@ if __name__ == "__main__":  # profiling/report.py imports this file; on its own 
 # (profiling/course_table.py): the largest channel.
 HEADLINE_GROUPS = r"^8192x8192"
 
+import csv
 import math
+import pathlib
 
+import cli
 import report_tables
 import results
 
@@ -170,6 +176,182 @@ def instructions_table(traffic_csv) -> str:
     return "\n".join(lines)
 
 
+# ---- The lesson's tables ----------------------------------------------------------------------
+
+LESSON_GPU = "h200"  # the GPU whose profile and accuracy runs the lesson's step sections quote
+GLANCE_GROUP = "8192x8192"
+FLOPS_PER_UPDATE = 150  # lbm.hpp's formulas: the moments, nine equilibria, nine relaxations (about)
+# Each taught step's idea and prediction, in the lesson's words, by step number.
+LESSON = {
+    "00": ("the paper's four kernels, a thread per distribution", "at most 0.26 of copy, less"),
+    "01": ("the same through the paper's tables of pointers", "no faster than 00"),
+    "02": ("two buffers swapped: the copy kernel goes", "1.35x step 00"),
+    "03": ("one array per direction, a thread per cell", "10-20% over 02"),
+    "04": ("one kernel: pull, collide, write once", "2.8x step 03, 0.90-0.95 of copy"),
+    "05": ("one buffer, the AA pattern's two kinds of step", "step 04's rate, half the memory"),
+    "06": ("store f - w in fp16, compute in float32", "up to 2x step 04"),
+    "07": ("neighbours by compares, 32-bit offsets", "a third fewer instructions: up to 1.9x step 04"),
+    "08": ("the collision as multiply-adds", "faster by the issue slots saved"),
+    "09": ("two cells a thread, 4-byte words, a shared tile", "1.8-1.9x the float32 steps"),
+    "10": ("round each stored value stochastically", "0.85-0.95x step 08, the flow kept"),
+    "11": ("step 05 with step 07's lean addressing", "1.08x step 05"),
+    "12": ("in place and fp16 rounded stochastically: 18 B a cell", "0.97x step 10"),
+    "13": ("four cells a thread in 8-byte words, no barrier", "fewer instructions a cell: faster than two a thread"),
+}
+# The most of the copy a step's own bytes allow (72 over the bytes it moves; 1 from step 04 on).
+STEP_BOUND = {"00": "0.26", "01": "0.26", "02": "0.35", "03": "0.35"}
+
+
+def chapter_runs(res) -> list:
+    """Every GPU's results of this chapter, the lesson's GPU first."""
+    runs = results.load_chapter(pathlib.Path(res.folder).parents[1])
+    return sorted(runs, key=lambda run: run.folder.name != LESSON_GPU)
+
+
+def short_gpu(run) -> str:
+    return run.label.split()[0]
+
+
+def of_copy(case, copy_gbps) -> float:
+    """The case's rate at the problem's fewest bytes (72 or 36 an update) over the copy."""
+    return case.rate("MLUP") * case.amounts["GB"] / case.amounts["MLUP"] / copy_gbps  # MLUP/s x GB/MLUP = GB/s
+
+
+def bound(res) -> str:
+    """What an update must move and compute, and the MLUPS each GPU's measured ceilings allow."""
+    runs = chapter_runs(res)
+    rows = [("bytes, float32: 9 values read, 9 written", "72 B", 72, "copy_GBps"),
+            ("bytes, 16 bits: the same values in 2 bytes", "36 B", 36, "copy_GBps"),
+            ("bytes, steps 02-03: three kernels", "204 B", 204, "copy_GBps"),
+            ("bytes, steps 00-01: four kernels", "276 B", 276, "copy_GBps"),
+            (f"arithmetic: about {FLOPS_PER_UPDATE} flops", f"{FLOPS_PER_UPDATE} FLOP", FLOPS_PER_UPDATE, "fma_GFLOPs")]
+    lines = ["| what | per update | " + " | ".join(f"{short_gpu(run)}: ceiling | {short_gpu(run)}: MLUPS at most" for run in runs) + " |",
+             "|---|---:|" + "---:|---:|" * len(runs)]
+    for what, per_update, amount, ceiling in rows:
+        cells = [what, per_update]
+        for run in runs:
+            rate = run.ceilings[ceiling]
+            unit = "TB/s" if ceiling == "copy_GBps" else "TFLOP/s"
+            cells += [f"{rate / 1e3:.2f} {unit}", f"{rate * 1e3 / amount:,.0f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def glance(res) -> str:
+    """Each taught step at 8192^2: its idea and prediction, then each GPU's MLUPS and fraction of the
+    copy at the problem's fewest bytes, beside the most of the copy the step's own bytes allow."""
+    runs = chapter_runs(res)
+    header = ("| step | idea | predicted | its bound, of copy | "
+              + " | ".join(f"{short_gpu(run)} MLUPS | {short_gpu(run)}, of copy" for run in runs) + " |")
+    lines = [header, "|---|---|---|---:|" + "---:|---:|" * len(runs)]
+    steps = [{c.name[:2]: c for c in run.taught if c.group == GLANCE_GROUP and c.is_step} for run in runs]
+    undescribed = sorted(set().union(*steps) - set(LESSON))
+    if undescribed:
+        raise ValueError(f"the lesson's glance table does not describe step {', '.join(undescribed)}")
+    for number, (idea, predicted) in LESSON.items():
+        cells = [number, idea, predicted, STEP_BOUND.get(number, "1")]
+        for run, cases in zip(runs, steps):
+            c = cases.get(number)
+            cells += [f"{c.rate('MLUP'):,.0f}", f"{of_copy(c, run.ceilings['copy_GBps']):.2f}"] if c else ["not recorded", ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# Like against like at 8192^2: (row, case name, storage and rounding).
+PEER_ROWS = [
+    ("PyTorch eager, the plain way", "torch eager, roll + where", "float32"),
+    ("best float32 step (04)", "04_fused", "float32"),
+    ("PyTorch compiled plane by plane, in a CUDA graph", "torch.compile, plane by plane, CUDA graph", "float32"),
+    ("best step rounding to nearest (08)", "08_fma_fp16", "fp16, to nearest"),
+    ("PyTorch compiled, storing fp16", "torch.compile, plane by plane, fp16 storage, CUDA graph", "fp16, to nearest"),
+    ("step 13", "13_quads_stochastic_fp16", "fp16, stochastic"),
+]
+
+
+def peers_table(res) -> str:
+    """The steps beside the strongest PyTorch a user can write, at 8192^2."""
+    _, peers = results.load_peers(res.folder / "torch.json")
+    cases = {c.name: c for c in list(res.taught) + peers if c.group == GLANCE_GROUP}
+    lines = ["| at 8192² | storage | MLUPS |", "|---|---|---:|"]
+    for row, name, storage in PEER_ROWS:
+        lines.append(f"| {row} | {storage} | {cases[name].rate('MLUP'):,.0f} |")
+    return "\n".join(lines)
+
+
+# The width runs the lesson quotes (bench_lbm --accuracy on the H200): the recording's, and for the
+# stochastic steps as they are now, the run that measured step 13's four-cell variant.
+WIDTH_ROWS = [("float64 reference", "reference", "accuracy.csv"),
+              ("float32 (step 04)", "04_fused", "accuracy.csv"),
+              ("fp16 to nearest (step 08)", "08_fma_fp16", "accuracy.csv"),
+              ("bf16 to nearest (step 08)", "08_fma_bf16", "accuracy.csv"),
+              ("fp16 stochastic (steps 10, 12, 13)", "10_stochastic_fp16", "four-cells-2026-11-24/accuracy.csv")]
+
+
+def width_table(res) -> str:
+    """The steady profile's relative L2 distance from the parabola against the channel's width."""
+    rows = {}
+    for path in {file for _, _, file in WIDTH_ROWS}:
+        text = cli.read_text(res.folder / path, "bench_lbm --accuracy's CSV")
+        lines = [line for line in text.splitlines() if not line.startswith("#")]  # its first line says how it was made
+        for r in csv.DictReader(lines):
+            rows[(path, r["step"], int(r["width"]))] = float(r["profile_error"])
+    widths = sorted({w for (_, _, w) in rows})
+    lines = ["| storage | " + " | ".join(f"{w} cells" for w in widths) + " |", "|---|" + "---:|" * len(widths)]
+    for label, step, path in WIDTH_ROWS:
+        cells = [f"{100 * rows[(path, step, w)]:.2g}%" if (path, step, w) in rows else "" for w in widths]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def profile_table(res, kernels: list, quantities: list) -> str:
+    """A step's result from the lesson GPU's profile (4096^2, one time step). kernels: (column
+    heading, [kernel names], summed); quantities: (row heading, function of [traffic rows] -> text)."""
+    rows = {r["kernel"]: r for r in results.read_csv(res.folder / "traffic.csv")}
+    lines = ["| | " + " | ".join(heading for heading, _ in kernels) + " |", "|---|" + "---:|" * len(kernels)]
+    for heading, value in quantities:
+        lines.append(f"| {heading} | " + " | ".join(value([rows[k] for k in names]) for _, names in kernels) + " |")
+    return "\n".join(lines)
+
+
+def step_results(res) -> dict:
+    """The small result table of each step section that quotes the profile (the lesson's GPU)."""
+    total = lambda rows, column: sum(r.number(column) for r in rows)  # noqa: E731
+    ms = ("kernel ms a time step", lambda rows: f"{total(rows, 'time ms'):.3f}")
+    hbm = ("DRAM traffic (states)", lambda rows: f"{total(rows, 'HBM ratio'):.2f}")
+    l2w = ("L2 writes (states)", lambda rows: f"{total(rows, 'L2 write ratio'):.2f}")
+    per_cell = ("instructions a cell", lambda rows: f"{total(rows, 'warp instructions') * 32 / PROFILE_CELLS:.0f}")
+    issue = ("issue slots busy", lambda rows: f"{total(rows, 'issue %'):.0f}%")
+    dram = ("DRAM busy", lambda rows: f"{total(rows, 'DRAM %'):.0f}%")
+    warps = ("warps resident", lambda rows: f"{total(rows, 'occupancy %'):.0f}%")
+    return {
+        "result_04": profile_table(res, [("step 03's three kernels", ["soa_stream_kernel", "soa_calculate_kernel", "soa_collide_kernel"]),
+                                         ("step 04", ["fused_kernel"])], [ms, hbm]),
+        "result_05": profile_table(res, [("step 04", ["fused_kernel"]), ("05, pulling step", ["aa_pulling_kernel"]),
+                                         ("05, local step", ["aa_local_kernel"])], [ms, l2w, per_cell]),
+        "result_06": profile_table(res, [("step 04, float32", ["fused_kernel"]), ("step 06, fp16", ["fused_16bit_kernel<Fp16>"])],
+                                   [per_cell, issue, dram]),
+        "result_07": profile_table(res, [("step 06", ["fused_16bit_kernel<Fp16>"]), ("step 07", ["lean_kernel<Fp16>"])],
+                                   [per_cell, issue, dram]),
+        "result_08": profile_table(res, [("step 07", ["lean_kernel<Fp16>"]), ("step 08", ["fma_kernel<Fp16>"])],
+                                   [per_cell, issue, dram]),
+        "result_09": profile_table(res, [("step 08", ["fma_kernel<Fp16>"]), ("step 09", ["pairs_kernel<Fp16Bits>"])],
+                                   [per_cell, issue, dram, warps]),
+        "result_10": profile_table(res, [("step 08", ["fma_kernel<Fp16>"]), ("step 10", ["stochastic_kernel<Fp16Bits>"])],
+                                   [per_cell, issue, dram]),
+        "result_13": profile_table(res, [("step 10", ["stochastic_kernel<Fp16Bits>"]), ("two cells", ["pairs_stochastic_kernel"]),
+                                         ("four cells (step 13)", ["quads_stochastic_kernel"])], [per_cell, warps, dram]),
+    }
+
+
+def lesson_tables(res) -> dict:
+    """The lesson's tables: the comparison with PyTorch for every GPU (set side by side), the rest
+    once, from the lesson's GPU (the bound and the glance carry every GPU)."""
+    if res.folder.name != LESSON_GPU:
+        return {"peers": peers_table(res)}
+    return {"bound": bound(res), "glance": glance(res), "peers": peers_table(res), "width": width_table(res),
+            **step_results(res)}
+
+
 def tables(res) -> dict:
     context, peers = results.load_peers(res.folder / "torch.json")
     made = {
@@ -183,4 +365,4 @@ def tables(res) -> dict:
     # The flow's accuracy does not depend on the GPU: a recording may leave `bench_lbm --flow` out.
     if (res.folder / "flow.csv").exists():
         made["accuracy"] = accuracy_table(res.folder / "flow.csv")
-    return made
+    return {**made, **lesson_tables(res)}
