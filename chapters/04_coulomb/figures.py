@@ -123,7 +123,7 @@ def draw_constant_surprise(out: pathlib.Path) -> None:
     axis.set_ylabel("warp of one multiprocessor")
     axis.set_title("01: 48 resident warps, each at its own atom (blocks start at different times): the constant path is asked\n"
                    "for dozens of different atoms at once, and a warp whose atom misses waits (step 01 issues a warp's\n"
-                   "instruction every ~33 cycles, 26-28 of them in that stall: README, results/h200/stalls.csv)",
+                   "instruction every ~33 cycles, 26-28 of them in that stall: NOTES.md, results/h200/stalls.csv)",
                    fontsize=8.5, loc="left")
     axis = axes[1]
     steps = ["00: L1 loads", "01: constant", "02-04: constant,\n8 points a read", "07: constant,\n32 points a read"]
@@ -141,7 +141,9 @@ def draw_issue_budget(out: pathlib.Path) -> None:
     cycles for the roots it keeps, 8 (1 - f); the issue slots need i + (c - 1) f cycles at one
     instruction a cycle, divided by the share u the scheduler fills. Where the two lines cross is
     f* = (8u - i) / (8u + c - 1), and the gain over the XU's rate on paper 1 / (1 - f*)."""
-    i = 3.63  # instructions per evaluation, 0 of 32 roots moved on the balanced grid (results/h200/ncu.csv)
+    rows, _ = profile_rows()
+    # instructions per evaluation with every root on the XU: step 05's 8 x 4 kernel in the recording's profile
+    i = round(float(rows["shared_atoms_kernel<8, 4>"]["warp instructions"]) * 32 / PROFILE_EVALUATIONS, 2)
     shares = [n / 100 for n in range(0, 41)]
     figure, axis = plt.subplots(figsize=(9, 5))
     axis.plot(shares, [8 * (1 - f) for f in shares], color="tab:red", linewidth=2.5, label="XU: 8 (1 - f) cycles")
@@ -156,7 +158,8 @@ def draw_issue_budget(out: pathlib.Path) -> None:
     axis.set_xlabel("f, share of the roots computed on the FMA pipe")
     axis.set_ylabel("cycles per warp's 32 evaluations, one sub-partition")
     axis.set_ylim(0, 9)
-    axis.set_title(f"06: the 8-cycle budget (i = {i} instructions per evaluation with the hardware root, 8 x 4 points);\n"
+    axis.set_title(f"06: the 8-cycle budget (i = {i} instructions per evaluation with the hardware root: step 05's 8 x 4,\n"
+                   "results/h200/traffic.csv); "
                    "the slower of the two sets the time, so the best split is where they cross", fontsize=9, loc="left")
     axis.legend(fontsize=8, loc="lower left")
     axis.grid(alpha=0.3)
