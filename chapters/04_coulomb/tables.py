@@ -1,5 +1,8 @@
-"""Chapter 4's README tables (profiling/report.py): each size's steps against the rsqrt and FMA
-ceilings with the PyTorch peers and the host reference, the roofline, and the profile."""
+"""Chapter 4's tables (profiling/report.py). For the lesson (README.md): the bound, the results at a
+glance (each taught step's idea and prediction beside what each GPU measured), the peers beside the
+taught steps, and a small result table in each step's section, from the H200's profile and both
+GPUs' benchmarks. For the record (NOTES.md): each size's steps against the rsqrt and FMA ceilings
+with the PyTorch peers and the host reference, the roofline, the profile and the experiments."""
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/04_coulomb")
@@ -8,6 +11,9 @@ if __name__ == "__main__":  # profiling/report.py imports this file; on its own 
 # (profiling/course_table.py): the production size.
 HEADLINE_GROUPS = r"^2048x2048"
 
+
+import pathlib
+import re
 
 import report_tables
 import results
@@ -51,13 +57,208 @@ def profile_table(traffic_csv) -> str:
     return "\n".join(lines)
 
 
+# --- the lesson's tables ----------------------------------------------------------------------------
+
+LESSON_GPU = "h200"  # the GPU whose profile the lesson's step sections quote; the glance table has every GPU
+DOCUMENT, PRODUCTION = "512x512, 10000 atoms", "2048x2048, 100000 atoms"
+SIZE = re.compile(r"^(\d+)x(\d+), (\d+) atoms$")
+# Each taught step's idea and its prediction, in the lesson's words (README.md's step sections).
+LESSON = {
+    "00": ("a thread per point; every atom a global load", "well under the ceiling, perhaps half"),
+    "01": ("the atoms in constant memory, 4096 a launch", "a little faster than 00"),
+    "02": ("8 points a thread: an atom's loads and dy² + dz² once per 8 evaluations",
+           "about 4.5 instructions an evaluation: near the ceiling"),
+    "03": ("the 8 points 16 apart: each store writes 16 neighbours", "almost no change"),
+    "04": ("the root in one instruction, without rsqrtf's denormal handling",
+           "about 4.5 instructions an evaluation; XU-bound"),
+    "05": ("the atoms through shared tiles; 8 x 4 points a thread", "near the ceiling at 2048²"),
+    "06": ("half of each scheduler's warps compute their roots on the FMA pipe",
+           "past the ceiling: 1.19-1.23 of it"),
+    "07": ("the document's own moves: constant memory, 8 x 4 points a thread", "XU-bound at 2048², near 05"),
+}
+STEP_06 = "06_split_specialised_4_of_8_xu_priority"
+
+
+def chapter_runs(res) -> list:
+    """Every GPU's results of this chapter, the lesson's GPU first."""
+    runs = results.load_chapter(pathlib.Path(res.folder).parents[1])
+    return sorted(runs, key=lambda run: run.folder.name != LESSON_GPU)
+
+
+def short_gpu(run) -> str:
+    return run.label.split()[0]
+
+
+def of_rsqrt(case, run) -> float:
+    return case.rate("Grsqrt") / run.ceilings["rsqrt_Gops"]
+
+
+def taught(run, group: str) -> dict:
+    """{step number: the taught case} of one group."""
+    return {c.name[:2]: c for c in run.taught if c.group == group and c.is_step}
+
+
+def case_named(run, group: str, name: str):
+    return next(c for c in run.cases if c.group == group and c.name == name)
+
+
+def bound(res) -> str:
+    """The bound, derived: an evaluation's root, flops and the bytes of each size, and the time each
+    GPU's measured ceilings allow for them."""
+    runs = chapter_runs(res)
+    sizes = []
+    for group in (DOCUMENT, PRODUCTION):
+        nx, ny, atoms = (int(n) for n in SIZE.match(group).groups())
+        sizes.append((f"{nx}² x {atoms:,}", nx * ny * atoms, 16 * atoms + 4 * nx * ny))
+    rows = [("reciprocal square roots", "1", "rsqrt_Gops", lambda evaluations, _: evaluations),
+            ("flops: the `dx` add and two FMAs", "5", "fma_GFLOPs", lambda evaluations, _: 5 * evaluations),
+            ("bytes: 16 an atom, 4 a point", "—", "copy_GBps", lambda _, nbytes: nbytes)]
+    lines = ["| what | per evaluation | " + " | ".join(
+        f"{short_gpu(run)}: ceiling | " + " | ".join(f"{short_gpu(run)}: ms at {label}" for label, _, _ in sizes)
+        for run in runs) + " |",
+             "|---|---:|" + "---:|" * (len(runs) * (1 + len(sizes)))]
+    units = {"rsqrt_Gops": "T roots/s", "fma_GFLOPs": "TFLOP/s", "copy_GBps": "TB/s"}
+    for what, per_evaluation, ceiling, amount in rows:
+        cells = [what, per_evaluation]
+        for run in runs:
+            rate = run.ceilings[ceiling] * 1e9  # G/s
+            cells.append(f"{rate / 1e12:.2f} {units[ceiling]}")
+            cells += [f"{amount(evaluations, nbytes) / rate * 1e3:.3g}" for _, evaluations, nbytes in sizes]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def glance(res) -> str:
+    """The results at a glance: each taught step's idea and prediction, then on each GPU its time at
+    the production size and its fraction of the rsqrt ceiling at both sizes."""
+    runs = chapter_runs(res)
+    lines = ["| step | idea | predicted | " + " | ".join(
+        f"{short_gpu(run)} ms, 2048² | {short_gpu(run)}, of rsqrt, 2048² | {short_gpu(run)}, of rsqrt, 512²" for run in runs) + " |",
+             "|---|---|---|" + "---:|---:|---:|" * len(runs)]
+    per_run = [(taught(run, PRODUCTION), taught(run, DOCUMENT)) for run in runs]
+    for number, (idea, predicted) in LESSON.items():
+        cells = [number, idea, predicted]
+        for run, (production, document) in zip(runs, per_run):
+            if number not in production:
+                cells += ["not recorded", "", ""]
+                continue
+            cells += [f"{production[number].median_ms:.1f}", f"{of_rsqrt(production[number], run):.2f}",
+                      f"{of_rsqrt(document[number], run):.2f}" if number in document else ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    undescribed = sorted(set().union(*(set(p) for p, _ in per_run)) - set(LESSON))
+    if undescribed:
+        raise ValueError(f"the lesson's glance table does not describe step {', '.join(undescribed)}")
+    return "\n".join(lines)
+
+
+def peers(res) -> str:
+    """The document's size, where the peers ran: each peer's time on each GPU and how many times
+    faster the taught step 06 and step 04 are."""
+    runs = chapter_runs(res)
+    per_run = []
+    for run in runs:
+        _, run_peers = results.load_peers(run.folder / "torch.json")
+        per_run.append({p.name: p for p in run_peers if p.group == DOCUMENT})
+    names = list(per_run[0])
+    lines = ["| alternative | " + " | ".join(
+        f"{short_gpu(run)} ms | {short_gpu(run)}: step 06 is | {short_gpu(run)}: step 04 is" for run in runs) + " |",
+             "|---|" + "---:|---:|---:|" * len(runs)]
+    for name in names:
+        cells = [name]
+        for run, by_name in zip(runs, per_run):
+            steps = taught(run, DOCUMENT)
+            peer = by_name[name]
+            cells += [f"{peer.median_ms:.2f}", f"{peer.median_ms / steps['06'].median_ms:.1f}x faster",
+                      f"{peer.median_ms / steps['04'].median_ms:.1f}x faster"]
+        lines.append("| " + " | ".join(cells) + " |")
+    cells = ["this chapter's step 06 / step 04"]
+    for run in runs:
+        steps = taught(run, DOCUMENT)
+        cells += [f"{steps['06'].median_ms:.3f} / {steps['04'].median_ms:.3f}", "", ""]
+    lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def lesson_profile(res) -> dict:
+    """{kernel: row} of the lesson GPU's traffic.csv (profile.sh: 2048 x 2048 points, 4096 atoms)."""
+    return {r["kernel"]: r for r in results.read_csv(res.folder / "traffic.csv")}
+
+
+def profile_result(res, kernels: list, quantities: list) -> str:
+    """A step's result from the profile: kernels are (column heading, kernel), quantities (row
+    heading, function of the kernel's traffic row -> text)."""
+    rows = lesson_profile(res)
+    lines = ["| | " + " | ".join(heading for heading, _ in kernels) + " |", "|---|" + "---:|" * len(kernels)]
+    for heading, value in quantities:
+        lines.append(f"| {heading} | " + " | ".join(value(rows[kernel]) if kernel in rows else "—" for _, kernel in kernels) + " |")
+    return "\n".join(lines)
+
+
+def roles_result(res) -> str:
+    """Step 06's scheduler finding at the production size, on each GPU: the fraction of the rsqrt
+    ceiling with the FMA role given to the first blocks to arrive (the favoured warp slots), and with
+    the XU warps in the favoured slots, for 2, 3 and 4 FMA warps of a scheduler's 8."""
+    runs = chapter_runs(res)
+    lines = ["| FMA warps of a scheduler's 8 | " + " | ".join(
+        f"{short_gpu(run)}: FMA warps favoured | {short_gpu(run)}: XU warps favoured" for run in runs) + " |",
+             "|---:|" + "---:|---:|" * len(runs)]
+    for k in (2, 3, 4):
+        cells = [str(k)]
+        for run in runs:
+            names = {c.name: c for c in run.cases if c.group == PRODUCTION}
+            first = names.get(f"06_split_specialised_{k}_of_8")
+            favoured = names[f"06_split_specialised_{k}_of_8_xu_priority"]
+            cells += [f"{of_rsqrt(first, run):.3f}" if first else "not built", f"{of_rsqrt(favoured, run):.3f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def instructions(row) -> str:
+    return f"{float(row['warp instructions']) * 32 / PROFILE_EVALUATIONS:.2f}"
+
+
+def percent(column: str):
+    return lambda row: f"{float(row[column]):.0f}%"
+
+
+def step_results(res) -> dict:
+    """The small result table of each step section that quotes the profile (the lesson's GPU)."""
+    per_evaluation = ("instructions an evaluation", instructions)
+    xu, fma, issue = ("XU busy", percent("XU pipe %")), ("FMA pipe busy", percent("FMA pipe %")), ("issue slots busy", percent("issue %"))
+    ms = ("kernel ms (profile)", lambda row: f"{float(row['time ms']):.2f}")
+    warps = ("warps resident", percent("occupancy %"))
+    return {
+        "result_01": profile_result(res, [("step 00", "naive_kernel"), ("step 01", "constant_memory_kernel")],
+                                    [ms, per_evaluation, issue]),
+        "result_02": profile_result(res, [("step 00", "naive_kernel"), ("step 02", "coarsening_kernel")],
+                                    [per_evaluation, xu]),
+        "result_04": profile_result(res, [("step 03", "coalesced_coarsening_kernel"), ("step 04", "fast_rsqrt_kernel")],
+                                    [per_evaluation, xu, issue]),
+        "result_05": profile_result(res, [("step 04", "fast_rsqrt_kernel"), ("step 05", "shared_atoms_kernel<8, 4>")],
+                                    [per_evaluation, xu, issue]),
+        "result_06": profile_result(res, [("step 05", "shared_atoms_kernel<8, 4>"), ("step 06", "specialised_kernel<4, 8, 1, 2>")],
+                                    [xu, fma, issue]),
+        "result_07": profile_result(res, [("step 05", "shared_atoms_kernel<8, 4>"),
+                                          ("step 07", "constant_coarsening_kernel<8, 4, 0>")], [per_evaluation, xu, warps]),
+        "roles_06": roles_result(res),
+    }
+
+
+def lesson_tables(res) -> dict:
+    """The lesson's tables, once (from the lesson's GPU, with every GPU's figures where they differ)."""
+    if res.folder.name != LESSON_GPU:
+        return {}
+    return {"bound": bound(res), "glance": glance(res), "peers": peers(res), **step_results(res)}
+
+
 def tables(res) -> dict:
-    context, peers = results.load_peers(res.folder / "torch.json")
+    context, peer_cases = results.load_peers(res.folder / "torch.json")
     groups = res.groups()
     return {
-        "document": size_table(res, groups[0], peers, context["torch"]),
-        "production": size_table(res, groups[1], peers, context["torch"]),
+        "document": size_table(res, groups[0], peer_cases, context["torch"]),
+        "production": size_table(res, groups[1], peer_cases, context["torch"]),
         "roofline": report_tables.roofline_table(res),
         "profile": profile_table(res.folder / "traffic.csv"),
         "experiments": report_tables.experiments_table(res),
+        **lesson_tables(res),
     }
