@@ -5,8 +5,10 @@
 // decomposition (scaling, GPU count) is one of the harness's problems: its team (threads,
 // arrays, NCCL communicators) is made when the session reaches it and released after, and each
 // step's propagators on it when its case first runs. Case "03_nccl x4" is step 03 on 4 GPUs; beside
-// the steps, on each count, two peers that split a step: "compute only" (the leapfrog and the x
-// and y images on every slab, no exchange) and "exchange only" (step 03's NCCL exchange alone).
+// the steps, on each count, peers that split a step: "compute only" (the leapfrog and the x
+// and y images on every slab, no exchange), "split compute only" (step 04's launches, boundary
+// then interior on two streams, without the exchange: the hidden share's compute) and "exchange
+// only" (step 03's NCCL exchange alone).
 //
 // Times are whole runs (all ranks' streams synchronised: the host's wall time between two events
 // on device 0), so they include every launch and wait a step costs. Bytes are per GPU: the 12
@@ -64,6 +66,38 @@ class ComputeOnly final : public ch06::Propagator {
   ch06::Stream stream_;
 };
 
+// Step 04's work without its exchange: the same launches on the same two streams with the same
+// events (04_overlap.cu's update_boundary and update_interior), so that 04's time less this one is
+// what the exchange costs when overlapped, and the share it hides is measured alone.
+class SplitComputeOnly final : public ch06::Propagator {
+ public:
+  SplitComputeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {}
+  void advance(int steps) override {
+    const int a = slab_.current;
+    ch06::wrap_xy(slab_.field[a], slab_.grid, ch06::all_planes(slab_.grid), boundary_stream_);
+    GPU_CHECK(gpuEventRecord(boundary_done_[a], boundary_stream_));
+    GPU_CHECK(gpuEventRecord(interior_done_[a], boundary_stream_));
+    for (int step = 0; step < steps; ++step) {
+      const int from = slab_.current, to = 1 - from;
+      GPU_CHECK(gpuStreamWaitEvent(boundary_stream_, interior_done_[from], 0));
+      ch06::update_boundary(slab_, problem_, slab_.field[from], slab_.field[to], boundary_stream_);
+      GPU_CHECK(gpuEventRecord(boundary_done_[to], boundary_stream_));
+      GPU_CHECK(gpuStreamWaitEvent(interior_stream_, boundary_done_[from], 0));
+      ch06::update_interior(slab_, problem_, slab_.field[from], slab_.field[to], interior_stream_);
+      GPU_CHECK(gpuEventRecord(interior_done_[to], interior_stream_));
+      slab_.current = to;
+    }
+    GPU_CHECK(gpuStreamSynchronize(boundary_stream_));
+    GPU_CHECK(gpuStreamSynchronize(interior_stream_));
+  }
+
+ private:
+  ch06::Slab& slab_;
+  const Problem& problem_;
+  ch06::Stream boundary_stream_{ch06::Stream::Priority::high}, interior_stream_{ch06::Stream::Priority::low};
+  ch06::Event boundary_done_[2], interior_done_[2];
+};
+
 class ExchangeOnly final : public ch06::Propagator {
  public:
   ExchangeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), comm_(crew.team().comm(rank)) {}
@@ -79,6 +113,9 @@ class ExchangeOnly final : public ch06::Propagator {
 };
 
 std::unique_ptr<ch06::Propagator> make_compute_only(Crew& crew, int rank) { return std::make_unique<ComputeOnly>(crew, rank); }
+std::unique_ptr<ch06::Propagator> make_split_compute_only(Crew& crew, int rank) {
+  return std::make_unique<SplitComputeOnly>(crew, rank);
+}
 std::unique_ptr<ch06::Propagator> make_exchange_only(Crew& crew, int rank) { return std::make_unique<ExchangeOnly>(crew, rank); }
 
 // One decomposition, the harness's problem: while it is built, its team, the standing mode drawn
@@ -268,6 +305,7 @@ int main(int argc, char** argv) try {
         add(step.source.id(), step.make, bytes, false, {updates});
       }
       add("compute only", make_compute_only, bytes, true, {updates});
+      add("split compute only", make_split_compute_only, bytes, true, {updates});
       // Bytes sent and received per GPU: two messages each way.
       if (nccl) add("exchange only (NCCL)", make_exchange_only, 4 * message_bytes * steps, true, {});
     }

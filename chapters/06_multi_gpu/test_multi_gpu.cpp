@@ -149,6 +149,37 @@ const bool registered = [] {
   return true;
 }();
 
+// The portable kernel, which leapfrog() runs where there is no tensor memory accelerator (HIP,
+// NVIDIA before sm_90), checked on its own here, where the steps run the tensor-copy ring: one
+// step on one slab of 37 planes (its blocks walk 32) whose rows and columns cut its tiles.
+void test_portable_kernel(const course::Seed& seed) {
+  const Problem p{131, 21, 37};
+  const std::size_t points = std::size_t(p.nx) * p.ny * p.nz;
+  const std::vector<float> u = course::random_floats(points, seed, 0), previous = course::random_floats(points, seed, 1);
+  Team team(p, {p.nz});
+  team.set_state(u, previous);
+  team.run([&](int rank) {
+    ch06::Slab& slab = team.slab(rank);
+    const ch06::Grid& g = slab.grid;
+    ch06::Stream stream;
+    float* now = slab.field[slab.current];
+    const std::size_t bytes = ch06::halo_floats(g) * sizeof(float);
+    ch06::wrap_xy(now, g, ch06::all_planes(g), stream);
+    GPU_CHECK(gpuMemcpyAsync(ch06::below_halo(now, g), ch06::top_planes(now, g), bytes, gpuMemcpyDeviceToDevice, stream));
+    GPU_CHECK(gpuMemcpyAsync(ch06::above_halo(now, g), ch06::bottom_planes(now, g), bytes, gpuMemcpyDeviceToDevice, stream));
+    ch06::leapfrog_portable(now, slab.field[1 - slab.current], g, p.courant2, ch06::all_planes(g), stream);
+    GPU_CHECK(gpuStreamSynchronize(stream));
+    slab.current = 1 - slab.current;
+  });
+  std::vector<double> newest = widen(u), older = widen(previous);
+  ch06::reference_steps(p, newest, older, 1);
+  EXPECT_TRUE(course::matches_reference(team.newest(), newest, ch06::tolerance(1, 1.0), extents(p)));
+}
+const bool portable_registered = [] {
+  course::register_device_test("PortableKernel", "OneStepMatchesTheReference", test_portable_kernel);
+  return true;
+}();
+
 // Step 00 is the one-GPU program: on two ranks it refuses, in one line, before any launch.
 class OneGpu : public course::DeviceTest {};
 const bool one_gpu_counted = course::suite_tests_step("OneGpu", ch06::steps()[0].source);

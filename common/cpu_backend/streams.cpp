@@ -457,6 +457,10 @@ gpuError_t gpuGraphInstantiateWithFlags(gpuGraphExec_t* executable, gpuGraph_t g
   return gpuSuccess;
 }
 
+gpuError_t gpuGraphUpload(gpuGraphExec_t executable, gpuStream_t) {
+  return executable == nullptr ? record(gpuErrorInvalidValue) : gpuSuccess;
+}
+
 gpuError_t gpuGraphLaunch(gpuGraphExec_t executable, gpuStream_t stream) {
   return record(course::cpu::submit(stream, [work = executable->work] {
     for (const course::cpu::Work& piece : work)

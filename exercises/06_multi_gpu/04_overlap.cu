@@ -1,9 +1,10 @@
-// Generated from solutions/06_multi_gpu/04_overlap.cu by exercises/generate.py (fingerprint 64b750fc55c6): edit the TODOs.
+// Generated from solutions/06_multi_gpu/04_overlap.cu by exercises/generate.py (fingerprint d8ddecaefea2): edit the TODOs.
 // Step 04 — overlap: the boundary first, exchanged while the interior computes.
 //
 // Only a slab's R planes at each end are needed by its neighbours. So each step is split in
-// two halves on two streams: on a high-priority stream the leapfrog on those 2R planes, their x
-// and y images, then the NCCL exchange of step 03 (exchange_nccl, 03_nccl.cu); on a
+// two halves on two streams: on a high-priority stream the leapfrog on those 2R planes (both ends
+// in one launch), their x and y images (one launch), then the NCCL exchange of step 03
+// (exchange_nccl, 03_nccl.cu); on a
 // low-priority stream the leapfrog on the planes between, which need nothing from the
 // neighbours. The exchange's kernels then run while the interior's blocks still occupy the GPU:
 // the high priority lets the boundary's blocks and NCCL's go before the interior's waiting
@@ -28,7 +29,7 @@
 namespace ch06 {
 
 void update_boundary(const Slab& slab, const Problem& problem, const float* u, float* next, gpuStream_t stream) {
-  // TODO: leapfrog and wrap_xy on low_boundary(g), then on high_boundary(g), on `stream`
+  // TODO: leapfrog and wrap_xy on low_boundary(g) and high_boundary(g), both ends in one launch each, on `stream`
   (void)slab; (void)problem; (void)u; (void)next; (void)stream; throw course::NotImplemented(__FILE__);
 }
 

@@ -1,7 +1,7 @@
 // Step 05 — the time step as a graph.
 //
-// Step 04 launches, per step and rank, 2 kernels for each boundary end, 2 for the interior and
-// NCCL's kernel, with their waits and records: about ten calls, each costing the host a few
+// Step 04 launches, per step and rank, 2 kernels for the boundary's two ends, 2 for the interior
+// and NCCL's kernel, with their waits and records: about ten calls, each costing the host a few
 // microseconds and the GPU a gap between kernels. At 512^3 per GPU that is small beside 0.6 ms;
 // on thin slabs (strong scaling at 8 GPUs and smaller grids) it is what is left. So the step is
 // captured once per buffer as a graph (the boundary stream forks the interior stream through an
@@ -10,6 +10,10 @@
 // then one graph launch. Graph launches on one stream run one after the other, whole: the
 // step-to-step events of step 04 become unnecessary, and the interior of one step no longer runs
 // beside the previous step's exchange (step 04 allowed that).
+// Each kernel node keeps the priority of the stream it was captured on only if the graph is
+// instantiated with gpuGraphInstantiateFlagUseNodePriority (else all run at the priority of the
+// stream the graph is launched on), and an instance is uploaded to the device before the timed
+// launches (gpuGraphUpload), not at its first launch. HIP 5 has neither (course/gpu.hpp).
 // NCCL needs its connections made before a capture (its first send to a peer sets them up, which
 // a graph cannot hold), so the constructor exchanges once before capturing.
 // Predicted: step 04's times at 512^3 per GPU (0.6 ms a step hides 10 launches); at small slabs,
@@ -41,6 +45,7 @@ class Graph final : public Propagator {
     exchange_nccl(slab_, slab_.field[0], comm_, boundary_stream_);  // NCCL's connections, before any capture
     GPU_CHECK(gpuStreamSynchronize(boundary_stream_));
     for (int from = 0; from < 2; ++from) capture(from);
+    GPU_CHECK(gpuStreamSynchronize(boundary_stream_));  // the uploads, before any launch is timed
   }
   ~Graph() override {
     for (gpuGraphExec_t step : steps_)
@@ -64,7 +69,7 @@ class Graph final : public Propagator {
  private:
   // steps_[from]: one time step from field[from] to the other field, as step 04 runs it.
   void capture(int from) {
-    // BEGIN SOLUTION: begin a capture on boundary_stream_ (gpuStreamCaptureModeThreadLocal: the other ranks capture at the same time); fork interior_stream_ into it through fork_; on boundary_stream_ update_boundary and exchange_nccl, on interior_stream_ update_interior; join it back through join_; end the capture, instantiate the graph into steps_[from] and destroy the graph
+    // BEGIN SOLUTION: begin a capture on boundary_stream_ (gpuStreamCaptureModeThreadLocal: the other ranks capture at the same time); fork interior_stream_ into it through fork_; on boundary_stream_ update_boundary and exchange_nccl, on interior_stream_ update_interior; join it back through join_; end the capture, instantiate the graph into steps_[from] with gpuGraphInstantiateFlagUseNodePriority (without it every node runs at the launching stream's priority, and the boundary's and NCCL's high priority is lost), destroy the graph and upload the instance (gpuGraphUpload on boundary_stream_: its first launch then pays nothing extra)
     const int to = 1 - from;
     GPU_CHECK(gpuStreamBeginCapture(boundary_stream_, gpuStreamCaptureModeThreadLocal));
     GPU_CHECK(gpuEventRecord(fork_, boundary_stream_));
@@ -76,8 +81,9 @@ class Graph final : public Propagator {
     GPU_CHECK(gpuStreamWaitEvent(boundary_stream_, join_, 0));
     gpuGraph_t graph = nullptr;
     GPU_CHECK(gpuStreamEndCapture(boundary_stream_, &graph));
-    GPU_CHECK(gpuGraphInstantiateWithFlags(&steps_[from], graph, 0));
+    GPU_CHECK(gpuGraphInstantiateWithFlags(&steps_[from], graph, gpuGraphInstantiateFlagUseNodePriority));
     GPU_CHECK(gpuGraphDestroy(graph));
+    GPU_CHECK(gpuGraphUpload(steps_[from], boundary_stream_));
     // STUB: (void)from;
     // END SOLUTION
   }

@@ -158,7 +158,11 @@ gpuError_t gpuFreeHost(void* pointer);
 // joined it back (an event recorded after its last work, waited for by a captured stream).
 gpuError_t gpuStreamBeginCapture(gpuStream_t stream, gpuStreamCaptureMode mode);
 gpuError_t gpuStreamEndCapture(gpuStream_t stream, gpuGraph_t* graph);
+// Flags are accepted and change nothing here: the graph's work runs in its captured order.
+inline constexpr unsigned long long gpuGraphInstantiateFlagUseNodePriority = 8;  // CUDA's value
 gpuError_t gpuGraphInstantiateWithFlags(gpuGraphExec_t* executable, gpuGraph_t graph, unsigned long long flags);
+// Nothing to upload (the graph is host memory here); refuses a null graph as CUDA does.
+gpuError_t gpuGraphUpload(gpuGraphExec_t executable, gpuStream_t stream);
 gpuError_t gpuGraphLaunch(gpuGraphExec_t executable, gpuStream_t stream);
 gpuError_t gpuGraphDestroy(gpuGraph_t graph);
 gpuError_t gpuGraphExecDestroy(gpuGraphExec_t executable);

@@ -46,8 +46,10 @@
 #define gpuGraphDestroy cudaGraphDestroy
 #define gpuGraphExec_t cudaGraphExec_t
 #define gpuGraphExecDestroy cudaGraphExecDestroy
+#define gpuGraphInstantiateFlagUseNodePriority cudaGraphInstantiateFlagUseNodePriority
 #define gpuGraphInstantiateWithFlags cudaGraphInstantiateWithFlags
 #define gpuGraphLaunch cudaGraphLaunch
+#define gpuGraphUpload cudaGraphUpload
 #define gpuMalloc cudaMalloc
 #define gpuMallocHost cudaMallocHost
 #define gpuMemcpy cudaMemcpy
@@ -111,6 +113,15 @@
 #define gpuGraphExecDestroy hipGraphExecDestroy
 #define gpuGraphInstantiateWithFlags hipGraphInstantiateWithFlags
 #define gpuGraphLaunch hipGraphLaunch
+#if HIP_VERSION_MAJOR >= 6
+#define gpuGraphInstantiateFlagUseNodePriority hipGraphInstantiateFlagUseNodePriority
+#define gpuGraphUpload hipGraphUpload
+#else
+// HIP 5 has neither: its graphs keep no launch priority per node, and a graph is uploaded at its
+// first launch.
+inline constexpr unsigned long long gpuGraphInstantiateFlagUseNodePriority = 0;
+inline hipError_t gpuGraphUpload(hipGraphExec_t, hipStream_t) { return hipSuccess; }
+#endif
 #define gpuMalloc hipMalloc
 #define gpuMallocHost(pointer, bytes) hipHostMalloc(pointer, bytes, hipHostMallocDefault)
 #define gpuMemcpy hipMemcpy
