@@ -123,10 +123,15 @@ def first_compiler_error(text: str) -> str:
     return ""
 
 
+# How a test of one part of a step names it (course::register_part_test): "step source: FILE.cu, part 2 (the waits)".
+PART = re.compile(r"step source: \S+\.cu, (part \d+ \([^)\n]*\))")
+
+
 def first_failure(output: str) -> str:
-    """The output of the failing test to describe: the one whose state first differs, where the
-    chapter's tests say after which time step (chapter 5), else the first. A test's output ends
-    with its "[  FAILED  ] name" line (GoogleTest's brief format has no "[ RUN ]" lines)."""
+    """The output of the failing test to describe: a test of one part of the step if one failed
+    (it says where to look), else the one whose state first differs, where the chapter's tests say
+    after which time step (chapter 5), else the first. A test's output ends with its
+    "[  FAILED  ] name" line (GoogleTest's brief format has no "[ RUN ]" lines)."""
     blocks, current = [], []
     for line in output.splitlines(keepends=True):
         current.append(line)
@@ -136,6 +141,8 @@ def first_failure(output: str) -> str:
     failing = [block for block in blocks if ": Failure" in block]
     if not failing:
         return output
+    if parts := [block for block in failing if PART.search(block)]:
+        return parts[0]
     timed = [(int(m[1]), block) for block in failing if (m := re.search(r"after time step (\d+) of", block))]
     return min(timed, key=lambda pair: pair[0])[1] if timed else failing[0]
 
@@ -143,7 +150,7 @@ def first_failure(output: str) -> str:
 def failing_part(output: str) -> str:
     """The part of the step its first failing test checks alone ("part 2 (the waits)"), or "" when
     that test checks the whole step (course::register_part_test names the part)."""
-    match = re.search(r"step source: \S+\.cu, (part \d+ \([^)\n]*\))", first_failure(output))
+    match = PART.search(first_failure(output))
     return match[1] if match else ""
 
 

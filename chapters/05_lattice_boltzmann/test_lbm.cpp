@@ -6,19 +6,27 @@
 // rest to the steady Poiseuille flow, against the analytic parabola, with mass conserved; every
 // step and the reference through the decay of a Taylor-Green vortex (the flow that needs the
 // equilibrium's quadratic terms), against the analytic field; the equilibrium's moments; and
-// the paper's CPU schemes against the same reference.
+// the paper's CPU schemes against the same reference. Before the steps, the parts of the
+// exercises that can be checked alone (parts.hpp), each test naming its step's file and part.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <numbers>
+#include <random>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "course/device_buffer.hpp"
 #include "course/testing.hpp"
 #include "cpu_schemes.hpp"
+#include "parts.hpp"
 #include "reference.hpp"
 #include "steps.hpp"
 
@@ -246,6 +254,259 @@ void test_taylor_green(const ch05::Step& step) {
       },
       step.source.id());
 }
+
+// --- the parts ---------------------------------------------------------------------------------
+
+// The taught step of a step file ("10_stochastic_rounding"): its part tests name it.
+const course::StepSource& taught(std::string_view file) {
+  for (const ch05::Step& step : ch05::steps())
+    if (step.source.file == file && !step.source.experiment) return step.source;
+  throw std::logic_error("steps.hpp has no taught step in " + std::string(file));
+}
+
+// Reports at most a few mismatches of one part test, then how many there were.
+class Mismatches {
+ public:
+  ~Mismatches() {
+    if (count_ > kShown) ADD_FAILURE() << count_ << " mismatches in all (the first " << kShown << " above)";
+  }
+  void add(const std::string& what) {
+    if (++count_ <= kShown) ADD_FAILURE() << what;
+  }
+
+ private:
+  static constexpr int kShown = 5;
+  int count_ = 0;
+};
+
+template <class... T>
+std::string words(const T&... parts) {
+  std::ostringstream out;
+  out.precision(9);
+  (out << ... << parts);
+  return out.str();
+}
+
+// A 16-bit pattern as a number, in float64: fp16 (IEEE half) or bf16 (the top half of a float32).
+double fp16_number(std::uint16_t bits) {
+  const int exponent = (bits >> 10) & 0x1f, fraction = bits & 0x3ff;
+  const double magnitude = exponent == 0 ? std::ldexp(fraction, -24) : std::ldexp(1024 + fraction, exponent - 25);
+  return bits & 0x8000 ? -magnitude : magnitude;
+}
+double bf16_number(std::uint16_t bits) {
+  const std::uint32_t pattern = std::uint32_t{bits} << 16;
+  float value;
+  std::memcpy(&value, &pattern, sizeof value);
+  return value;
+}
+
+// Step 05, part 1: every cell, direction and sign of channels with walls and without, a row and a
+// column one cell wide, and 1 x 1.
+void test_aa_neighbour() {
+  const Channel channels[] = {{1, 1, 0.8f, 0.0f}, {5, 1, 0.8f, 0.0f}, {1, 7, 0.8f, 0.0f}, {6, 5, 0.8f, 0.0f},
+                              {7, 4, 0.8f, 0.0f, false}, {1, 3, 0.8f, 0.0f, false}};
+  Mismatches wrong;
+  for (const Channel& c : channels)
+    for (int y = 0; y < c.ny; ++y)
+      for (int x = 0; x < c.nx; ++x)
+        for (int k = 0; k < ch05::kDirections; ++k)
+          for (int sign : {+1, -1}) {
+            const int want_x = ((x + sign * ch05::velocity_x(k)) % c.nx + c.nx) % c.nx;
+            int want_y = y + sign * ch05::velocity_y(k);
+            if (!c.walls) want_y = (want_y % c.ny + c.ny) % c.ny;
+            const bool want = want_y >= 0 && want_y < c.ny;
+            int to_x = -99, to_y = -99;
+            const bool got = ch05::parts::aa_neighbour(x, y, k, sign, c, to_x, to_y);
+            if (got != want || to_x != want_x || (want && to_y != want_y) || (!want && to_y >= 0 && to_y < c.ny))
+              wrong.add(words(c.nx, " x ", c.ny, c.walls ? " with walls" : " without walls", ", cell (", x, ", ", y,
+                              "), direction ", k, " (e = (", ch05::velocity_x(k), ", ", ch05::velocity_y(k), ")), sign ", sign,
+                              ": got ", got ? "true" : "false", " and (", to_x, ", ", to_y, "), expected ", want ? "true" : "false",
+                              " and (", want_x, ", ", want_y, ")", want ? "" : " (behind a wall: a row outside 0 .. ny - 1)",
+                              ": the neighbour at (x, y) + sign e_k, x periodic"));
+          }
+}
+
+// Step 06, part 1: the bits of f_k - w_k read back as f_k.
+void test_fp16_load(const course::Seed& seed) {
+  std::mt19937_64 random(seed.value);
+  Mismatches wrong;
+  for (int k = 0; k < ch05::kDirections; ++k)
+    for (int i = 0; i < 500; ++i) {
+      const std::uint16_t bits = static_cast<std::uint16_t>(random() % 0x7c00) | (random() % 2 ? 0x8000 : 0);  // finite
+      const double want = fp16_number(bits) + double(ch05::weight(k));
+      const float got = ch05::parts::fp16_loaded(bits, k);
+      if (!(std::abs(got - want) <= 1e-7 * std::max(1.0, std::abs(want))))
+        wrong.add(words("direction ", k, ", stored bits 0x", std::hex, bits, std::dec, " (f - w = ", fp16_number(bits),
+                        "): got ", got, ", expected ", want, " (the fp16 number plus w_", k, " = ", ch05::weight(k), ")"));
+    }
+}
+
+// Step 06, part 2: f_k stored as the nearest fp16 number to f_k - w_k.
+void test_fp16_store(const course::Seed& seed) {
+  std::mt19937_64 random(seed.value);
+  std::uniform_real_distribution<float> near(-0.06f, 0.06f);
+  Mismatches wrong;
+  for (int k = 0; k < ch05::kDirections; ++k)
+    for (int i = 0; i < 500; ++i) {
+      const float f = ch05::weight(k) + near(random);
+      const double target = double(f - ch05::weight(k));
+      const std::uint16_t bits = ch05::parts::fp16_stored(f, k);
+      const double got = fp16_number(bits);
+      const int magnitude = bits & 0x7fff;
+      const std::uint16_t sign = bits & 0x8000;
+      const double up = fp16_number(sign | (magnitude + 1));
+      const double down = magnitude > 0 ? fp16_number(sign | (magnitude - 1)) : fp16_number((sign ^ 0x8000) | 1);
+      if (magnitude >= 0x7c00 || std::abs(got - target) > std::abs(up - target) || std::abs(got - target) > std::abs(down - target))
+        wrong.add(words("direction ", k, ", f = ", f, ": stored 0x", std::hex, bits, std::dec, " (", got,
+                        "), expected the fp16 number nearest to f - w_", k, " = ", target, " (its neighbours ", down, " and ", up,
+                        " are nearer or as near)"));
+    }
+}
+
+// Step 09, part 1: both halves of words of random pairs.
+void test_pair_half(const course::Seed& seed) {
+  std::mt19937_64 random(seed.value);
+  Mismatches wrong;
+  for (int i = 0; i < 1000; ++i) {
+    const auto even = static_cast<std::uint16_t>(random()), odd = static_cast<std::uint16_t>(random());
+    const std::uint32_t word = even | std::uint32_t{odd} << 16;
+    for (int p = 0; p < 6; ++p) {
+      const std::uint16_t got = ch05::parts::pair_half(word, p), want = p % 2 ? odd : even;
+      if (got != want)
+        wrong.add(words("cell p = ", p, " of the word 0x", std::hex, word, ": got 0x", got, ", expected 0x", want, std::dec,
+                        p % 2 ? " (an odd cell: the high half)" : " (an even cell: the low half)"));
+    }
+  }
+}
+
+// Step 10, part 1: for values of either sign and many octaves (an octave's last numbers, exact
+// 16-bit numbers, fp16 above its subnormals), every value of the draw's top bits (the low bits fixed,
+// random): each result one of the value's two neighbours, the upper in the share of the draws that
+// (|v| - lo) / (hi - lo) says, so that the mean is v.
+template <class Round>
+void test_rounding(const char* format, int fraction_bits, double (*number)(std::uint16_t), Round round, double smallest,
+                   const course::Seed& seed) {
+  std::mt19937_64 random(seed.value);
+  const int dropped = 23 - fraction_bits;
+  const std::uint32_t draws = 1u << dropped;
+  Mismatches wrong;
+  for (int i = 0; i < 120; ++i) {
+    // |v| from `smallest` to 0.25, uniform in its exponent; every fourth an exact 16-bit number or
+    // the last float32 below the next octave's start.
+    const double magnitude = smallest * std::pow(0.25 / smallest, std::uniform_real_distribution<double>(0, 1)(random));
+    float v = static_cast<float>(random() % 2 ? -magnitude : magnitude);
+    std::uint32_t pattern;
+    std::memcpy(&pattern, &v, sizeof v);
+    if (i % 4 == 1) pattern &= ~(draws - 1);                  // exactly a 16-bit number
+    if (i % 4 == 2) pattern = (pattern | 0x007fffffu);        // the last float32 of its octave
+    std::memcpy(&v, &pattern, sizeof v);
+    const double sign = v < 0 ? -1 : 1;
+    std::uint32_t lo_pattern = pattern & ~(draws - 1) & 0x7fffffffu;
+    float lo_float;
+    std::memcpy(&lo_float, &lo_pattern, sizeof lo_float);
+    const double lo = lo_float, hi = lo + std::ldexp(1.0, std::ilogb(lo_float) - fraction_bits);
+    const double up_share = (std::abs(double(v)) - lo) / (hi - lo);  // a multiple of 1/draws
+    const std::uint32_t low_bits = static_cast<std::uint32_t>(random()) >> dropped;  // the same for every draw
+    std::uint32_t ups = 0, others = 0;
+    double sum = 0;
+    std::string first_other;
+    for (std::uint32_t top = 0; top < draws; ++top) {
+      float kept = -1.0f;
+      const std::uint16_t bits = round(v, top << (32 - dropped) | low_bits, kept);
+      const double magnitude_kept = sign * kept;
+      sum += kept;
+      if (magnitude_kept == hi && hi != lo) ++ups;
+      if ((magnitude_kept != lo && magnitude_kept != hi) || number(bits) != kept) {
+        if (others++ == 0)
+          first_other = words("draw 0x", std::hex, (top << (32 - dropped) | low_bits), std::dec, " gave kept = ", kept,
+                              " and bits that stand for ", number(bits));
+      }
+    }
+    const std::string value = words(format, " rounding of v = ", v, " (between the ", format, " numbers ", sign * lo, " and ",
+                                    sign * hi, "), over all ", draws, " values of the draw's top ", dropped, " bits: ");
+    if (others) {
+      wrong.add(value + words(others, " results are neither neighbour, or their bits do not stand for kept; the first: ",
+                              first_other));
+      continue;
+    }
+    const double want_ups = up_share * draws;
+    if (std::abs(ups - want_ups) > 0.5)
+      wrong.add(value + words("the upper neighbour came ", ups, " times, expected ", want_ups,
+                              " (probability (|v| - lo) / (hi - lo), the distance from the lower one); the mean ", sum / draws,
+                              " is off v by ", sum / draws - v));
+    else if (up_share > 0 && (ups == 0 || ups == draws))
+      wrong.add(value + "only one neighbour ever came: use the draw's top bits");
+  }
+}
+
+void test_stochastic_rounding(const course::Seed& seed) {
+  {
+    SCOPED_TRACE("fp16");
+    test_rounding("fp16", 10, fp16_number, ch05::parts::fp16_round_stochastically, std::ldexp(1.0, -14), seed);
+  }
+  SCOPED_TRACE("bf16");
+  test_rounding("bf16", 7, bf16_number, ch05::parts::bf16_round_stochastically, 1e-6, seed);
+}
+
+// Step 13, parts 1 and 2: random words, both directions.
+void test_straddled_pair(const course::Seed& seed) {
+  std::mt19937_64 random(seed.value);
+  Mismatches wrong;
+  for (int i = 0; i < 1000; ++i) {
+    const auto west = static_cast<std::uint32_t>(random()), east = static_cast<std::uint32_t>(random());
+    const std::uint32_t got = ch05::parts::straddled_pair(west, east), want = (west >> 16) | (east << 16);
+    if (got != want)
+      wrong.add(words(std::hex, "west 0x", west, ", east 0x", east, ": got 0x", got, ", expected 0x", want, std::dec,
+                      " (west's high half as the even cell, in the low half; east's low half as the odd cell)"));
+  }
+}
+void test_straddled_quad(const course::Seed& seed) {
+  std::mt19937_64 random(seed.value);
+  Mismatches wrong;
+  for (int i = 0; i < 1000; ++i) {
+    // Cells x0 - 4 .. x0 + 7: the word before, this thread's own, the word after.
+    std::uint16_t cell[12];
+    for (auto& value : cell) value = static_cast<std::uint16_t>(random());
+    const auto word = [&](int first) {
+      std::uint64_t w = 0;
+      for (int lane = 0; lane < 4; ++lane) w |= std::uint64_t{cell[first + lane]} << (16 * lane);
+      return w;
+    };
+    for (const int ex : {+1, -1}) {
+      std::uint64_t want = 0;
+      for (int lane = 0; lane < 4; ++lane) want |= std::uint64_t{cell[4 + lane - ex]} << (16 * lane);  // cell x0 + lane - e_x
+      const std::uint64_t got = ch05::parts::straddled_quad(word(4), word(ex > 0 ? 0 : 8), ex);
+      if (got != want)
+        wrong.add(words(std::hex, "e_x = ", std::dec, ex, std::hex, ", own 0x", word(4), ", ", ex > 0 ? "west" : "east", " 0x",
+                        word(ex > 0 ? 0 : 8), ": got 0x", got, ", expected 0x", want, std::dec,
+                        " (lane i: cell x0 + i - e_x, lane 0 in the low 16 bits)"));
+    }
+  }
+}
+
+const bool parts_on_host = course::suite_runs_on_host("AaNeighbour") && course::suite_runs_on_host("Fp16Load") &&
+                           course::suite_runs_on_host("Fp16Store") && course::suite_runs_on_host("PairHalf") &&
+                           course::suite_runs_on_host("StochasticRounding") && course::suite_runs_on_host("StraddledPair") &&
+                           course::suite_runs_on_host("StraddledQuad");
+
+// Registered before the whole steps' tests, so that a wrong part's test fails first and the
+// grader names the part.
+const bool parts_registered = [] {
+  course::register_part_test(taught("05_in_place"), 1, "the neighbour", "AaNeighbour", "AlongEachDirectionBothWays",
+                             [](const course::Seed&) { test_aa_neighbour(); });
+  course::register_part_test(taught("06_half_storage"), 1, "the load", "Fp16Load", "DecodesAndAddsTheWeight", test_fp16_load);
+  course::register_part_test(taught("06_half_storage"), 2, "the store", "Fp16Store", "NearestToTheShiftedValue", test_fp16_store);
+  course::register_part_test(taught("09_pairs"), 1, "unpacking a pair", "PairHalf", "EvenCellLowOddCellHigh", test_pair_half);
+  course::register_part_test(taught("10_stochastic_rounding"), 1, "the rounding", "StochasticRounding",
+                             "EitherNeighbourByItsDistanceUnbiased", test_stochastic_rounding);
+  course::register_part_test(taught("13_pairs_stochastic"), 1, "the straddled pair", "StraddledPair", "HighHalfThenLowHalf",
+                             test_straddled_pair);
+  course::register_part_test(taught("13_pairs_stochastic"), 2, "the straddled quads", "StraddledQuad", "EachLaneFromUpwind",
+                             test_straddled_quad);
+  return true;
+}();
+
+// --- the steps -------------------------------------------------------------------------------------
 
 const bool registered = [] {
   for (const ch05::Step& step : ch05::steps()) {

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/01_subscript.cu by exercises/generate.py (fingerprint e31317cac7ff): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/01_subscript.cu by exercises/generate.py (fingerprint 0f057d321821): edit the TODOs.
 // Step 01 — subscript addressing: the paper's pointer tables, df[x][y][k].
 //
 // Step 00's kernels and layout, but every distribution is reached as the paper's scheme four
@@ -52,7 +52,7 @@ __device__ inline Distribution this_distribution(int ny) {
 __global__ void subscript_copy_kernel(Subscripts s, Channel c) {
   const Distribution d = this_distribution(c.ny);
   if (!d.inside) return;
-  // TODO: copy df[x][y][k] into dfbak[x][y][k] through the tables of pointers
+  // TODO: part 1 of 2, the copy by subscripts: dfbak[x][y][k] = df[x][y][k], each subscript a load of a pointer from the paper's tables (s.df, s.dfbak). Invariant: the same element that step 00's id = k + (y + x ny) 9 names, reached through two pointer loads instead of an index. Mistake to avoid: the subscripts in another order (df[y][x][k]): the tables are by column x first, then cell y
   (void)s;
 }
 
@@ -61,7 +61,7 @@ __global__ void subscript_stream_kernel(Subscripts s, Channel c) {
   if (!d.inside) return;
   const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = upwind_row(c, d.y, velocity_y(d.k));
   const bool from_wall = from_y < 0 || from_y >= c.ny;
-  // TODO: step 00's pull, written with subscripts: dfbak[from_x][from_y][k], or at a wall dfbak[x][y][opposite(k)]
+  // TODO: part 2 of 2, the pull by subscripts: df[x][y][k] from dfbak[from_x][from_y][k], the upwind neighbour's value of the same direction, or at a wall (from_wall) from this cell's own dfbak[x][y][opposite(k)]. Invariant: the stream reads only dfbak and writes only df, so the order of the threads does not matter. Mistake to avoid: reading df (this step's output) instead of dfbak, or opposite(k) at the neighbour instead of at this cell
   (void)s; (void)from_x; (void)from_wall;
 }
 

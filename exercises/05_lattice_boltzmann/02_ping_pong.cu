@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/02_ping_pong.cu by exercises/generate.py (fingerprint 174c4001f336): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/02_ping_pong.cu by exercises/generate.py (fingerprint 533ac740ab00): edit the TODOs.
 // Step 02 — ping-pong: two buffers, swapped every time step; the copy kernel is gone.
 //
 // Step 00 copies df into dfbak only so that the stream kernel can pull from an unchanging
@@ -7,7 +7,7 @@
 // and the two pointers swap. Nothing else changes: the paper's layout, a thread per distribution.
 // Bytes per cell and time step, in floats: stream 9 + 9, calculate 9 + 3, collide 9 + 3 + 9:
 // 51 floats, 204 bytes (step 00: 276).
-// Predicted: 276/204 = 1.35x step 00, if the copy kernel ran at the rate of the others.
+// Predicted: 276/204 = 1.35x step 00, if the copy kernel streamed as fast as the others.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <utility>
@@ -104,7 +104,7 @@ class PingPongLattice final : public Lattice {
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {
-      // TODO: stream from src_ into dst_, calculate and collide on dst_, then swap the two (the state is always in src_)
+      // TODO: part 1 of 1, the ping-pong: stream from src_ into dst_, calculate and collide on dst_, then swap the two buffers (std::swap of the DeviceBuffers, no copy). Invariant: between time steps the state is always in src_ (load, store and the next step rely on it). Mistake to avoid: streaming from the buffer the step writes (src_ and dst_ the same), or forgetting the swap, so every step starts from the loaded state again
       throw course::NotImplemented(__FILE__);
     }
     if (fields && steps > 0) course::launch(paper_fields_out, {grid_, block_}, rho_.data(), ux_.data(), uy_.data(), *fields, c_);

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/03_soa.cu by exercises/generate.py (fingerprint 9f7e6b67ab48): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/03_soa.cu by exercises/generate.py (fingerprint 35bbd67a72d1): edit the TODOs.
 // Step 03 — structure of arrays: one array per direction, a thread per cell.
 //
 // Steps 00-02 keep a cell's nine distributions side by side and give each its own thread. Here
@@ -12,9 +12,7 @@
 // Predicted: the same bytes as step 02, so at best the same time; what changes is how the
 // loads are issued (one per direction per cell, the stream's from whole rows where step 02's
 // warps pulled from three columns nine cells at a time). Perhaps 10-20% faster; the real gain
-// is that a thread now holds a whole cell, which step 04 needs. (What step 02 had measured on
-// the H200 allowed more: its kernels ran at 0.42 of copy in its 204 bytes, so streaming them at the
-// copy rate would be up to 2.4x.)
+// is that a thread now holds a whole cell, which step 04 needs.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <utility>
@@ -47,7 +45,7 @@ __device__ inline Cell this_cell(const Channel& c) {
 __global__ void soa_stream_kernel(const float* __restrict__ src, float* __restrict__ dst, Channel c) {
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
-  // TODO: for each direction k, dst[k][y][x] = src[k][y - e_ky][x - e_kx] (x periodic; the row from upwind_row(c, y, e_ky)), or src[opposite(k)][y][x] at a wall
+  // TODO: part 1 of 1, the stream in a structure of arrays: for each direction k, dst[k][y][x] = src[k][y - e_ky][x - e_kx] (x periodic; the row from upwind_row(c, y, e_ky)), or src[opposite(k)][y][x] where that row is behind a wall. Invariant: a warp's 32 threads are 32 neighbouring x of a row, so each of its loads and stores of direction k is 32 consecutive floats. Mistake to avoid: the index of the array of structures (k fastest): the planes are k slowest, soa_index(x, y, k, c)
   (void)src; (void)dst;
 }
 

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/04_fused.cu by exercises/generate.py (fingerprint 255d041b2592): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/04_fused.cu by exercises/generate.py (fingerprint 8f33c06d5473): edit the TODOs.
 // Step 04 — fused stream-collide: one kernel per time step, nine floats in and nine out a cell.
 //
 // Step 03's three kernels pass the cell's distributions through memory twice between them
@@ -44,8 +44,14 @@ __global__ void fused_kernel(const float* __restrict__ src, float* __restrict__ 
                              bool write_moments, Channel c) {
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
-  // TODO: pull the nine values as step 03's stream does, take their moments, then write collide(k, ...) of each into dst
-  (void)src; (void)dst; (void)moments; (void)write_moments;
+  float f[kDirections];
+#pragma unroll
+  for (int k = 0; k < kDirections; ++k) {
+    // TODO: part 1 of 2, the pull: f[k] arrives at this cell from its upwind neighbour (x - e_kx, y - e_ky), whose slot k of src (plane k of soa_index) holds it; x wraps around the periodic row, upwind_row gives the row (periodic or not). Invariant: where that row lies outside 0 .. ny - 1 the neighbour is behind a wall and the value bounces back: it is this cell's own slot opposite(k), the value that left towards the wall a step ago. Mistake to avoid: the downwind neighbour (x + e_k) instead of the upwind one, or % of a negative number (add nx before the %).
+    (void)src; f[k] = 0.0f;
+  }
+  // TODO: part 2 of 2, collide and write once: the moments of the nine pulled values (moments_of), then collide(k, f[k], m, 1 / tau, force) of each written into this cell's own slot k of dst, and the moments into `moments` only when write_moments. Invariant: each value is read once from src and written once to dst, nothing in between reaches memory (that is the fusion). Mistake to avoid: writing the result at the neighbour it was pulled from (the pull already streamed it: it belongs to this cell now), or a moments array written on every time step instead of the last.
+  (void)dst; (void)moments; (void)write_moments; (void)f;
 }
 
 __global__ void to_soa_layout(const float* __restrict__ canonical, float* __restrict__ f, Channel c) {

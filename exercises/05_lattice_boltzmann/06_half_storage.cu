@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/06_half_storage.cu by exercises/generate.py (fingerprint d5586c0191fb): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/06_half_storage.cu by exercises/generate.py (fingerprint aa7f04a23e69): edit the TODOs.
 // Step 06 — 16-bit storage: half the bytes, the arithmetic still in float32.
 //
 // Step 04's kernel moves 72 bytes a cell and does ~150 flops (by lbm.hpp's formulas): at the copy
@@ -22,6 +22,7 @@
 
 #include "course/device_buffer.hpp"
 #include "half_bits.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -42,6 +43,21 @@ struct Bf16 {
   __host__ __device__ static std::uint16_t encode(float value) { return bf16_nearest_by_integers(value); }
   __host__ __device__ static float decode(std::uint16_t bits) { return bf16_value(bits); }
 };
+
+// Parts 1 and 2 of the exercise, each tested on its own: the distribution f_k that 16 stored bits
+// stand for, and the 16 bits that store f_k.
+template <class Format>
+__host__ __device__ inline float load_value(std::uint16_t bits, int k) {
+  // TODO: part 1 of 2, the load: the bits hold f_k - w_k, not f_k: decode them (Format::decode, to float32) and add back direction k's weight (weight(k)). Invariant: the arithmetic stays in float32; 16 bits are only how a value waits in memory. Mistake to avoid: returning the decoded difference without the weight (the moments then see a fluid of density near 0), or subtracting the weight twice.
+  (void)k;
+  return bits;
+}
+template <class Format>
+__host__ __device__ inline std::uint16_t store_value(float f, int k) {
+  // TODO: part 2 of 2, the store: shift first, f_k - w_k in float32, then round that to the nearest 16-bit number (Format::encode). Invariant: what is stored is the difference from the fluid at rest, a small number whose 16-bit rounding error is small in absolute terms; load_value(store_value(f, k), k) is within half a 16-bit step of f - w_k from f. Mistake to avoid: encoding f itself (near 0.44 for the rest direction, its rounding error is some hundred times larger) or adding the weight instead of subtracting it.
+  (void)f; (void)k;
+  return 0;
+}
 
 __host__ __device__ inline long long soa_index(int x, int y, int k, const Channel& c) {
   return static_cast<long long>(k) * c.cells() + static_cast<long long>(y) * c.nx + x;
@@ -69,14 +85,12 @@ __global__ void fused_16bit_kernel(const std::uint16_t* __restrict__ src, std::u
     const int from_x = (cell.x - velocity_x(k) + c.nx) % c.nx, from_y = upwind_row(c, cell.y, velocity_y(k));
     const bool from_wall = from_y < 0 || from_y >= c.ny;
     const std::uint16_t stored = from_wall ? src[soa_index(cell.x, cell.y, opposite(k), c)] : src[soa_index(from_x, from_y, k, c)];
-    // TODO: decode the stored value and add back the weight it was shifted by
-    f[k] = stored;
+    f[k] = load_value<Format>(stored, k);
   }
   const Moments m = moments_of(f);
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) {
-    // TODO: store the collided value shifted by its weight, encoded
-    (void)dst;
+    dst[soa_index(cell.x, cell.y, k, c)] = store_value<Format>(collide(k, f[k], m, 1.0f / c.tau, c.force), k);
   }
   if (write_moments) {
     moments.rho[cell.at] = m.rho;
@@ -90,14 +104,14 @@ __global__ void to_16bit_layout(const float* __restrict__ canonical, std::uint16
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
 #pragma unroll
-  for (int k = 0; k < kDirections; ++k) f[soa_index(cell.x, cell.y, k, c)] = Format::encode(canonical[cell.at * kDirections + k] - weight(k));
+  for (int k = 0; k < kDirections; ++k) f[soa_index(cell.x, cell.y, k, c)] = store_value<Format>(canonical[cell.at * kDirections + k], k);
 }
 template <class Format>
 __global__ void from_16bit_layout(const std::uint16_t* __restrict__ f, float* __restrict__ canonical, Channel c) {
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
 #pragma unroll
-  for (int k = 0; k < kDirections; ++k) canonical[cell.at * kDirections + k] = Format::decode(f[soa_index(cell.x, cell.y, k, c)]) + weight(k);
+  for (int k = 0; k < kDirections; ++k) canonical[cell.at * kDirections + k] = load_value<Format>(f[soa_index(cell.x, cell.y, k, c)], k);
 }
 
 template <class Format>
@@ -126,6 +140,11 @@ class HalfLattice final : public Lattice {
 };
 
 }  // namespace
+
+namespace parts {
+std::uint16_t fp16_stored(float f, int k) { return store_value<Fp16>(f, k); }
+float fp16_loaded(std::uint16_t bits, int k) { return load_value<Fp16>(bits, k); }
+}  // namespace parts
 
 std::unique_ptr<Lattice> make_fp16_storage(const Channel& channel) { return std::make_unique<HalfLattice<Fp16>>(channel); }
 std::unique_ptr<Lattice> make_bf16_storage(const Channel& channel) { return std::make_unique<HalfLattice<Bf16>>(channel); }

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 58c9e2e53235): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/07_lean.cu by exercises/generate.py (fingerprint 675cd764d588): edit the TODOs.
 // Step 07 — fewer instructions a cell: cheap neighbours, 32-bit offsets, one plane pointer each.
 //
 // The profile of steps 04 and 06 on the H200 (results/h200/traffic.md) says the 16-bit kernel is not waiting for
@@ -63,7 +63,7 @@ struct Neighbourhood {
 template <int k>
 __device__ inline unsigned upwind(const Neighbourhood& n, bool& wall) {
   constexpr int ex = velocity_x(k), ey = velocity_y(k);
-  // TODO: the column from here/west/east by e_x, then plus n.below (e_y = 1) or n.above (e_y = -1); wall from south_wall/north_wall
+  // TODO: part 1 of 1, the lean neighbour: the column from e_x (0: n.here, +1: n.west, the upwind side, -1: n.east), then the row by adding n.below for e_y = 1 (the upwind row is y - 1) or n.above for e_y = -1; `wall` from n.south_wall (e_y = 1) or n.north_wall (e_y = -1). Invariant: everything is a 32-bit offset within a plane, with no division and no % (the neighbourhood already holds the wrapped columns and rows). Mistake to avoid: west and east exchanged (a pull from downwind), or n.above for e_y = 1
   (void)ex; (void)ey; wall = false; return n.here;
 }
 

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint c7e04bd379ae): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/08_fma_collision.cu by exercises/generate.py (fingerprint 9fe93b6b4d72): edit the TODOs.
 // Step 08 — fewer instructions a cell, part 2: the collision rewritten for fused multiply-adds.
 //
 // After step 07 the 16-bit kernels still issue more instructions than their bytes allow (the
@@ -102,7 +102,7 @@ struct CellCollision {
 
 template <class Format>
 __device__ inline CellCollision prepare_collision(const float (&s)[kDirections]) {
-  // TODO: density and momentum of the stored values (shifted: rho = 1 + sum s), then A (less 1 when shifted), B, C of the header
+  // TODO: part 1 of 2, the cell's terms: the sum of the nine stored values, rho (1 + sum when the values are shifted, Format::kShifted), ux and uy as the momentum sums times 1 / rho, then A = rho (1 - 1.5 u.u) (less 1 when shifted: the weights cancel), B = 3 rho and C = 4.5 rho of the header. Invariant: everything that does not depend on the direction is worked out once a cell. Mistake to avoid: rho = sum for shifted values (the weights sum to 1: it is 1 + sum), or A without the - 1 when shifted
   (void)s; return {};
 }
 
@@ -132,7 +132,7 @@ __global__ void fma_kernel(const typename Format::Stored* __restrict__ src, type
   float collided_sum = 0.0f;
 #pragma unroll
   for (int k = 1; k < kDirections; ++k) {
-    // TODO: eu, then t = A + eu (B + C eu) and (1 - omega) s + (omega w_k) t + 3 w_k e_x g, as multiply-adds (fmaf); add it to collided_sum
+    // TODO: part 2 of 2, the direction's multiply-adds: eu = e_k . u, then t = A + eu (B + C eu) and (1 - omega) s + (omega w_k) t + 3 w_k e_x g as nested fmaf, with g's precomputed keep, relax[k] and force[k]; add the result to collided_sum. Invariant: five instructions a direction as the header counts them, and the rest direction (not computed here) takes the mass the eight leave. Mistake to avoid: omega w_k computed per cell instead of taken from g, or forgetting collided_sum (mass then drifts)
     (void)dst; (void)g;
   }
   dst[n.here] = Format::encode(cell.sum - collided_sum);

@@ -1,4 +1,4 @@
-// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint 2cb41167d98a): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/09_pairs.cu by exercises/generate.py (fingerprint c3fb842edc0f): edit the TODOs.
 // Step 09 — two cells a thread: 16-bit values moved as 4-byte words.
 //
 // Step 08's 16-bit kernels load and store 2 bytes per instruction: a warp's request is 64 bytes,
@@ -26,6 +26,7 @@
 
 #include "course/device_buffer.hpp"
 #include "pairs.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -67,6 +68,14 @@ __device__ inline Moments collide_cell(const float (&s)[kDirections], const Grid
   return {rho, ux, uy};
 }
 
+// Part 1 of the exercise, tested on its own: cell p's value out of the word that holds it (word
+// p / 2 of a row of pairs).
+__host__ __device__ inline std::uint16_t half_of(std::uint32_t word, int p) {
+  // TODO: part 1 of 3, unpacking a pair: two cells share a word, the even one in the low half (low()), the odd one in the high half (high()): cell p is the half that p's parity says. Invariant: pack(even, odd) puts `even` in bits 0-15, so half_of(pack(a, b), 2i) is a and half_of(pack(a, b), 2i + 1) is b. Mistake to avoid: the halves swapped (high for an even p), which moves every x-moving value by a cell.
+  (void)word; (void)p;
+  return 0;
+}
+
 template <class Format>
 __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_t* __restrict__ dst, Fields moments,
                              bool write_moments, Channel c, PairLayout layout, GridCollision g) {
@@ -106,7 +115,7 @@ __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_
   //    row is `last` a low half (x0): that word's high half is the row's pad cell, which holds no
   //    value, so the thread puts the halo there instead. The west halo, the cell before bx0
   //    (nx - 1 at the row's start), is word 0's high half, staged by thread 0.
-  // TODO: for each shifted direction j (k = shifted_direction(j)) not behind a wall: this thread's word of row upwind_row(c, y, e_y) into tile[j][1 + t] (with the cell after `last` in the right half when this thread holds `last`), and the west halo (thread 0)
+  // TODO: part 2 of 3, staging the rows: for each shifted direction j (k = shifted_direction(j)) not behind a wall, this thread's word of row upwind_row(c, y, e_y) into tile[j][1 + t], with the east halo (the cell after `last`, cell 0 where the row ends) where the comment above says, and the west halo into word 0's high half (thread 0), each halo cell read alone (layout.cell) and packed (pack(even, odd): the even cell low). Invariant: every thread of the block, active or not, reaches the one __syncthreads() after this part; the tile is the same for the whole block (a row, not a thread's choice). Mistake to avoid: a pack with its halves swapped (the halo lands in the half no pull reads), or a halo taken from the block's own first or last cell instead of the neighbour block's (or the wrapped) one
   (void)tile; (void)last; (void)after_last;
   __syncthreads();
   if (!active) return;
@@ -126,7 +135,7 @@ __global__ void pairs_kernel(const std::uint32_t* __restrict__ src, std::uint32_
     if (ey > 0 ? south_wall : ey < 0 ? north_wall : false) {
       split(k, direct[k]);
     } else {
-      // TODO: cell x0 pulls from x0 - e_x, cell x0 + 1 from x0 + 1 - e_x: pick each from the tile (cell bx0 + p is half (p + 2) % 2 of word (p + 2) / 2)
+      // TODO: part 3 of 3, the pair's pulls: cell x0 = bx0 + 2t pulls direction k from x0 - e_x, cell x0 + 1 from x0 + 1 - e_x; cell bx0 + q of the row is tile cell q + 2 (word 0 holds the west halo in its high half), so the pulls are tile cells p = 2t + 2 - e_x and 2t + 3 - e_x of tile[j], in word p / 2 (half_of, part 1, picks the half), each decoded (Format::decode). Invariant: the tile holds the row upwind in y already (the staging chose it), so only x moves here. Mistake to avoid: the offset of 2 forgotten (every value then comes from the cell two to the west), or + e_x for - e_x (a pull from the downwind cell).
       s0[k] = s1[k] = 0.0f;
     }
   }
@@ -180,6 +189,10 @@ class PairsLattice final : public Lattice {
 };
 
 }  // namespace
+
+namespace parts {
+std::uint16_t pair_half(std::uint32_t word, int p) { return half_of(word, p); }
+}  // namespace parts
 
 std::unique_ptr<Lattice> make_pairs_fp16(const Channel& channel) { return std::make_unique<PairsLattice<Fp16Bits>>(channel); }
 std::unique_ptr<Lattice> make_pairs_bf16(const Channel& channel) { return std::make_unique<PairsLattice<Bf16Bits>>(channel); }

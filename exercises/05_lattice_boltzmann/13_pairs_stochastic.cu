@@ -1,9 +1,10 @@
-// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 52c9c6f3a337): edit the TODOs.
+// Generated from solutions/05_lattice_boltzmann/13_pairs_stochastic.cu by exercises/generate.py (fingerprint 50a86ba588a1): edit the TODOs.
 // Step 13 — two cells a thread without a barrier, in fp16 rounded stochastically; and four.
 //
 // Step 10 keeps the physics in 16 bits, and step 09 showed where the 16-bit steps' remaining
 // time goes: one cell a thread, every load and store moves 2 bytes, and the benchmark's copy of
-// that structure reaches only 0.90 of the device copy (4-byte words two cells a thread: 0.96).
+// that structure stays further below the device copy than 4-byte words two cells a thread
+// (results/, "stream copy" rows).
 // Step 09 took two cells a thread and paid for it with a shared tile, a barrier and its waits.
 // This step takes the pairs without either. A thread owns the cells x0 = 2t and x0 + 1 of a row
 // (rows padded to an even number of cells, as in step 09) and reads every value as a word:
@@ -18,8 +19,8 @@
 // Then step 10's collision and stochastic rounding for each cell (repeated here as the step's
 // given code), and each direction's pair stored as one word, converted by one instruction.
 // Bytes per cell and time step: 36, as steps 06-12. PyTorch's compiled plane-by-plane step with
-// fp16 storage, one fused kernel a time step, reaches 111,523 MLUPS at 8192^2 on the H200, 0.95
-// of copy (peer_torch.py, results/h200/steps-10-13-2026-11-24/torch.json), so a one-pass kernel
+// fp16 storage, one fused kernel a time step, comes close to the copy ceiling at 8192^2 on the H200
+// (peer_torch.py, results/h200/steps-10-13-2026-11-24/torch.json), so a one-pass kernel
 // can get there. Predicted: the structure's own ceiling is the 4-byte copy's 0.97 (113,189 MLUPS
 // on the H200 at 8192^2, the same run); step 10 issued ~260 instructions a cell, here the address arithmetic, the loads, the
 // stores and the conversions are shared by two cells and the straddled pairs add a funnel shift
@@ -30,10 +31,8 @@
 // x-moving straddle is a shift of 64 bits (the compiler reads only the neighbour's half it needs).
 // Predicted: the loads' addressing (~59 instructions a cell for two cells) halves, the rest is
 // per cell: ~200 a cell; 36 floats of values and 36 results held, so more registers and fewer
-// warps resident, but twice the bytes in flight a load. Against the two-cell step, measured on
-// the H200 at ~0.84 of copy with 55-65% of warps resident: faster if bytes in flight, not warps,
-// hold it (step13-experiments.txt showed warps lost to registers cost more than they bought when
-// the bytes a load did not grow).
+// warps resident, but twice the bytes in flight a load. Against the two-cell step: faster if
+// bytes in flight, not warps, hold it.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 5 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <cstdint>
@@ -42,6 +41,7 @@
 
 #include "course/device_buffer.hpp"
 #include "pairs.hpp"
+#include "parts.hpp"
 #include "shifted_collision.hpp"
 #include "steps.hpp"
 
@@ -60,6 +60,21 @@ __device__ inline float round_stochastically(float value, std::uint32_t random) 
   constexpr std::uint32_t kBelow = (1u << kDropped) - 1;
   return course::float_from_bits((course::float_bits(value) + (random >> (32 - kDropped))) & ~kBelow);
 }
+
+// Part 1 of the exercise, tested on its own: the pair of values that straddles two words of a row,
+// the high half of `west` and the low half of `east`, the word after it.
+__host__ __device__ inline std::uint32_t straddled_pair(std::uint32_t west, std::uint32_t east) {
+  // TODO: part 1 of 4, the straddled pair: the cell before `east`'s first is `west`'s high half (high()), and it becomes the new pair's even cell; `east`'s low half (low()) its odd cell; pack(even, odd) puts the even cell low. Invariant: a pair word always holds its even cell in bits 0-15 and its odd cell in bits 16-31, whichever words it came from. Mistake to avoid: the halves swapped (pack(low(east), high(west))), which exchanges the pair's two cells' values.
+  (void)west; (void)east;
+  return 0;
+}
+
+// Part 2 of the exercise, tested on its own: the four values of cells x0 - e_x .. x0 + 3 - e_x,
+// from `own` (cells x0 .. x0 + 3, lane i cell x0 + i) and the word `west` before it (e_x = 1) or
+// `east` after it (e_x = -1).
+// TODO: part 2 of 4, the straddled quads: for e_x = 1 the cells are x0 - 1 .. x0 + 2: own moved up a lane (<< 16), its empty bottom lane filled with west's top lane (>> 48); for e_x = -1 the cells x0 + 1 .. x0 + 4: own moved down a lane (>> 16), its top lane from east's bottom lane (<< 48). Invariant: lane i of the result is cell x0 + i - e_x, lane 0 in the lowest 16 bits. Mistake to avoid: shifting own the wrong way (the values then move downwind instead of being pulled from upwind), or the neighbour word's lane taken from its wrong end.
+__host__ __device__ inline std::uint64_t quad_from_west(std::uint64_t own, std::uint64_t west) { return 0 * (own + west); }
+__host__ __device__ inline std::uint64_t quad_from_east(std::uint64_t own, std::uint64_t east) { return 0 * (own + east); }
 
 // Column x of a periodic row, for x one cell outside it at most (a row end's upwind neighbour).
 __device__ inline int wrap_x(const Channel& c, int x) { return x < 0 ? x + c.nx : x >= c.nx ? x - c.nx : x; }
@@ -99,7 +114,7 @@ __global__ void pairs_stochastic_kernel(const std::uint32_t* __restrict__ src, s
     if (ex == 0) {
       pair[k] = src[wall ? bounced : layout.word(k, x0, upwind_row(c, y, ey))];
     } else {
-      // TODO: cells x0 - e_x and x0 + 1 - e_x are the high half of one word and the low half of the next (the word before x0's for e_x = 1, x0's own for e_x = -1): read both (at a row's end, x0's own word twice, to stay inside the row), keep a half of each
+      // TODO: part 3 of 4, the pair's reads: cells x0 - e_x and x0 + 1 - e_x straddle two words of row upwind_row(c, y, e_y): the word before x0's and x0's own for e_x = 1, x0's own and the one after for e_x = -1; read both, with no branch (behind a wall, `bounced`, the pair's own opposite word; at a row's end, x0's own word twice, to stay inside the row: the row-end pass below reads those again), and keep the straddled pair of them (part 1), or the bounced word as it is. Invariant: every load is issued before any branch, so all of a pair's loads are in flight at once. Mistake to avoid: x0 - 1 as a word index (the layout counts cells: the word before x0's holds x0 - 2), or a load past the row at its ends.
       pair[k] = 0; (void)bounced; (void)wall;
     }
   }
@@ -153,7 +168,7 @@ __global__ void quads_stochastic_kernel(const std::uint64_t* __restrict__ src, s
     if (ex == 0) {
       quad[k] = src[own];
     } else {
-      // TODO: cells x0 - e_x .. x0 + 3 - e_x: this word shifted by a lane, the lane it lacks from the word before (e_x = 1: its top lane) or after (e_x = -1: its bottom lane); at a row's end or behind a wall, the own word alone
+      // TODO: part 4 of 4, the quad's reads: cells x0 - e_x .. x0 + 3 - e_x: read this thread's word `own` and its neighbour word (the word before for e_x = 1, after for e_x = -1), both before any branch; at a row's end or behind a wall read `own` twice instead (the row-end pass below reads a row's ends again; behind a wall `own` already is the bounced word, kept as it is); then the straddled quad of the two (part 2: quad_from_west for e_x = 1, quad_from_east for e_x = -1). Invariant: the 8-byte words are whole quads of cells (rows padded to a multiple of 4), so a word index moves by one word per four cells. Mistake to avoid: the neighbour word on the wrong side for the direction, or a load past the row at its ends.
       quad[k] = 0; (void)own;
     }
   }
@@ -230,6 +245,13 @@ class PackedStochasticLattice final : public Lattice {
 };
 
 }  // namespace
+
+namespace parts {
+std::uint32_t straddled_pair(std::uint32_t west, std::uint32_t east) { return ch05::straddled_pair(west, east); }
+std::uint64_t straddled_quad(std::uint64_t own, std::uint64_t other, int ex) {
+  return ex > 0 ? quad_from_west(own, other) : quad_from_east(own, other);
+}
+}  // namespace parts
 
 std::unique_ptr<Lattice> make_pairs_stochastic_fp16(const Channel& channel) {
   return std::make_unique<PackedStochasticLattice<PairLayout, kBlock, pairs_stochastic_kernel>>(channel,

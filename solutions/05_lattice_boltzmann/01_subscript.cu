@@ -63,7 +63,7 @@ __device__ inline Distribution this_distribution(int ny) {
 __global__ void subscript_copy_kernel(Subscripts s, Channel c) {
   const Distribution d = this_distribution(c.ny);
   if (!d.inside) return;
-  // BEGIN SOLUTION: copy df[x][y][k] into dfbak[x][y][k] through the tables of pointers
+  // BEGIN SOLUTION: part 1 of 2, the copy by subscripts: dfbak[x][y][k] = df[x][y][k], each subscript a load of a pointer from the paper's tables (s.df, s.dfbak). Invariant: the same element that step 00's id = k + (y + x ny) 9 names, reached through two pointer loads instead of an index. Mistake to avoid: the subscripts in another order (df[y][x][k]): the tables are by column x first, then cell y
   s.dfbak[d.x][d.y][d.k] = s.df[d.x][d.y][d.k];
   // STUB: (void)s;
   // END SOLUTION
@@ -74,7 +74,7 @@ __global__ void subscript_stream_kernel(Subscripts s, Channel c) {
   if (!d.inside) return;
   const int from_x = (d.x - velocity_x(d.k) + c.nx) % c.nx, from_y = upwind_row(c, d.y, velocity_y(d.k));
   const bool from_wall = from_y < 0 || from_y >= c.ny;
-  // BEGIN SOLUTION: step 00's pull, written with subscripts: dfbak[from_x][from_y][k], or at a wall dfbak[x][y][opposite(k)]
+  // BEGIN SOLUTION: part 2 of 2, the pull by subscripts: df[x][y][k] from dfbak[from_x][from_y][k], the upwind neighbour's value of the same direction, or at a wall (from_wall) from this cell's own dfbak[x][y][opposite(k)]. Invariant: the stream reads only dfbak and writes only df, so the order of the threads does not matter. Mistake to avoid: reading df (this step's output) instead of dfbak, or opposite(k) at the neighbour instead of at this cell
   s.df[d.x][d.y][d.k] = from_wall ? s.dfbak[d.x][d.y][opposite(d.k)] : s.dfbak[from_x][from_y][d.k];
   // STUB: (void)s; (void)from_x; (void)from_wall;
   // END SOLUTION

@@ -6,7 +6,7 @@
 // and the two pointers swap. Nothing else changes: the paper's layout, a thread per distribution.
 // Bytes per cell and time step, in floats: stream 9 + 9, calculate 9 + 3, collide 9 + 3 + 9:
 // 51 floats, 204 bytes (step 00: 276).
-// Predicted: 276/204 = 1.35x step 00, if the copy kernel ran at the rate of the others.
+// Predicted: 276/204 = 1.35x step 00, if the copy kernel streamed as fast as the others.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
 //     02_ping_pong  256x256    0.2582 ms (20 time steps), 366 GB/s (0.122 of copy), 5077 MLUP/s
@@ -115,7 +115,7 @@ class PingPongLattice final : public Lattice {
 
   void advance(int steps, const Fields* fields) override {
     for (int step = 0; step < steps; ++step) {
-      // BEGIN SOLUTION: stream from src_ into dst_, calculate and collide on dst_, then swap the two (the state is always in src_)
+      // BEGIN SOLUTION: part 1 of 1, the ping-pong: stream from src_ into dst_, calculate and collide on dst_, then swap the two buffers (std::swap of the DeviceBuffers, no copy). Invariant: between time steps the state is always in src_ (load, store and the next step rely on it). Mistake to avoid: streaming from the buffer the step writes (src_ and dst_ the same), or forgetting the swap, so every step starts from the loaded state again
       course::launch(ping_pong_stream_kernel, {grid_, block_}, src_.data(), dst_.data(), c_);
       course::launch(ping_pong_calculate_kernel, {grid_, block_}, dst_.data(), rho_.data(), ux_.data(), uy_.data(), c_);
       course::launch(ping_pong_collide_kernel, {grid_, block_}, dst_.data(), rho_.data(), ux_.data(), uy_.data(), c_);

@@ -11,9 +11,11 @@
 // Predicted: the same bytes as step 02, so at best the same time; what changes is how the
 // loads are issued (one per direction per cell, the stream's from whole rows where step 02's
 // warps pulled from three columns nine cells at a time). Perhaps 10-20% faster; the real gain
-// is that a thread now holds a whole cell, which step 04 needs. (What step 02 had measured on
-// the H200 allowed more: its kernels ran at 0.42 of copy in its 204 bytes, so streaming them at the
-// copy rate would be up to 2.4x.)
+// is that a thread now holds a whole cell, which step 04 needs.
+// BEGIN FINDINGS
+// (What step 02 had measured on the H200 allowed more: its kernels ran at 0.42 of copy in its 204
+// bytes, so streaming them at the copy rate would be up to 2.4x.)
+// END FINDINGS
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit a61db01af046, 2026-11-24):
 //     03_soa  256x256    0.2302 ms (20 time steps), 410 GB/s (0.137 of copy), 5693 MLUP/s
@@ -58,7 +60,7 @@ __device__ inline Cell this_cell(const Channel& c) {
 __global__ void soa_stream_kernel(const float* __restrict__ src, float* __restrict__ dst, Channel c) {
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
-  // BEGIN SOLUTION: for each direction k, dst[k][y][x] = src[k][y - e_ky][x - e_kx] (x periodic; the row from upwind_row(c, y, e_ky)), or src[opposite(k)][y][x] at a wall
+  // BEGIN SOLUTION: part 1 of 1, the stream in a structure of arrays: for each direction k, dst[k][y][x] = src[k][y - e_ky][x - e_kx] (x periodic; the row from upwind_row(c, y, e_ky)), or src[opposite(k)][y][x] where that row is behind a wall. Invariant: a warp's 32 threads are 32 neighbouring x of a row, so each of its loads and stores of direction k is 32 consecutive floats. Mistake to avoid: the index of the array of structures (k fastest): the planes are k slowest, soa_index(x, y, k, c)
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) {
     const int from_x = (cell.x - velocity_x(k) + c.nx) % c.nx, from_y = upwind_row(c, cell.y, velocity_y(k));

@@ -55,14 +55,17 @@ __global__ void fused_kernel(const float* __restrict__ src, float* __restrict__ 
                              bool write_moments, Channel c) {
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
-  // BEGIN SOLUTION: pull the nine values as step 03's stream does, take their moments, then write collide(k, ...) of each into dst
   float f[kDirections];
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) {
+    // BEGIN SOLUTION: part 1 of 2, the pull: f[k] arrives at this cell from its upwind neighbour (x - e_kx, y - e_ky), whose slot k of src (plane k of soa_index) holds it; x wraps around the periodic row, upwind_row gives the row (periodic or not). Invariant: where that row lies outside 0 .. ny - 1 the neighbour is behind a wall and the value bounces back: it is this cell's own slot opposite(k), the value that left towards the wall a step ago. Mistake to avoid: the downwind neighbour (x + e_k) instead of the upwind one, or % of a negative number (add nx before the %).
     const int from_x = (cell.x - velocity_x(k) + c.nx) % c.nx, from_y = upwind_row(c, cell.y, velocity_y(k));
     const bool from_wall = from_y < 0 || from_y >= c.ny;
     f[k] = from_wall ? src[soa_index(cell.x, cell.y, opposite(k), c)] : src[soa_index(from_x, from_y, k, c)];
+    // STUB: (void)src; f[k] = 0.0f;
+    // END SOLUTION
   }
+  // BEGIN SOLUTION: part 2 of 2, collide and write once: the moments of the nine pulled values (moments_of), then collide(k, f[k], m, 1 / tau, force) of each written into this cell's own slot k of dst, and the moments into `moments` only when write_moments. Invariant: each value is read once from src and written once to dst, nothing in between reaches memory (that is the fusion). Mistake to avoid: writing the result at the neighbour it was pulled from (the pull already streamed it: it belongs to this cell now), or a moments array written on every time step instead of the last.
   const Moments m = moments_of(f);
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) dst[soa_index(cell.x, cell.y, k, c)] = collide(k, f[k], m, 1.0f / c.tau, c.force);
@@ -71,7 +74,7 @@ __global__ void fused_kernel(const float* __restrict__ src, float* __restrict__ 
     moments.ux[cell.at] = m.ux;
     moments.uy[cell.at] = m.uy;
   }
-  // STUB: (void)src; (void)dst; (void)moments; (void)write_moments;
+  // STUB: (void)dst; (void)moments; (void)write_moments; (void)f;
   // END SOLUTION
 }
 

@@ -30,6 +30,7 @@
 //     05_in_place  8192x8192  25.5597 ms (20 time steps), 3781 GB/s (0.893 of copy), 52511 MLUP/s
 // END MEASURED
 #include "course/device_buffer.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch05 {
@@ -53,12 +54,17 @@ __device__ inline Cell this_cell(const Channel& c) {
   return {x, y, static_cast<long long>(y) * c.nx + x, x < c.nx};
 }
 
-// The neighbour of (x, y) along direction k's velocity times `sign`, x periodic (y too without
-// walls); false when it is behind a wall.
+// Part 1 of the exercise, tested on its own: the neighbour of (x, y) along direction k's velocity
+// times `sign`, x periodic (y too without walls); false when it is behind a wall.
 __host__ __device__ inline bool neighbour(int x, int y, int k, int sign, const Channel& c, int& to_x, int& to_y) {
+  // BEGIN SOLUTION: part 1 of 3, the neighbour: sign +1 is the downwind neighbour x + e_k (where the pulling step writes f*_k), -1 the upwind one x - e_k (where it reads f_k from); x wraps around the periodic row, and upwind_row(c, y, e_y) is the row y - e_y (periodic without walls), so the downwind row is upwind_row of -e_y. Invariant: to_x always in 0 .. nx - 1; the result false exactly where to_y falls outside 0 .. ny - 1 (a wall). Mistake to avoid: the sign applied to x but not to y (or the other way round), or % of a negative number (add nx before the %).
   to_x = (x + sign * velocity_x(k) + c.nx) % c.nx;
   to_y = upwind_row(c, y, -sign * velocity_y(k));
   return to_y >= 0 && to_y < c.ny;
+  // STUB: (void)x; (void)y; (void)k; (void)sign; (void)c;
+  // STUB: to_x = to_y = 0;
+  // STUB: return false;
+  // END SOLUTION
 }
 
 __device__ inline void write_moments(const Fields& moments, long long at, const Moments& m) {
@@ -71,7 +77,7 @@ __device__ inline void write_moments(const Fields& moments, long long at, const 
 __global__ void aa_pulling_kernel(float* a, Fields moments, bool with_moments, Channel c) {
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
-  // BEGIN SOLUTION: read the nine values, collide, write them back as the pulling step's table above says
+  // BEGIN SOLUTION: part 2 of 3, the pulling step (the first time step after a load, then every other one): the table above, with neighbour(): f_k from the upwind neighbour's slot opposite(k), or at a wall from this cell's own slot k; collide the nine (moments_of, collide with omega = 1 / tau); f*_k into the downwind neighbour's slot k, or at a wall into this cell's own slot opposite(k). Invariant: the nine slots a cell reads are the nine it writes, so no other thread touches them in this step and one buffer suffices. Mistake to avoid: reading slot k of the neighbour (that is where the step writes, not where the last local step left the value: it left f*_k reversed, in slot opposite(k)), or skipping the moments when with_moments
   float f[kDirections];
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) {
@@ -96,7 +102,7 @@ __global__ void aa_pulling_kernel(float* a, Fields moments, bool with_moments, C
 __global__ void aa_local_kernel(float* a, Fields moments, bool with_moments, Channel c) {
   const Cell cell = this_cell(c);
   if (!cell.inside) return;
-  // BEGIN SOLUTION: read slot k of the cell, collide, write into slot opposite(k)
+  // BEGIN SOLUTION: part 3 of 3, the local step (the time steps in between): f_k from this cell's own slot k, where the pulling step's neighbours (and the walls) left it; collide; f*_k into this cell's own slot opposite(k), where the next pulling step's neighbour looks for it. Invariant: a local step touches only its own cell's nine slots, and leaves every value reversed. Mistake to avoid: reading slot opposite(k), the pulling step's read slots (the values would stream backwards), or writing slot k (the next pulling step would read them from the wrong neighbour)
   float f[kDirections];
 #pragma unroll
   for (int k = 0; k < kDirections; ++k) f[k] = a[soa_index(cell.x, cell.y, k, c)];
@@ -159,6 +165,10 @@ class InPlaceLattice final : public Lattice {
 };
 
 }  // namespace
+
+namespace parts {
+bool aa_neighbour(int x, int y, int k, int sign, const Channel& c, int& to_x, int& to_y) { return neighbour(x, y, k, sign, c, to_x, to_y); }
+}  // namespace parts
 
 std::unique_ptr<Lattice> make_in_place(const Channel& channel) { return std::make_unique<InPlaceLattice>(channel); }
 

@@ -94,7 +94,7 @@ struct Neighbourhood {
 template <int k>
 __device__ inline unsigned upwind(const Neighbourhood& n, bool& wall) {
   constexpr int ex = velocity_x(k), ey = velocity_y(k);
-  // BEGIN SOLUTION: the column from here/west/east by e_x, then plus n.below (e_y = 1) or n.above (e_y = -1); wall from south_wall/north_wall
+  // BEGIN SOLUTION: part 1 of 1, the lean neighbour: the column from e_x (0: n.here, +1: n.west, the upwind side, -1: n.east), then the row by adding n.below for e_y = 1 (the upwind row is y - 1) or n.above for e_y = -1; `wall` from n.south_wall (e_y = 1) or n.north_wall (e_y = -1). Invariant: everything is a 32-bit offset within a plane, with no division and no % (the neighbourhood already holds the wrapped columns and rows). Mistake to avoid: west and east exchanged (a pull from downwind), or n.above for e_y = 1
   const unsigned column = ex == 0 ? n.here : ex > 0 ? n.west : n.east;
   wall = ey > 0 ? n.south_wall : ey < 0 ? n.north_wall : false;
   return ey > 0 ? column + n.below : ey < 0 ? column + n.above : column;

@@ -133,7 +133,7 @@ struct CellCollision {
 
 template <class Format>
 __device__ inline CellCollision prepare_collision(const float (&s)[kDirections]) {
-  // BEGIN SOLUTION: density and momentum of the stored values (shifted: rho = 1 + sum s), then A (less 1 when shifted), B, C of the header
+  // BEGIN SOLUTION: part 1 of 2, the cell's terms: the sum of the nine stored values, rho (1 + sum when the values are shifted, Format::kShifted), ux and uy as the momentum sums times 1 / rho, then A = rho (1 - 1.5 u.u) (less 1 when shifted: the weights cancel), B = 3 rho and C = 4.5 rho of the header. Invariant: everything that does not depend on the direction is worked out once a cell. Mistake to avoid: rho = sum for shifted values (the weights sum to 1: it is 1 + sum), or A without the - 1 when shifted
   const float sum = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7] + s[8];
   const float rho = Format::kShifted ? 1.0f + sum : sum;
   const float inverse = 1.0f / rho;
@@ -171,7 +171,7 @@ __global__ void fma_kernel(const typename Format::Stored* __restrict__ src, type
   float collided_sum = 0.0f;
 #pragma unroll
   for (int k = 1; k < kDirections; ++k) {
-    // BEGIN SOLUTION: eu, then t = A + eu (B + C eu) and (1 - omega) s + (omega w_k) t + 3 w_k e_x g, as multiply-adds (fmaf); add it to collided_sum
+    // BEGIN SOLUTION: part 2 of 2, the direction's multiply-adds: eu = e_k . u, then t = A + eu (B + C eu) and (1 - omega) s + (omega w_k) t + 3 w_k e_x g as nested fmaf, with g's precomputed keep, relax[k] and force[k]; add the result to collided_sum. Invariant: five instructions a direction as the header counts them, and the rest direction (not computed here) takes the mass the eight leave. Mistake to avoid: omega w_k computed per cell instead of taken from g, or forgetting collided_sum (mass then drifts)
     const float eu = velocity_x(k) * cell.ux + velocity_y(k) * cell.uy;
     const float t = fmaf(fmaf(cell.c, eu, cell.b), eu, cell.a);
     const float collided = fmaf(g.relax[k], t, fmaf(g.keep, s[k], g.force[k]));

@@ -35,8 +35,10 @@
 // clearing and the sum of the stored values; the hash ~10 a cell: ~55 more, ~275 a cell. Step
 // 08 keeps 67% of its issue slots busy, so this step, with 1.25x its instructions, should still
 // be close to its speed: predicted 0.85-0.95x step 08 (about 1.6x the float32 steps at 8192^2).
+// BEGIN FINDINGS
 // A first version compared the value with its two neighbours in floats (14-20 instructions a
 // value): 434 a cell, 0.64x step 08 (the H200, 8192^2).
+// END FINDINGS
 // BEGIN FINDINGS
 // Measured in a run of its own (the README), H200, commit 88db427
 // (results/h200/steps-10-13-2026-11-24/): 259 instructions a cell (predicted ~275), 74% of issue
@@ -80,6 +82,7 @@
 
 #include "course/device_buffer.hpp"
 #include "half_bits.hpp"
+#include "parts.hpp"
 #include "shifted_collision.hpp"
 #include "steps.hpp"
 
@@ -90,12 +93,12 @@ using course::DeviceBuffer;
 
 constexpr int kBlock = 128;  // cells of a row
 
-// `value` rounded to one of its two neighbouring 16-bit numbers, the upper with probability
-// (|value| - lo) / (hi - lo), by `random`'s top bits added to its float32 bits; `kept` gets the
-// stored number as a float.
+// Part 1 of the exercise, tested on its own: `value` rounded to one of its two neighbouring 16-bit
+// numbers, the upper with probability (|value| - lo) / (hi - lo), by `random`'s top bits added to
+// its float32 bits; `kept` gets the stored number as a float.
 template <class Format>
-__device__ inline std::uint16_t round_stochastically(float value, std::uint32_t random, float& kept) {
-  // BEGIN SOLUTION: dropped = 23 - Format::kFractionBits float32 bits below a 16-bit number: add random's top `dropped` bits to value's bits, clear the low `dropped` bits; kept is that float, exactly a 16-bit number (Format::nearest converts it)
+__host__ __device__ inline std::uint16_t round_stochastically(float value, std::uint32_t random, float& kept) {
+  // BEGIN SOLUTION: part 1 of 3, the rounding: float32 keeps 23 fraction bits, the 16-bit format Format::kFractionBits, so dropped = 23 - kFractionBits low bits of value's pattern (course::float_bits) lie between two 16-bit numbers; add random's top `dropped` bits to the pattern, clear its low `dropped` bits (course::float_from_bits back), and that float is `kept`, exactly a 16-bit number, whose bits Format::nearest gives without rounding. Invariant: the carry reaches the upper neighbour with probability (|value| - lo) / (hi - lo), so the mean of kept over the draws is value (unbiased), and kept is always one of the two neighbours. Mistake to avoid: the draw's low bits (a linear congruential generator's repeat with short periods; take the top ones, random >> (32 - dropped)), or a probability by the wrong neighbour's distance (going up with (hi - |value|) / (hi - lo) is biased towards the far one).
   constexpr int kDropped = 23 - Format::kFractionBits;
   constexpr std::uint32_t kBelow = (1u << kDropped) - 1;
   kept = course::float_from_bits((course::float_bits(value) + (random >> (32 - kDropped))) & ~kBelow);
@@ -146,14 +149,14 @@ __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::ui
 #pragma unroll
   for (int k = 1; k < kDirections; ++k) {
     const float collided = collide_shifted(k, s[k], cell, g);
-    // BEGIN SOLUTION: collided rounded stochastically (round_stochastically) with the cell's next draw into its slot k; the stored values summed
+    // BEGIN SOLUTION: part 2 of 3, the eight stores: collided rounded by round_stochastically with the cell's next draw (next_random(random): one draw a value, in the order k = 1 .. 8) into this cell's slot k of dst; add the kept (stored) value to kept_sum. Invariant: kept_sum is the sum of what was stored, not of what was computed, so that part 3 can hand the cell's exact remaining mass to the rest direction. Mistake to avoid: summing `collided` (the mass then drifts by the roundings), or reusing one draw for several values (their roundings are then correlated and the errors add up)
     dst[k * plane + n.here] = round_stochastically<Format>(collided, next_random(random), kept);
     kept_sum += kept;
     // STUB: (void)collided; (void)random; (void)kept;
     // END SOLUTION
   }
   // The rest direction: the mass the eight stored values leave.
-  // BEGIN SOLUTION: cell.sum - kept_sum, rounded stochastically with the next draw, into slot 0
+  // BEGIN SOLUTION: part 3 of 3, the rest direction: it takes the mass that the eight stored values leave, cell.sum - kept_sum, rounded by round_stochastically with the cell's next draw, into slot 0. Invariant: only this one rounding changes the cell's mass, and it is unbiased, so the mass wanders as a random walk instead of drifting. Mistake to avoid: rounding the rest direction to nearest (a bias that repeats every step) or computing it by the collision formula (the mass is then no longer conserved)
   dst[n.here] = round_stochastically<Format>(cell.sum - kept_sum, next_random(random), kept);
   // STUB: (void)kept_sum;
   // END SOLUTION
@@ -217,6 +220,15 @@ class StochasticLattice final : public Lattice {
 };
 
 }  // namespace
+
+namespace parts {
+std::uint16_t fp16_round_stochastically(float value, std::uint32_t random, float& kept) {
+  return round_stochastically<Fp16Bits>(value, random, kept);
+}
+std::uint16_t bf16_round_stochastically(float value, std::uint32_t random, float& kept) {
+  return round_stochastically<Bf16Bits>(value, random, kept);
+}
+}  // namespace parts
 
 std::unique_ptr<Lattice> make_stochastic_fp16(const Channel& channel) { return std::make_unique<StochasticLattice<Fp16Bits>>(channel); }
 std::unique_ptr<Lattice> make_stochastic_bf16(const Channel& channel) { return std::make_unique<StochasticLattice<Bf16Bits>>(channel); }

@@ -1,6 +1,6 @@
 // Step 11 — the in-place (AA) pattern with step 07's lean addressing.
 //
-// Step 05 showed the AA pattern's one buffer at 0.93x the two-buffer step 04 (the H200, 8192^2), but it was
+// Step 05 brought the AA pattern's one buffer close to the two-buffer step 04, but it was
 // written as step 04 was: 64-bit indices k * cells + y * nx + x and the periodic wrap by `%`,
 // twice a direction in the pulling step (once to read, once to write). Its kernels were never
 // given step 07's cure. This step is step 05's two kinds of time step with step 07's
@@ -11,7 +11,7 @@
 // downwind neighbour along e_k is the upwind one of opposite(k), so both come from the same
 // neighbourhood. Float32 (the physics of lbm.hpp's collide()).
 // Bytes per cell and time step: 72, as step 05 and step 07's float32; memory: one buffer.
-// Predicted: step 07's float32 speed (0.954 of copy at 8192^2) for both kinds of step, since both
+// Predicted: step 07's float32 speed (near the copy ceiling at 8192^2) for both kinds of step, since both
 // move 72 bytes a cell with step 07's few instructions: about 1.08x step 05, at half the memory
 // of step 07.
 // BEGIN FINDINGS
@@ -65,7 +65,7 @@ struct Float32 {
 template <int k = 0>
 __device__ inline void pull_facing(const float* a, std::size_t plane, const AaNeighbourhood& n, float (&f)[kDirections]) {
   if constexpr (k < kDirections) {
-    // BEGIN SOLUTION: the upwind neighbour by aa_upwind<k>; f[k] from its slot in plane opposite(k), or at a wall from this cell's slot in plane k (plane_start)
+    // BEGIN SOLUTION: part 1 of 2, the pulling read: the upwind neighbour's offset by aa_upwind<k> (it also says whether a wall is in the way); f[k] from that neighbour's slot in plane opposite(k), where the last local step left it reversed, or at a wall from this cell's own slot in plane k (plane_start<k>). Invariant: plane starts are 64-bit (plane_start), offsets within a plane 32-bit. Mistake to avoid: plane k at the neighbour (that is where this step writes, not where the value waits), or plane_start<opposite(k)> at a wall
     bool wall;
     const unsigned from = aa_upwind<k>(n, wall);
     f[k] = wall ? plane_start<k>(a, plane)[n.here] : plane_start<opposite(k)>(a, plane)[from];
@@ -81,7 +81,7 @@ __device__ inline void pull_facing(const float* a, std::size_t plane, const AaNe
 template <int k = 0>
 __device__ inline void push_facing(float* a, std::size_t plane, const AaNeighbourhood& n, const float (&collided)[kDirections]) {
   if constexpr (k < kDirections) {
-    // BEGIN SOLUTION: the downwind neighbour by aa_upwind<opposite(k)>; collided[k] into its slot in plane k, or at a wall into this cell's slot in plane opposite(k)
+    // BEGIN SOLUTION: part 2 of 2, the pulling write: the downwind neighbour along e_k is the upwind one of opposite(k), aa_upwind<opposite(k)>; collided[k] into its slot in plane k, or at a wall into this cell's own slot in plane opposite(k), where the next local step looks for the bounced value. Invariant: the nine slots this cell writes are the nine it read (the same ones, other planes), so one buffer is safe. Mistake to avoid: aa_upwind<k> (the write then lands upwind, where the read came from), or plane k at a wall
     bool wall;
     const unsigned to = aa_upwind<opposite(k)>(n, wall);
     (wall ? plane_start<opposite(k)>(a, plane)[n.here] : plane_start<k>(a, plane)[to]) = collided[k];

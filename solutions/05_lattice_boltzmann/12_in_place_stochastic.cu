@@ -16,11 +16,15 @@
 // steps'. A grid of 65536 x 65535 cells (4.3 billion) holds 77 GB of state: on the H200 it fits
 // with its moments (12 bytes a cell: 129 GB); step 10's two buffers (155 GB) do not.
 // Predicted: bandwidth alone would give the 2-byte stream copy's rate, 104,390 MLUPS at 4096^2
-// (results/h200/steps-10-11.txt); but step 10, with the same draws and roundings, runs at 62,261
-// MLUPS there (0.60 of that copy; issue-bound by its predicted count, not profiled), and this
+// (results/h200/steps-10-11.txt); but step 10, with the same draws and roundings, stays well
+// below that copy (issue-bound by its predicted count, not profiled), and this
 // step adds the AA pattern's wall selects on the writes of the pulling step (about 9 instructions
 // a cell over step 10's ~345). So predicted
-// ~60,000 MLUPS at 8192^2 (0.97x step 10), and the same rate at a size only its one buffer fits.
+// 0.97x step 10 at 8192^2, and the same rate at a size only its one buffer fits.
+// BEGIN FINDINGS
+// The prediction's base: step 10 at 62,261 MLUPS at 4096^2 (0.60 of that copy); so ~60,000 MLUPS
+// at 8192^2.
+// END FINDINGS
 // BEGIN FINDINGS
 // Measured in runs of their own (the README): on the H200 at f410b50d6026, before the collision
 // moved into shifted_collision.hpp (the same PTX instruction counts and registers since); on the
@@ -93,7 +97,7 @@ __device__ inline std::uint16_t round_stochastically(float value, std::uint32_t 
 template <int k = 0>
 __device__ inline void pull_facing(const std::uint16_t* a, std::size_t plane, const AaNeighbourhood& n, float (&s)[kDirections]) {
   if constexpr (k < kDirections) {
-    // BEGIN SOLUTION: as step 11's pull_facing, each value decoded from fp16 (fp16_value)
+    // BEGIN SOLUTION: part 1 of 2, the pulling read in fp16: step 11's pull_facing (aa_upwind<k>: the upwind neighbour's slot in plane opposite(k), or at a wall this cell's slot in plane k), each value decoded from fp16 (fp16_value): the shifted value s = f - w, which is what the collision takes. Invariant: 16 bits in memory, float32 in registers. Mistake to avoid: adding the weight back (shifted_cell works on s), or reading plane k at the neighbour
     bool wall;
     const unsigned from = aa_upwind<k>(n, wall);
     s[k] = fp16_value(wall ? plane_start<k>(a, plane)[n.here] : plane_start<opposite(k)>(a, plane)[from]);
@@ -109,7 +113,7 @@ __device__ inline void pull_facing(const std::uint16_t* a, std::size_t plane, co
 template <int k>
 struct Push {
   __device__ static void put(std::uint16_t* a, std::size_t plane, const AaNeighbourhood& n, std::uint16_t bits) {
-    // BEGIN SOLUTION: as step 11's push_facing, for direction k
+    // BEGIN SOLUTION: part 2 of 2, the pulling write of bits: step 11's push_facing for direction k: `bits` (already rounded stochastically) into the downwind neighbour's slot in plane k (aa_upwind<opposite(k)>), or at a wall into this cell's own slot in plane opposite(k). Invariant: the same nine slots the pulling read used. Mistake to avoid: aa_upwind<k> for the write (the value then goes back where it came from)
     bool wall;
     const unsigned to = aa_upwind<opposite(k)>(n, wall);
     (wall ? plane_start<opposite(k)>(a, plane)[n.here] : plane_start<k>(a, plane)[to]) = bits;

@@ -63,7 +63,12 @@ class FailureLines(unittest.TestCase):
                 "95: step source: exercises/03_seismic/08_async_ring.cu, part 2 (the copy plan)\n[  FAILED  ] Plan.x (1 ms)\n")
         whole = failing_test("Laplacian.08_async_ring/8x8x8", "/c/t.cpp:79: Failure\nFailed\n3 of 512 elements differ")
         self.assertEqual(grade.failing_part(part + whole), "part 2 (the copy plan)")
-        self.assertEqual(grade.failing_part(whole + part), "")  # the first failure checks the whole step
+        # A part's failure says where to look, even after a failure of the whole step (chapter 5's
+        # step-for-step tests are otherwise preferred by their time step).
+        self.assertEqual(grade.failing_part(whole + part), "part 2 (the copy plan)")
+        timed = failing_test("StepForStep.10_x/5x1", "/c/t.cpp:79: Failure\nFailed\nthe state after time step 1 of 4 differs")
+        self.assertEqual(grade.failing_part(timed + part), "part 2 (the copy plan)")
+        self.assertEqual(grade.failing_part(whole + timed), "")
 
     def test_a_tile_copy_protocol_mistake_is_the_line(self):
         output = ("error: course::load_tile_async: one copy more than the barrier's phase holds (...)\n"
