@@ -134,13 +134,13 @@ def parabola(profile: list):
 
 def read_rates(folder: pathlib.Path):
     """(context, step cases, ceilings, PyTorch peer cases) of the recorded benchmark."""
-    context, cases = results.load(folder / "bench.json")
-    ceilings = results.load_ceilings(folder / "ceilings.json", cases)
+    run = results.load_gpu(folder)  # marks the experiments, which the figure leaves out
+    context, cases, ceilings = run.context, run.cases, run.ceilings
     _, peers = results.load_peers(folder / "torch.json")
     for case in cases + peers:
         if "MLUP" not in case.amounts:
             raise cli.ToolError(f"{case.group}/{case.name} counts no MLUP", folder)
-    return context, [c for c in cases if c.is_step], ceilings, peers
+    return context, [c for c in cases if c.is_step and c.is_taught], ceilings, peers
 
 
 # ---- drawing ----
@@ -253,7 +253,7 @@ def draw_flow(flow: dict, vortex: dict, out: pathlib.Path, plt) -> None:
     decay.set_yscale("log")
     decay.set_xlabel("time step")
     decay.set_ylabel("root-mean-square speed (cells per time step)")
-    decay.legend(loc="upper right", fontsize=8, frameon=False)
+    decay.legend(loc="upper left", bbox_to_anchor=(0.0, -0.14), fontsize=8, frameon=False)  # below: clear of the line
     decay.set_title("The vortex's decay", fontsize=9.5, loc="left")
     save(figure, out, plt)
 
@@ -370,7 +370,7 @@ def draw_aa_pattern(axes, colours) -> None:
                                       "connectionstyle": "arc3,rad=0.15"})
         if kind == "pulling step":
             rule = ("even time steps (0, 2, 4, ...), pulling: f_k = A[opp k][x - e_k], then A[k][x + e_k] = f*_k\n"
-                    "the cell reads its neighbours' facing slots and writes its values back into those same slots")
+                    "from each neighbour the cell reads the slot that points back at it, and later writes into that same slot")
         else:
             rule = ("odd time steps (1, 3, 5, ...), local: f_k = A[k][x], then A[opp k][x] = f*_k\n"
                     "the cell reads and writes only its own slots, each value into the opposite one (swapped)")
@@ -606,8 +606,8 @@ def draw_rates(context: dict, steps: list, ceilings: dict, peers: list, out: pat
     groups = sorted(dict.fromkeys(c.group for c in steps), key=size_key)
     names = list(dict.fromkeys(c.name for c in steps))
     rate = {(c.group, c.name): c.rate("MLUP") for c in steps}
-    # tab20's twenty colours, then tab20b's darkest of each hue: every step a colour of its own
-    palette = [plt.get_cmap("tab20")(i) for i in range(20)] + [plt.get_cmap("tab20b")(i) for i in range(0, 20, 4)]
+    # The taught steps only; tab10's ten colours, then four more far from them; 16-bit steps hatched
+    palette = [plt.get_cmap("tab10")(i) for i in range(10)] + ["black", "gold", "navy", "lime"]
     if len(names) > len(palette):
         raise cli.ToolError(f"{len(names)} steps to draw and {len(palette)} colours: add colours to draw_rates", __file__)
     width = 0.8 / (len(names) + 1)
@@ -619,7 +619,9 @@ def draw_rates(context: dict, steps: list, ceilings: dict, peers: list, out: pat
             strongest[group] = max(mine, key=lambda p: p.rate("MLUP"))
     for j, name in enumerate(names):
         xs = [i - 0.4 + (j + 0.5) * width for i, g in enumerate(groups) if (g, name) in rate]
-        axis.bar(xs, [rate[(g, name)] for g in groups if (g, name) in rate], width, color=palette[j], label=name)
+        sixteen_bit = any(c.name == name and round(c.amounts["GB"] * 1e3 / c.amounts["MLUP"]) == 36 for c in steps)
+        axis.bar(xs, [rate[(g, name)] for g in groups if (g, name) in rate], width, color=palette[j], label=name,
+                 hatch="///" if sixteen_bit else None, edgecolor="white" if sixteen_bit else None, linewidth=0)
     peer_names = sorted(set(p.name for p in strongest.values()))
     label = "PyTorch, fastest peer" + (f" ({peer_names[0]})" if len(peer_names) == 1 else " at each size (named)")
     xs = [i - 0.4 + (len(names) + 0.5) * width for i, g in enumerate(groups) if g in strongest]

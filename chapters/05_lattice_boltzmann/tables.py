@@ -166,8 +166,7 @@ def instructions_table(traffic_csv) -> str:
             if r["kernel"].startswith(("fused", "aa_", "lean", "fma", "pairs", "stochastic", "in_place", "quads", "stream_copy"))]
     lines = ["| kernel | ms | instructions per cell | issue % | DRAM % | occupancy % |", "|---|---:|---:|---:|---:|---:|"]
     for r in rows:
-        per_cell = float(r["warp instructions"]) * 32 / PROFILE_CELLS
-        lines.append(f"| `{r['kernel']}` | {float(r['time ms']):.3f} | {per_cell:.0f} | {float(r['issue %']):.0f} | "
+        lines.append(f"| `{r['kernel']}` | {float(r['time ms']):.3f} | {per_cell(r):.0f} | {float(r['issue %']):.0f} | "
                      f"{float(r['DRAM %']):.0f} | {float(r['occupancy %']):.0f} |")
     lines.append("")
     lines.append("Nsight Compute, one time step on 4096 x 4096 cells; instructions per cell count every thread "
@@ -217,8 +216,27 @@ def of_copy(case, copy_gbps) -> float:
     return case.rate("MLUP") * case.amounts["GB"] / case.amounts["MLUP"] / copy_gbps  # MLUP/s x GB/MLUP = GB/s
 
 
+SCHEDULERS_PER_SM = 4  # Hopper: four warp schedulers a multiprocessor, each issuing one warp instruction a cycle
+
+
+def issue_rate(run) -> float:
+    """Thread instructions a second the GPU can issue at most: multiprocessors x schedulers x the
+    clock the recording's context reports x 32 threads a warp instruction."""
+    return (int(run.context["multiprocessors"]) * SCHEDULERS_PER_SM * float(run.context["sm_clock_max_MHz"]) * 1e6 * 32)
+
+
+def per_cell(row) -> float:
+    """Thread instructions a cell update from one kernel's profile row."""
+    return float(row["warp instructions"]) * 32 / PROFILE_CELLS
+
+
+def profile_rows(run) -> dict:
+    return {r["kernel"]: r for r in results.read_csv(run.folder / "traffic.csv")}
+
+
 def bound(res) -> str:
-    """What an update must move and compute, and the MLUPS each GPU's measured ceilings allow."""
+    """What an update must move and compute, and the MLUPS each GPU's measured ceilings allow; the
+    issue row uses step 06's profiled instructions a cell, where the instructions first bind."""
     runs = chapter_runs(res)
     rows = [("bytes, float32: 9 values read, 9 written", "72 B", 72, "copy_GBps"),
             ("bytes, 16 bits: the same values in 2 bytes", "36 B", 36, "copy_GBps"),
@@ -233,6 +251,57 @@ def bound(res) -> str:
             rate = run.ceilings[ceiling]
             unit = "TB/s" if ceiling == "copy_GBps" else "TFLOP/s"
             cells += [f"{rate / 1e3:.2f} {unit}", f"{rate * 1e3 / amount:,.0f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    count = round(per_cell(profile_rows(runs[0])[ISSUE_BOUND_KERNEL]))
+    cells = [f"instructions: step 06's {count} a cell (its profile)", f"{count} instr."]
+    for run in runs:
+        cells += [f"{issue_rate(run) / 1e12:.1f} T instr./s",
+                  f"{issue_rate(run) / per_cell(profile_rows(run)[ISSUE_BOUND_KERNEL]) / 1e6:,.0f}"]
+    lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+ISSUE_BOUND_KERNEL = "fused_16bit_kernel<Fp16>"
+# The steps whose instructions the lesson sets against the issue rate: (step, case at 8192^2, kernel).
+ISSUE_STEPS = [("04", "04_fused", "fused_kernel"), ("06", "06_fp16_storage", "fused_16bit_kernel<Fp16>"),
+               ("07", "07_lean_fp16", "lean_kernel<Fp16>"), ("08", "08_fma_fp16", "fma_kernel<Fp16>"),
+               ("10", "10_stochastic_fp16", "stochastic_kernel<Fp16Bits>"), ("13", "13_quads_stochastic_fp16", "quads_stochastic_kernel")]
+
+
+def issue_table(res) -> str:
+    """Each step's issue ceiling (the issue rate over its profiled instructions a cell, 4096^2)
+    beside its bytes' ceiling and its measured rate at 8192^2, on the lesson's GPU."""
+    rows = profile_rows(res)
+    cases = {c.name: c for c in res.taught if c.group == GLANCE_GROUP}
+    copy = res.ceilings["copy_GBps"]
+    lines = ["| step | instructions a cell | issue ceiling, MLUPS | bytes' ceiling, MLUPS | measured MLUPS | of the lower ceiling |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for number, name, kernel in ISSUE_STEPS:
+        count = per_cell(rows[kernel])
+        by_issue = issue_rate(res) / count / 1e6
+        by_bytes = copy * 1e3 / bytes_per_update(cases[name])
+        measured = cases[name].rate("MLUP")
+        lines.append(f"| {number} | {count:.0f} | {by_issue:,.0f} | {by_bytes:,.0f} | {measured:,.0f} | "
+                     f"{measured / min(by_issue, by_bytes):.2f} |")
+    return "\n".join(lines)
+
+
+def headline(res) -> str:
+    """The chapter in a few numbers at 8192^2, on each GPU: the best float32 step and step 13, their
+    time a time step, fraction of the copy and speed-up over step 00."""
+    runs = chapter_runs(res)
+    lines = ["| at 8192² | " + " | ".join(f"{short_gpu(run)}: ms a time step | {short_gpu(run)}: MLUPS | "
+                                          f"{short_gpu(run)}: of copy | {short_gpu(run)}: vs step 00" for run in runs) + " |",
+             "|---|" + "---:|---:|---:|---:|" * len(runs)]
+    for label, name in (("step 00, the paper's scheme", "00_paper"), ("step 04, best float32", "04_fused"),
+                        ("step 13, fp16 rounded stochastically", "13_quads_stochastic_fp16")):
+        cells = [label]
+        for run in runs:
+            cases = {c.name: c for c in run.taught if c.group == GLANCE_GROUP}
+            c, first = cases[name], cases["00_paper"]
+            steps = c.amounts["MLUP"] * 1e6 / (8192 * 8192)
+            cells += [f"{c.median_ms / steps:.3f}", f"{c.rate('MLUP'):,.0f}", f"{of_copy(c, run.ceilings['copy_GBps']):.2f}",
+                      f"{c.rate('MLUP') / first.rate('MLUP'):.1f}x"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -278,8 +347,12 @@ def peers_table(res) -> str:
     return "\n".join(lines)
 
 
-# The width runs the lesson quotes (bench_lbm --accuracy on the H200): the recording's, and for the
-# stochastic steps as they are now, the run that measured step 13's four-cell variant.
+# The width runs the lesson quotes (bench_lbm --accuracy on the H200), each row labelled with its run:
+# results/h200/accuracy.csv (added to the H200's folder after the recording, its README says at which
+# commit), and for the stochastic steps as they are now, the run that measured step 13's four-cell
+# variant. One run each: runs of the same storage differ by a few tenths of a percent (NOTES.md).
+WIDTH_RUNS = {"accuracy.csv": "the accuracy run (`accuracy.csv`)",
+              "four-cells-2026-11-24/accuracy.csv": "the four-cell run (`four-cells-2026-11-24/`)"}
 WIDTH_ROWS = [("float64 reference", "reference", "accuracy.csv"),
               ("float32 (step 04)", "04_fused", "accuracy.csv"),
               ("fp16 to nearest (step 08)", "08_fma_fp16", "accuracy.csv"),
@@ -290,16 +363,17 @@ WIDTH_ROWS = [("float64 reference", "reference", "accuracy.csv"),
 def width_table(res) -> str:
     """The steady profile's relative L2 distance from the parabola against the channel's width."""
     rows = {}
-    for path in {file for _, _, file in WIDTH_ROWS}:
+    for path in WIDTH_RUNS:
         text = cli.read_text(res.folder / path, "bench_lbm --accuracy's CSV")
         lines = [line for line in text.splitlines() if not line.startswith("#")]  # its first line says how it was made
         for r in csv.DictReader(lines):
             rows[(path, r["step"], int(r["width"]))] = float(r["profile_error"])
     widths = sorted({w for (_, _, w) in rows})
-    lines = ["| storage | " + " | ".join(f"{w} cells" for w in widths) + " |", "|---|" + "---:|" * len(widths)]
+    lines = ["| storage | " + " | ".join(f"{w} cells" for w in widths) + " | run (H200) |",
+             "|---|" + "---:|" * len(widths) + "---|"]
     for label, step, path in WIDTH_ROWS:
         cells = [f"{100 * rows[(path, step, w)]:.2g}%" if (path, step, w) in rows else "" for w in widths]
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {WIDTH_RUNS[path]} |")
     return "\n".join(lines)
 
 
@@ -319,7 +393,7 @@ def step_results(res) -> dict:
     ms = ("kernel ms a time step", lambda rows: f"{total(rows, 'time ms'):.3f}")
     hbm = ("DRAM traffic (states)", lambda rows: f"{total(rows, 'HBM ratio'):.2f}")
     l2w = ("L2 writes (states)", lambda rows: f"{total(rows, 'L2 write ratio'):.2f}")
-    per_cell = ("instructions a cell", lambda rows: f"{total(rows, 'warp instructions') * 32 / PROFILE_CELLS:.0f}")
+    instructions = ("instructions a cell", lambda rows: f"{sum(per_cell(r) for r in rows):.0f}")
     issue = ("issue slots busy", lambda rows: f"{total(rows, 'issue %'):.0f}%")
     dram = ("DRAM busy", lambda rows: f"{total(rows, 'DRAM %'):.0f}%")
     warps = ("warps resident", lambda rows: f"{total(rows, 'occupancy %'):.0f}%")
@@ -327,19 +401,19 @@ def step_results(res) -> dict:
         "result_04": profile_table(res, [("step 03's three kernels", ["soa_stream_kernel", "soa_calculate_kernel", "soa_collide_kernel"]),
                                          ("step 04", ["fused_kernel"])], [ms, hbm]),
         "result_05": profile_table(res, [("step 04", ["fused_kernel"]), ("05, pulling step", ["aa_pulling_kernel"]),
-                                         ("05, local step", ["aa_local_kernel"])], [ms, l2w, per_cell]),
+                                         ("05, local step", ["aa_local_kernel"])], [ms, l2w, instructions]),
         "result_06": profile_table(res, [("step 04, float32", ["fused_kernel"]), ("step 06, fp16", ["fused_16bit_kernel<Fp16>"])],
-                                   [per_cell, issue, dram]),
+                                   [instructions, issue, dram]),
         "result_07": profile_table(res, [("step 06", ["fused_16bit_kernel<Fp16>"]), ("step 07", ["lean_kernel<Fp16>"])],
-                                   [per_cell, issue, dram]),
+                                   [instructions, issue, dram]),
         "result_08": profile_table(res, [("step 07", ["lean_kernel<Fp16>"]), ("step 08", ["fma_kernel<Fp16>"])],
-                                   [per_cell, issue, dram]),
+                                   [instructions, issue, dram]),
         "result_09": profile_table(res, [("step 08", ["fma_kernel<Fp16>"]), ("step 09", ["pairs_kernel<Fp16Bits>"])],
-                                   [per_cell, issue, dram, warps]),
+                                   [instructions, issue, dram, warps]),
         "result_10": profile_table(res, [("step 08", ["fma_kernel<Fp16>"]), ("step 10", ["stochastic_kernel<Fp16Bits>"])],
-                                   [per_cell, issue, dram]),
+                                   [instructions, issue, dram]),
         "result_13": profile_table(res, [("step 10", ["stochastic_kernel<Fp16Bits>"]), ("two cells", ["pairs_stochastic_kernel"]),
-                                         ("four cells (step 13)", ["quads_stochastic_kernel"])], [per_cell, warps, dram]),
+                                         ("four cells (step 13)", ["quads_stochastic_kernel"])], [instructions, warps, dram]),
     }
 
 
@@ -348,8 +422,8 @@ def lesson_tables(res) -> dict:
     once, from the lesson's GPU (the bound and the glance carry every GPU)."""
     if res.folder.name != LESSON_GPU:
         return {"peers": peers_table(res)}
-    return {"bound": bound(res), "glance": glance(res), "peers": peers_table(res), "width": width_table(res),
-            **step_results(res)}
+    return {"bound": bound(res), "headline": headline(res), "glance": glance(res), "peers": peers_table(res),
+            "width": width_table(res), "issue": issue_table(res), **step_results(res)}
 
 
 def tables(res) -> dict:
