@@ -111,6 +111,22 @@ int launched_rank() {
   return rank;
 }
 
+int launched_node_rank() {
+  if (launch() == Launch::threads) return 0;
+#if defined(COURSE_HAVE_MPI)
+  return node_rank();
+#else
+  no_mpi();
+#endif
+}
+
+std::uint64_t from_rank_0(std::uint64_t value) {
+#if defined(COURSE_HAVE_MPI)
+  if (launch() == Launch::processes) MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+#endif
+  return value;
+}
+
 std::optional<std::string> device_memory_not_shareable() {
 #if defined(COURSE_BACKEND_CUDA)
   if (launch() == Launch::processes && launched_processes() > 1) {
@@ -166,7 +182,7 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
                                   " MPI processes: one rank a process (mpirun -np " + std::to_string(size_) + ")");
     first_ = launched_rank();
     held = 1;
-    device_of_first = node_rank();
+    device_of_first = launched_node_rank();
     std::string refused;
     if (device_of_first >= devices)
       refused = "more ranks than devices: " + std::to_string(device_of_first + 1) + " or more processes on a node of " +
@@ -375,7 +391,7 @@ std::array<Team::Window, 2> Team::open_neighbours(int rank, const Window& mine) 
     barrier();  // every rank has read the windows: they may change
     return neighbours;
   }
-  if (const auto why = device_memory_not_shareable()) throw std::invalid_argument(*why);
+  if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);
 #if defined(COURSE_BACKEND_CUDA)
   // The handles of each field and event, to both neighbours, over MPI; each opened here once.
   struct Handles {
@@ -493,12 +509,6 @@ std::string Team::first_failure(const std::string& mine) const {
 #endif
 }
 
-std::uint64_t Team::from_rank_0(std::uint64_t value) const {
-#if defined(COURSE_HAVE_MPI)
-  if (form_ == Launch::processes) MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-#endif
-  return value;
-}
 
 double Team::largest(double value) const {
 #if defined(COURSE_HAVE_MPI)

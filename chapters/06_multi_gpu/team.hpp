@@ -49,6 +49,10 @@ Launch launch();
 // How many processes the launcher started (1 for threads), and this one's place among them.
 int launched_processes();
 int launched_rank();
+// This process's place on its node (0 for threads): its device, as processes.
+int launched_node_rank();
+// Rank 0's `value` on every process (as threads, `value`): what every process must agree on, a seed.
+std::uint64_t from_rank_0(std::uint64_t value);
 // Why, in the processes form, a rank cannot map its neighbours' device memory (step 02's peer
 // copies need CUDA IPC handles): nothing when it can, or in the threads form.
 std::optional<std::string> device_memory_not_shareable();
@@ -126,7 +130,7 @@ class Team {
   // Reductions over the processes (as threads, the value itself), outside run(): the first
   // non-empty failure of any rank (validation), rank 0's value (a seed), the largest (time).
   std::string first_failure(const std::string& mine) const;
-  std::uint64_t from_rank_0(std::uint64_t value) const;
+  std::uint64_t from_rank_0(std::uint64_t value) const { return ch06::from_rank_0(value); }
   double largest(double value) const;
 
  private:

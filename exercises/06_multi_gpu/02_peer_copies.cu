@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint b5f3dddd9e75): edit the TODOs.
+// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint 7223afd34593): edit the TODOs.
 // Step 02 — peer-to-peer copies between devices.
 //
 // The halos come straight from the neighbours' memory: each rank pulls the planes it needs
@@ -32,7 +32,7 @@ namespace {
 class PeerCopies final : public Propagator {
  public:
   PeerCopies(Crew& crew, int rank) : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
-    if (const auto why = device_memory_not_shareable()) throw std::invalid_argument(*why);
+    if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);
     Team::Window mine{{slab_.field[0], slab_.field[1]}, {computed_[0], computed_[1]}, slab_.device, slab_.grid};
     neighbours_ = team_.open_neighbours(slab_.rank, mine);
     for (const Team::Window& neighbour : neighbours_) enable_peer_access(neighbour.device);

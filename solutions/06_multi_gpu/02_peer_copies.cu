@@ -39,7 +39,7 @@ namespace {
 class PeerCopies final : public Propagator {
  public:
   PeerCopies(Crew& crew, int rank) : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
-    if (const auto why = device_memory_not_shareable()) throw std::invalid_argument(*why);
+    if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);
     Team::Window mine{{slab_.field[0], slab_.field[1]}, {computed_[0], computed_[1]}, slab_.device, slab_.grid};
     neighbours_ = team_.open_neighbours(slab_.rank, mine);
     for (const Team::Window& neighbour : neighbours_) enable_peer_access(neighbour.device);
