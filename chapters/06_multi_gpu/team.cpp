@@ -129,6 +129,7 @@ std::uint64_t from_rank_0(std::uint64_t value) {
 
 std::optional<std::string> device_memory_not_shareable() {
 #if defined(COURSE_BACKEND_CUDA)
+#if defined(COURSE_HAVE_MPI)
   if (launch() == Launch::processes && launched_processes() > 1) {
     // IPC handles map memory within one machine only.
     int world = 0, node = 0;
@@ -143,6 +144,7 @@ std::optional<std::string> device_memory_not_shareable() {
       return "step 02's peer copies map the neighbours' memory through CUDA IPC handles, which reach within one machine "
              "only: run it on one node (steps 01 and 03-05 go past one machine)";
   }
+#endif
   return std::nullopt;
 #else
   if (launch() == Launch::threads) return std::nullopt;
@@ -392,7 +394,7 @@ std::array<Team::Window, 2> Team::open_neighbours(int rank, const Window& mine) 
     return neighbours;
   }
   if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);
-#if defined(COURSE_BACKEND_CUDA)
+#if defined(COURSE_BACKEND_CUDA) && defined(COURSE_HAVE_MPI)
   // The handles of each field and event, to both neighbours, over MPI; each opened here once.
   struct Handles {
     cudaIpcMemHandle_t field[2];
