@@ -512,13 +512,6 @@ std::string Team::first_failure(const std::string& mine) const {
 }
 
 
-double Team::largest(double value) const {
-#if defined(COURSE_HAVE_MPI)
-  if (form_ == Launch::processes) MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-#endif
-  return value;
-}
-
 int Team::rank_of_plane(int z) const {
   for (const Rank& r : ranks_)
     if (z >= r.slab.z0 && z < r.slab.z0 + r.slab.grid.dz) return r.slab.rank;

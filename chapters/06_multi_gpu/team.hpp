@@ -128,10 +128,9 @@ class Team {
   float value_at(int x, int y, int z) const;
 
   // Reductions over the processes (as threads, the value itself), outside run(): the first
-  // non-empty failure of any rank (validation), rank 0's value (a seed), the largest (time).
+  // non-empty failure of any rank (validation), rank 0's value (a seed).
   std::string first_failure(const std::string& mine) const;
   std::uint64_t from_rank_0(std::uint64_t value) const { return ch06::from_rank_0(value); }
-  double largest(double value) const;
 
  private:
   struct Rank {
