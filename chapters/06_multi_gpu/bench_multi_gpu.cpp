@@ -26,12 +26,20 @@
 // the harness's timing options, are refused in one line, as --pulse-size without --pulse is), and
 // a pulse that would not fit the memory (the harness's measure) is refused before any work.
 //
+// Started by mpirun -np N (or srun), the ranks are N processes, one a GPU: the benchmark times
+// the N-GPU decompositions only (mpirun -np 1, 2, 4 for each count), every process runs the same
+// cases, a case's run is bracketed by barriers so that rank 0's time is the slowest rank's, each
+// process checks the points of its own slab and the verdict is the first failure of any, and rank
+// 0 alone prints and writes --benchmark_out. The seed is rank 0's. --pulse runs as threads only.
+//
 //   bench_multi_gpu [--gpus=N] [--strong=EDGE] [--weak=EDGE] [--steps=S] [--ceilings=FILE] [--quiet]
 //                   [--repetitions=N] [--benchmark_filter=REGEX] [--benchmark_out=FILE.json --benchmark_out_format=json]
 //   bench_multi_gpu --pulse=FILE.json [--pulse-size=EDGE] [--pulse-steps=S] [--gpus=N]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -146,23 +154,35 @@ struct Configuration {
     if (!slot) slot = std::make_unique<Crew>(*team, make);
     return *slot;
   }
-  // The newest field at kCheckedPoints points against the mode `steps` steps on.
+  // The newest field at kCheckedPoints points against the mode `steps` steps on: each process
+  // checks those in its planes; the first failure of any is every process's verdict.
   std::string check_mode(int steps) const {
     const Problem& p = problem;
     const double scale = std::cos(steps * mode.theta(p));
     const course::Tolerance tolerance = ch06::tolerance(steps, 1.0);
+    const ch06::Planes held = team->held_planes();
     std::mt19937_64 pick(seed ^ 0xc0ffee);
-    for (int n = 0; n < kCheckedPoints; ++n) {
+    std::string failure;
+    for (int n = 0; n < kCheckedPoints && failure.empty(); ++n) {
       const int x = int(pick() % p.nx), y = int(pick() % p.ny), z = int(pick() % p.nz);
+      if (z < held.begin || z >= held.end) continue;
       const double expected = scale * mode.value(p, x, y, z);
       const float got = team->value_at(x, y, z);
       if (!(std::abs(got - expected) <= tolerance.atol + tolerance.rtol * std::abs(expected)))
-        return "u(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") = " +
-               std::to_string(got) + ", expected " + std::to_string(expected) + " (the standing mode (" +
-               std::to_string(mode.mx) + ", " + std::to_string(mode.my) + ", " + std::to_string(mode.mz) + ") " +
-               std::to_string(steps) + " steps on)";
+        failure = "u(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") = " +
+                  std::to_string(got) + ", expected " + std::to_string(expected) + " (the standing mode (" +
+                  std::to_string(mode.mx) + ", " + std::to_string(mode.my) + ", " + std::to_string(mode.mz) + ") " +
+                  std::to_string(steps) + " steps on)";
     }
-    return "";
+    return team->first_failure(failure);
+  }
+  // A case's timed work: every rank's steps, between two barriers as processes, so that each
+  // process's time (rank 0's is reported) runs until the slowest rank has finished.
+  void advance(const std::string& name, int steps) {
+    const bool processes = team->form() == ch06::Launch::processes;
+    if (processes) team->barrier();
+    crews.at(name)->advance(steps);
+    if (processes) team->barrier();
   }
 };
 
@@ -219,15 +239,40 @@ course::bench::Problem weigh(const std::string& name, const Problem& p, int rank
   return {.name = name, .device_bytes = 2 * 4.0 * slab.size, .devices = ranks};
 }
 
+// As processes: every process the seed of rank 0 (COURSE_SEED), its own device current before the
+// harness creates anything, and, past rank 0, no console output and no --benchmark_out.
+std::vector<char*> as_processes(int argc, char** argv) {
+  std::vector<char*> kept(argv, argv + argc);
+  if (ch06::launch() == ch06::Launch::threads) return kept;
+  const char* fixed = std::getenv("COURSE_SEED");
+  const std::uint64_t seed = ch06::from_rank_0(fixed != nullptr ? 0 : course::fresh_seed().value);
+  if (fixed == nullptr) setenv("COURSE_SEED", std::to_string(seed).c_str(), 1);
+  GPU_CHECK(gpuSetDevice(ch06::launched_node_rank()));
+  if (ch06::launched_rank() == 0) return kept;
+  std::erase_if(kept, [](const char* argument) { return std::strncmp(argument, "--benchmark_out", 15) == 0; });
+  if (std::freopen("/dev/null", "w", stdout) == nullptr) std::perror("/dev/null");
+  return kept;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) try {
+int main(int raw_argc, char** raw_argv) try {
   using course::bench::refuse;
   constexpr bool kOnCpu = course::bench::on_cpu_backend();
+  std::vector<char*> arguments;
+  try {
+    arguments = as_processes(raw_argc, raw_argv);
+  } catch (const std::invalid_argument& error) {
+    refuse(error.what());
+  }
+  int argc = static_cast<int>(arguments.size());
+  char** argv = arguments.data();
+  const bool processes = ch06::launch() == ch06::Launch::processes;
+  const int process_count = ch06::launched_processes();
   int devices = 0;
   if (gpuGetDeviceCount(&devices) != gpuSuccess) devices = 0;
   course::bench::Session session(argc, argv,
-                                 {{"gpus", std::to_string(kOnCpu ? 2 : std::max(devices, 1))},
+                                 {{"gpus", std::to_string(processes ? process_count : kOnCpu ? 2 : std::max(devices, 1))},
                                   {"strong", kOnCpu ? "32" : "1024"},
                                   {"weak", kOnCpu ? "24" : "512"},
                                   {"steps", kOnCpu ? "2" : "20"},
@@ -244,8 +289,15 @@ int main(int argc, char** argv) try {
   const bool pulse = session.mode({{.option = "", .uses = {"gpus", "strong", "weak", "steps"}, .times = true},
                                    {.option = "pulse", .uses = {"gpus", "pulse-size", "pulse-steps"}}}) == "pulse";
   if (devices == 0) return session.run();  // which says there is no device
-  if (gpus > devices) refuse("--gpus=" + std::to_string(gpus) + ", but this machine has " + std::to_string(devices) + " devices");
+  if (processes && gpus != process_count)
+    refuse("--gpus=" + std::to_string(gpus) + ", but mpirun started " + std::to_string(process_count) +
+           " processes: as processes, the GPUs are the processes (mpirun -np " + std::to_string(gpus) + ")");
+  if (processes && ch06::launched_node_rank() >= devices)
+    refuse("more ranks than GPUs: " + std::to_string(ch06::launched_node_rank() + 1) + " or more processes on a node of " +
+           std::to_string(devices) + " devices (one process a GPU)");
+  if (!processes && gpus > devices) refuse("--gpus=" + std::to_string(gpus) + ", but this machine has " + std::to_string(devices) + " devices");
   if (pulse) {
+    if (processes) refuse("--pulse runs its ranks as threads of one process: run it without mpirun");
     if (pulse_edge < ch06::kRadius * gpus)
       refuse("--pulse-size=" + std::to_string(pulse_edge) + " split " + std::to_string(gpus) + " ways gives slabs thinner than the halo");
     // Beside the ranks' fields, on the host: the pulse, and the two newest fields gathered, each
@@ -258,7 +310,7 @@ int main(int argc, char** argv) try {
     return 0;
   }
   std::vector<int> counts;
-  for (int n = 1; n <= gpus; n *= 2) counts.push_back(n);
+  for (int n = processes ? gpus : 1; n <= gpus; n *= 2) counts.push_back(n);  // as processes, their count only
   if (counts.back() != gpus) counts.push_back(gpus);
   if (strong < ch06::kRadius * gpus)
     refuse("--strong=" + std::to_string(strong) + " split " + std::to_string(gpus) + " ways gives slabs thinner than the halo (" +
@@ -267,6 +319,7 @@ int main(int argc, char** argv) try {
   const bool nccl = !course::nccl_unavailable_reason();
   if (!nccl) std::printf("the NCCL steps are left out: %s\n", course::nccl_unavailable_reason()->c_str());
   session.add_context("nccl", nccl ? "yes" : "no");
+  session.add_context("ranks", processes ? "MPI processes" : "threads");
   std::printf("a standing mode drawn from %s, %d steps a run\n", session.seed().describe().c_str(), steps);
 
   for (const bool is_strong : {true, false})
@@ -295,7 +348,7 @@ int main(int argc, char** argv) try {
               c->crew(name, make);
               c->team->set_standing_mode(c->mode);
             },
-            .run = [c, name, steps] { c->crews.at(name)->advance(steps); },
+            .run = [c, name, steps] { c->advance(name, steps); },
             .bytes = case_bytes, .rates = std::move(rates), .is_peer = is_peer, .family = group};
         if (!is_peer) bench_case.validate = [c, steps] { return c->check_mode(steps); };
         session.add(std::move(bench_case));

@@ -2,14 +2,160 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#if defined(COURSE_HAVE_MPI)
+#include <mpi.h>
+#endif
+
+#include "course/exercise.hpp"
 
 namespace ch06 {
+namespace {
 
-Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communicator communicator) : problem_(problem) {
+// The environment mpirun (Open MPI, MPICH's hydra) and srun (PMI-2, PMIx) give each process.
+std::optional<int> launcher_variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::atoi(value);
+}
+bool started_by_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (launcher_variable(name)) return true;
+  return false;
+}
+
+#if defined(COURSE_HAVE_MPI)
+void finalize_mpi() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+// MPI, started on first use (the host calls it from one thread at a time), finalised at exit.
+void start_mpi() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) return;
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+  std::atexit(finalize_mpi);
+}
+
+// This process's place among those of its node.
+int node_rank() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int rank = 0;
+  MPI_Comm_rank(node, &rank);
+  MPI_Comm_free(&node);
+  return rank;
+}
+
+// The failure of the lowest world rank with one, on every process ("" when none).
+std::string first_failure_everywhere(const std::string& mine) {
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int candidate = mine.empty() ? size : world_rank;
+  int first = size;
+  MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size) return "";
+  int length = static_cast<int>(mine.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
+  std::string message = world_rank == first ? mine : std::string(length, ' ');
+  MPI_Bcast(message.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  return message;
+}
+#endif
+
+[[noreturn]] void no_mpi() {
+  throw std::logic_error("this build runs its ranks as threads only (no MPI)");
+}
+
+}  // namespace
+
+Launch launch() {
+  if (!started_by_launcher()) return Launch::threads;
+#if defined(COURSE_HAVE_MPI)
+  start_mpi();
+  return Launch::processes;
+#else
+  throw std::invalid_argument(
+      "started by mpirun or srun, but this build has no MPI (CMake found none when it configured it): run it without "
+      "mpirun, as one process whose ranks are threads, or install MPI (libopenmpi-dev openmpi-bin) and configure again");
+#endif
+}
+
+int launched_processes() {
+  if (launch() == Launch::threads) return 1;
+  int size = 1;
+#if defined(COURSE_HAVE_MPI)
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+#endif
+  return size;
+}
+
+int launched_rank() {
+  if (launch() == Launch::threads) return 0;
+  int rank = 0;
+#if defined(COURSE_HAVE_MPI)
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+#endif
+  return rank;
+}
+
+int launched_node_rank() {
+  if (launch() == Launch::threads) return 0;
+#if defined(COURSE_HAVE_MPI)
+  return node_rank();
+#else
+  no_mpi();
+#endif
+}
+
+std::uint64_t from_rank_0(std::uint64_t value) {
+#if defined(COURSE_HAVE_MPI)
+  if (launch() == Launch::processes) MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+#endif
+  return value;
+}
+
+std::optional<std::string> device_memory_not_shareable() {
+#if defined(COURSE_BACKEND_CUDA)
+#if defined(COURSE_HAVE_MPI)
+  if (launch() == Launch::processes && launched_processes() > 1) {
+    // IPC handles map memory within one machine only.
+    int world = 0, node = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MPI_Comm shared;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+    MPI_Comm_size(shared, &node);
+    MPI_Comm_free(&shared);
+    int all_on_one = node == world, everywhere = 0;
+    MPI_Allreduce(&all_on_one, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!everywhere)
+      return "step 02's peer copies map the neighbours' memory through CUDA IPC handles, which reach within one machine "
+             "only: run it on one node (steps 01 and 03-05 go past one machine)";
+  }
+#endif
+  return std::nullopt;
+#else
+  if (launch() == Launch::threads) return std::nullopt;
+  return "step 02 maps its neighbours' device memory through CUDA IPC handles; the " COURSE_BACKEND_NAME
+         " backend's devices are its own process's memory, which no other process can map: run step 02 as threads "
+         "(without mpirun)";
+#endif
+}
+
+Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communicator communicator)
+    : form_(launch()), problem_(problem) {
   if (thicknesses.empty()) throw std::invalid_argument("a team needs at least one rank");
   if (problem.nx < kRadius || problem.ny < kRadius)
     throw std::invalid_argument("the grid is " + std::to_string(problem.nx) + " x " + std::to_string(problem.ny) +
@@ -19,37 +165,57 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
   if (planes != problem.nz)
     throw std::invalid_argument("the slabs add up to " + std::to_string(planes) + " planes, not the grid's " +
                                 std::to_string(problem.nz));
-  const int ranks = static_cast<int>(thicknesses.size());
-  for (int rank = 0; rank < ranks; ++rank)
+  size_ = static_cast<int>(thicknesses.size());
+  for (int rank = 0; rank < size_; ++rank)
     if (thicknesses[rank] < kRadius)
       throw std::invalid_argument("rank " + std::to_string(rank) + "'s slab would be " + std::to_string(thicknesses[rank]) +
                                   " planes thick, thinner than the halo (" + std::to_string(kRadius) +
                                   " planes): its neighbours' halos would reach past it; use fewer ranks or more planes");
   int devices = 0;
   GPU_CHECK(gpuGetDeviceCount(&devices));
-  if (communicator == Communicator::nccl) {
+  if (communicator == Communicator::nccl)
     if (const auto& reason = course::nccl_unavailable_reason()) throw std::invalid_argument(*reason);
-    if (ranks > devices)
-      throw std::invalid_argument("NCCL needs a device per rank: " + std::to_string(ranks) + " ranks, " +
-                                  std::to_string(devices) + " devices");
+  int held = size_;
+  int device_of_first = 0;
+  if (form_ == Launch::processes) {
+#if defined(COURSE_HAVE_MPI)
+    if (launched_processes() != size_)
+      throw std::invalid_argument(std::to_string(size_) + " slabs for " + std::to_string(launched_processes()) +
+                                  " MPI processes: one rank a process (mpirun -np " + std::to_string(size_) + ")");
+    first_ = launched_rank();
+    held = 1;
+    device_of_first = launched_node_rank();
+    std::string refused;
+    if (device_of_first >= devices)
+      refused = "more ranks than devices: " + std::to_string(device_of_first + 1) + " or more processes on a node of " +
+                std::to_string(devices) + " devices (one process a GPU; fewer processes a node)";
+    if (const std::string why = first_failure_everywhere(refused); !why.empty()) throw std::invalid_argument(why);
+#endif
+  } else if (communicator == Communicator::nccl && size_ > devices) {
+    throw std::invalid_argument("NCCL needs a device per rank: " + std::to_string(size_) + " ranks, " +
+                                std::to_string(devices) + " devices");
   }
 
-  ranks_.resize(ranks);
-  for (int rank = 0, z0 = 0; rank < ranks; z0 += thicknesses[rank++]) {
-    Slab& slab = ranks_[rank].slab;
+  ranks_.resize(held);
+  published_.resize(size_);
+  for (int rank = 0, z0 = 0; rank < size_; z0 += thicknesses[rank++]) {
+    if (rank < first_ || rank >= first_ + held) continue;
+    Slab& slab = local(rank).slab;
     slab.rank = rank;
-    slab.ranks = ranks;
-    slab.device = rank % devices;
+    slab.ranks = size_;
+    slab.device = form_ == Launch::processes ? device_of_first : rank % devices;
     slab.z0 = z0;
     slab.grid = slab_grid(problem, thicknesses[rank]);
   }
-  // Every worker exists before any thread starts: a running thread reads workers_, which a
-  // push_back beside it could reallocate.
-  for (int rank = 0; rank < ranks; ++rank) workers_.push_back(std::make_unique<Worker>());
-  for (int rank = 0; rank < ranks; ++rank) workers_[rank]->thread = std::thread([this, rank] { serve(rank); });
+  if (form_ == Launch::threads) {
+    // Every worker exists before any thread starts: a running thread reads workers_, which a
+    // push_back beside it could reallocate.
+    for (int rank = 0; rank < size_; ++rank) workers_.push_back(std::make_unique<Worker>());
+    for (int rank = 0; rank < size_; ++rank) workers_[rank]->thread = std::thread([this, rank] { serve(rank); });
+  }
   try {
     run([this](int rank) {
-      Rank& r = ranks_[rank];
+      Rank& r = local(rank);
       for (int k = 0; k < 2; ++k) {
         r.arrays[k] = course::DeviceBuffer<float>(r.slab.grid.size);
         r.slab.field[k] = r.arrays[k].data();
@@ -60,8 +226,11 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
       // service, and point-to-point transfers do not use it.
       setenv("NCCL_NVLS_ENABLE", "0", 1);
       ncclUniqueId id;
-      GPU_CHECK(ncclGetUniqueId(&id));
-      run([&](int rank) { GPU_CHECK(ncclCommInitRank(&ranks_[rank].comm, size(), id, rank)); });
+      if (first_ == 0) GPU_CHECK(ncclGetUniqueId(&id));
+#if defined(COURSE_HAVE_MPI)
+      if (form_ == Launch::processes) MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);  // rank 0's, to every rank
+#endif
+      run([&](int rank) { GPU_CHECK(ncclCommInitRank(&local(rank).comm, size(), id, rank)); });
     }
   } catch (...) {
     stop_threads();
@@ -72,8 +241,12 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
 Team::~Team() {
   try {
     run([this](int rank) {
-      if (ranks_[rank].comm != nullptr) GPU_CHECK(ncclCommDestroy(ranks_[rank].comm));
-      for (auto& array : ranks_[rank].arrays) array = course::DeviceBuffer<float>();
+      Rank& r = local(rank);
+#if defined(COURSE_BACKEND_CUDA)
+      for (void* opened : r.opened) report_if_failed(cudaIpcCloseMemHandle(opened), "cudaIpcCloseMemHandle");
+#endif
+      if (r.comm != nullptr) GPU_CHECK(ncclCommDestroy(r.comm));
+      for (auto& array : r.arrays) array = course::DeviceBuffer<float>();
     });
   } catch (const std::exception& error) {
     std::fprintf(stderr, "error while releasing a team's ranks: %s\n", error.what());
@@ -85,6 +258,7 @@ void Team::stop_threads() {
   job_ = nullptr;  // no job: stop
   for (auto& worker : workers_) worker->go.release();
   for (auto& worker : workers_) worker->thread.join();
+  workers_.clear();
 }
 
 std::vector<int> Team::even_split(int nz, int ranks) {
@@ -93,9 +267,29 @@ std::vector<int> Team::even_split(int nz, int ranks) {
   return thicknesses;
 }
 
+std::vector<int> Team::held() const {
+  std::vector<int> ranks(ranks_.size());
+  std::iota(ranks.begin(), ranks.end(), first_);
+  return ranks;
+}
+
+Team::Rank& Team::local(int rank) {
+  if (rank < first_ || rank >= first_ + static_cast<int>(ranks_.size()))
+    throw std::logic_error("rank " + std::to_string(rank) + " runs in another process");
+  return ranks_[rank - first_];
+}
+const Team::Rank& Team::local(int rank) const { return const_cast<Team*>(this)->local(rank); }
+
 ncclComm_t Team::comm(int rank) const {
-  if (ranks_[rank].comm == nullptr) throw std::logic_error("this team was made without NCCL (Communicator::nccl)");
-  return ranks_[rank].comm;
+  if (local(rank).comm == nullptr) throw std::logic_error("this team was made without NCCL (Communicator::nccl)");
+  return local(rank).comm;
+}
+
+void Team::abort_communicator(int rank) {
+  Rank& r = local(rank);
+  if (r.comm == nullptr) return;
+  if (const ncclResult_t status = ncclCommAbort(std::exchange(r.comm, nullptr)); status != ncclSuccess)
+    std::fprintf(stderr, "ncclCommAbort failed: %s\n", ncclGetErrorString(status));
 }
 
 void Team::serve(int rank) {
@@ -103,19 +297,43 @@ void Team::serve(int rank) {
     workers_[rank]->go.acquire();
     if (job_ == nullptr) return;
     try {
-      GPU_CHECK(gpuSetDevice(ranks_[rank].slab.device));
+      GPU_CHECK(gpuSetDevice(local(rank).slab.device));
       (*job_)(rank);
     } catch (...) {
-      const std::lock_guard lock(mutex_);
-      if (!first_failure_) first_failure_ = std::current_exception();
-      broken_ = true;
-      turn_.notify_all();
+      {
+        const std::lock_guard lock(mutex_);
+        if (!first_failure_) first_failure_ = std::current_exception();
+        broken_ = true;
+        turn_.notify_all();
+      }
+      abort_communicator(rank);  // the ranks waiting in NCCL for this one fail too
     }
     finished_.release();
   }
 }
 
 void Team::run(const std::function<void(int rank)>& body) {
+  if (form_ == Launch::processes) {
+    try {
+      GPU_CHECK(gpuSetDevice(local(first_).slab.device));
+      body(first_);
+    } catch (const std::invalid_argument&) {
+      throw;  // refusals: every rank makes them alike
+    } catch (const course::NotImplemented&) {
+      throw;
+    } catch (const course::Unsupported&) {
+      throw;
+    } catch (const std::exception& error) {
+#if defined(COURSE_HAVE_MPI)
+      std::fprintf(stderr, "error: rank %d of %d failed, ending the run (MPI_Abort): %s\n", first_, size_, error.what());
+      std::fflush(stderr);
+      abort_communicator(first_);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+      throw;
+    }
+    return;
+  }
   job_ = &body;
   broken_ = false;
   arrived_ = 0;
@@ -125,6 +343,12 @@ void Team::run(const std::function<void(int rank)>& body) {
 }
 
 void Team::barrier() {
+  if (form_ == Launch::processes) {
+#if defined(COURSE_HAVE_MPI)
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    return;
+  }
   std::unique_lock lock(mutex_);
   const std::uint64_t round = rounds_;
   if (!broken_ && ++arrived_ == size()) {
@@ -137,20 +361,94 @@ void Team::barrier() {
   if (rounds_ == round) throw std::runtime_error("stopped at a barrier: another rank failed");
 }
 
+void Team::exchange_host(int rank, const float* to_below, const float* to_above, float* from_below, float* from_above,
+                         std::size_t count) {
+  const Slab& slab = local(rank).slab;
+  if (form_ == Launch::processes) {
+#if defined(COURSE_HAVE_MPI)
+    const int n = static_cast<int>(count);
+    // Two shifts round the ring, upward then downward; tags keep them apart when the rank below
+    // is also the rank above (two ranks) or this one (one).
+    MPI_Sendrecv(to_above, n, MPI_FLOAT, slab.up(), 0, from_below, n, MPI_FLOAT, slab.down(), 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(to_below, n, MPI_FLOAT, slab.down(), 1, from_above, n, MPI_FLOAT, slab.up(), 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+#else
+    no_mpi();
+#endif
+    return;
+  }
+  published_[rank].to_below = to_below;
+  published_[rank].to_above = to_above;
+  barrier();  // every rank's messages are there
+  std::memcpy(from_below, published_[slab.down()].to_above, count * sizeof(float));
+  std::memcpy(from_above, published_[slab.up()].to_below, count * sizeof(float));
+  barrier();  // every rank has taken its messages: their buffers may change
+}
+
+std::array<Team::Window, 2> Team::open_neighbours(int rank, const Window& mine) {
+  const Slab& slab = local(rank).slab;
+  if (form_ == Launch::threads) {
+    published_[rank].window = mine;
+    barrier();
+    const std::array<Window, 2> neighbours{published_[slab.down()].window, published_[slab.up()].window};
+    barrier();  // every rank has read the windows: they may change
+    return neighbours;
+  }
+  if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);
+#if defined(COURSE_BACKEND_CUDA) && defined(COURSE_HAVE_MPI)
+  // The handles of each field and event, to both neighbours, over MPI; each opened here once.
+  struct Handles {
+    cudaIpcMemHandle_t field[2];
+    cudaIpcEventHandle_t computed[2];
+    Grid grid;
+  } out{}, from[2]{};
+  out.grid = mine.grid;
+  for (int k = 0; k < 2; ++k) {
+    GPU_CHECK(cudaIpcGetMemHandle(&out.field[k], mine.field[k]));
+    GPU_CHECK(cudaIpcGetEventHandle(&out.computed[k], mine.computed[k]));
+  }
+  MPI_Sendrecv(&out, sizeof out, MPI_BYTE, slab.up(), 2, &from[0], sizeof out, MPI_BYTE, slab.down(), 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&out, sizeof out, MPI_BYTE, slab.down(), 3, &from[1], sizeof out, MPI_BYTE, slab.up(), 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::array<Window, 2> neighbours{};
+  for (int side = 0; side < 2; ++side) {
+    const int peer = side == 0 ? slab.down() : slab.up();
+    if (peer == rank) {  // one rank: its own memory, which a process cannot open through a handle
+      neighbours[side] = mine;
+      continue;
+    }
+    if (side == 1 && slab.down() == slab.up()) {  // two ranks: the one neighbour, opened once
+      neighbours[1] = neighbours[0];
+      continue;
+    }
+    for (int k = 0; k < 2; ++k) {
+      void* field = nullptr;
+      GPU_CHECK(cudaIpcOpenMemHandle(&field, from[side].field[k], cudaIpcMemLazyEnablePeerAccess));
+      local(rank).opened.push_back(field);
+      neighbours[side].field[k] = static_cast<float*>(field);
+      GPU_CHECK(cudaIpcOpenEventHandle(&neighbours[side].computed[k], from[side].computed[k]));
+    }
+    neighbours[side].device = slab.device;  // mapped into this rank's device's address space
+    neighbours[side].grid = from[side].grid;
+  }
+  return neighbours;
+#else
+  no_mpi();
+#endif
+}
+
 void Team::set_state(const std::vector<float>& u, const std::vector<float>& previous) {
   const std::size_t plane = std::size_t(problem_.nx) * problem_.ny;
   run([&](int rank) {
-    Rank& r = ranks_[rank];
+    Rank& r = local(rank);
     const Grid& g = r.slab.grid;
     r.slab.current = 0;
     for (int k = 0; k < 2; ++k) {
       const std::vector<float>& global = k == 0 ? u : previous;
-      std::vector<float> local(g.size, std::numeric_limits<float>::quiet_NaN());
+      std::vector<float> slab_values(g.size, std::numeric_limits<float>::quiet_NaN());
       for (int z = 0; z < g.dz; ++z)
         for (int y = 0; y < g.dy; ++y)
-          for (int x = 0; x < g.dx; ++x) local[g.at(x, y, z)] = global[(r.slab.z0 + z) * plane + std::size_t(y) * g.dx + x];
+          for (int x = 0; x < g.dx; ++x) slab_values[g.at(x, y, z)] = global[(r.slab.z0 + z) * plane + std::size_t(y) * g.dx + x];
       r.arrays[k].poison();
-      r.arrays[k].copy_from(local);
+      r.arrays[k].copy_from(slab_values);
     }
     GPU_CHECK(gpuDeviceSynchronize());  // the copy may still be landing when a stream of the step starts
   });
@@ -159,7 +457,7 @@ void Team::set_state(const std::vector<float>& u, const std::vector<float>& prev
 void Team::set_standing_mode(const StandingMode& mode) {
   const double theta = mode.theta(problem_);
   run([&](int rank) {
-    Rank& r = ranks_[rank];
+    Rank& r = local(rank);
     r.slab.current = 0;
     for (int k = 0; k < 2; ++k) {
       r.arrays[k].poison();
@@ -169,27 +467,59 @@ void Team::set_standing_mode(const StandingMode& mode) {
   });
 }
 
-std::vector<float> Team::gather(int age) const {
-  const std::size_t plane = std::size_t(problem_.nx) * problem_.ny;
-  std::vector<float> global(plane * problem_.nz);
-  for (const Rank& r : ranks_) {
-    const Grid& g = r.slab.grid;
-    const std::vector<float> local = r.arrays[(r.slab.current + age) % 2].to_host();
-    for (int z = 0; z < g.dz; ++z)
-      for (int y = 0; y < g.dy; ++y)
-        for (int x = 0; x < g.dx; ++x) global[(r.slab.z0 + z) * plane + std::size_t(y) * g.dx + x] = local[g.at(x, y, z)];
-  }
-  return global;
+Planes Team::held_planes() const {
+  const Slab& last = ranks_.back().slab;
+  return {ranks_.front().slab.z0, last.z0 + last.grid.dz};
 }
 
+std::vector<float> Team::gather(int age) const {
+  const std::size_t plane = std::size_t(problem_.nx) * problem_.ny;
+  const int z_first = held_planes().begin;
+  std::vector<float> values(plane * (held_planes().end - z_first));
+  for (const Rank& r : ranks_) {
+    const Grid& g = r.slab.grid;
+    const std::vector<float> slab_values = r.arrays[(r.slab.current + age) % 2].to_host();
+    for (int z = 0; z < g.dz; ++z)
+      for (int y = 0; y < g.dy; ++y)
+        for (int x = 0; x < g.dx; ++x)
+          values[(r.slab.z0 - z_first + z) * plane + std::size_t(y) * g.dx + x] = slab_values[g.at(x, y, z)];
+  }
+  return values;
+}
+
+std::vector<float> Team::whole(const std::vector<float>& held) const {
+  if (form_ == Launch::threads) return held;
+#if defined(COURSE_HAVE_MPI)
+  const int mine = static_cast<int>(held.size());
+  std::vector<int> counts(size_), offsets(size_);
+  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
+  std::vector<float> everything(offsets.back() + counts.back());
+  MPI_Allgatherv(held.data(), mine, MPI_FLOAT, everything.data(), counts.data(), offsets.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  return everything;
+#else
+  no_mpi();
+#endif
+}
+
+std::string Team::first_failure(const std::string& mine) const {
+  if (form_ == Launch::threads) return mine;
+#if defined(COURSE_HAVE_MPI)
+  return first_failure_everywhere(mine);
+#else
+  no_mpi();
+#endif
+}
+
+
 int Team::rank_of_plane(int z) const {
-  int rank = 0;
-  while (z >= ranks_[rank].slab.z0 + ranks_[rank].slab.grid.dz) ++rank;
-  return rank;
+  for (const Rank& r : ranks_)
+    if (z >= r.slab.z0 && z < r.slab.z0 + r.slab.grid.dz) return r.slab.rank;
+  throw std::logic_error("plane " + std::to_string(z) + " is held by another process");
 }
 
 float Team::value_at(int x, int y, int z) const {
-  const Slab& slab = ranks_[rank_of_plane(z)].slab;
+  const Slab& slab = local(rank_of_plane(z)).slab;
   float value = 0;
   GPU_CHECK(gpuMemcpy(&value, slab.field[slab.current] + slab.grid.at(x, y, z - slab.z0), sizeof value, gpuMemcpyDeviceToHost));
   return value;
@@ -207,7 +537,16 @@ void report_if_failed(gpuError_t status, const char* call) {
 
 Stream::~Stream() { report_if_failed(gpuStreamDestroy(stream_), "gpuStreamDestroy"); }
 
-Event::Event() { GPU_CHECK(gpuEventCreateWithFlags(&event_, gpuEventDisableTiming)); }
+Event::Event(bool shared) {
+#if defined(COURSE_BACKEND_CUDA)
+  if (shared) {
+    GPU_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming | cudaEventInterprocess));
+    return;
+  }
+#endif
+  (void)shared;
+  GPU_CHECK(gpuEventCreateWithFlags(&event_, gpuEventDisableTiming));
+}
 
 Event::~Event() { report_if_failed(gpuEventDestroy(event_), "gpuEventDestroy"); }
 

@@ -1,11 +1,19 @@
-// The ranks of a run: one host thread and one device each, all in this process, each with a z
-// slab of the grid. A step's code runs on every rank's thread at once and sees its own slab, as
-// one process per GPU would (README: how the same code goes past one machine). A Crew is one
-// step's propagators, one per rank, on a team's slabs; the benchmark runs several on one team.
+// The ranks of a run, each with a device and a z slab of the grid, launched in one of two forms:
+//   * threads: every rank a host thread of this process (a laptop, the CPU backend, one machine);
+//   * processes: one rank per process, started by mpirun or srun (a build with MPI), the device
+//     chosen by the rank's place on its node, NCCL's unique id broadcast over MPI: how production
+//     codes run, and how a run goes past one machine (README: "Running as MPI processes").
+// A step's code runs on every rank at once and sees its own slab, and reaches the other ranks
+// only through the team (barrier, exchange_host, open_neighbours) and NCCL, so it runs unchanged
+// in either form. A Crew is one step's propagators, one per rank this process runs, on a team's
+// slabs; the benchmark runs several on one team.
 #pragma once
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -34,12 +42,30 @@ struct Slab {
 
 enum class Communicator { none, nccl };
 
+enum class Launch { threads, processes };
+// processes when this process was started by mpirun or srun (the launcher's environment says so),
+// else threads. A build without MPI started by mpirun refuses in one line (std::invalid_argument).
+Launch launch();
+// How many processes the launcher started (1 for threads), and this one's place among them.
+int launched_processes();
+int launched_rank();
+// This process's place on its node (0 for threads): its device, as processes.
+int launched_node_rank();
+// Rank 0's `value` on every process (as threads, `value`): what every process must agree on, a seed.
+std::uint64_t from_rank_0(std::uint64_t value);
+// Why, in the processes form, a rank cannot map its neighbours' device memory (step 02's peer
+// copies need CUDA IPC handles): nothing when it can, or in the threads form.
+std::optional<std::string> device_memory_not_shareable();
+
 class Team {
  public:
-  // Ranks with slabs of `thicknesses` planes, bottom to top, summing to problem.nz; rank r on
-  // device r modulo the devices. Refuses, in one line (std::invalid_argument), a slab thinner
-  // than the halo, a grid narrower than the halo in x or y, and, with Communicator::nccl, two
-  // ranks on one device or a build without NCCL.
+  // Ranks with slabs of `thicknesses` planes, bottom to top, summing to problem.nz. As threads,
+  // rank r on device r modulo the devices; as processes, one rank each (as many slabs as
+  // processes), on the device of its place on its node. Refuses, in one line
+  // (std::invalid_argument, on every process alike), a slab thinner than the halo, a grid
+  // narrower than the halo in x or y, as processes a slab count other than the process count or
+  // more processes on a node than it has devices, and, with Communicator::nccl, two ranks on one
+  // device or a build without NCCL.
   Team(const Problem& problem, const std::vector<int>& thicknesses, Communicator communicator = Communicator::none);
   ~Team();
   Team(const Team&) = delete;
@@ -48,38 +74,89 @@ class Team {
   // nz planes as evenly as they go: the first nz % ranks slabs one plane thicker.
   static std::vector<int> even_split(int nz, int ranks);
 
-  int size() const { return static_cast<int>(ranks_.size()); }
+  Launch form() const { return form_; }
+  int size() const { return size_; }
   const Problem& problem() const { return problem_; }
-  Slab& slab(int rank) { return ranks_[rank].slab; }
-  const Slab& slab(int rank) const { return ranks_[rank].slab; }
+  // The ranks this process runs: all of them as threads, its own as processes.
+  std::vector<int> held() const;
+  // A rank this process runs: its slab and NCCL communicator (std::logic_error for another's).
+  Slab& slab(int rank) { return local(rank).slab; }
+  const Slab& slab(int rank) const { return local(rank).slab; }
   ncclComm_t comm(int rank) const;
 
-  // Runs body(rank) on every rank's thread, its device current, and returns when all have
-  // returned; rethrows the first failure. A rank that fails breaks the barrier for the others.
+  // Runs body(rank) for every rank this process runs (as threads, each on its own thread), its
+  // device current, and returns when all have returned; rethrows the first failure. A rank that
+  // fails breaks the barrier for the others and aborts its NCCL communicator, so that the ranks
+  // waiting for it fail too instead of waiting forever; as processes, a failure other than a
+  // refusal every rank makes alike (std::invalid_argument, course::NotImplemented,
+  // course::Unsupported) ends the whole run with one line (MPI_Abort).
   void run(const std::function<void(int rank)>& body);
-  // Returns when every rank's thread has called it (inside run()).
+  // Returns when every rank has called it (inside run()).
   void barrier();
+  // Inside run(), rank `rank`'s halo exchange through host memory (step 01), as MPI_Sendrecv:
+  // sends `to_below` to the rank below and `to_above` to the rank above, and receives the rank
+  // below's to_above into `from_below` and the rank above's to_below into `from_above`, `count`
+  // floats each; returns when all four are done. Every rank calls it together.
+  void exchange_host(int rank, const float* to_below, const float* to_above, float* from_below, float* from_above,
+                     std::size_t count);
+  // What a rank lets its neighbours reach (step 02): its two fields and an event each, recorded
+  // once the field holds its new planes; its device and its slab's layout.
+  struct Window {
+    float* field[2] = {};
+    gpuEvent_t computed[2] = {};
+    int device = 0;
+    Grid grid{};
+  };
+  // Inside run(), every rank together: publishes rank `rank`'s window and returns its
+  // neighbours', {below, above}, usable on its device until the team is destroyed. As threads
+  // they are the neighbours' own pointers and events; as processes, CUDA IPC handles opened in
+  // this process (device_memory_not_shareable() says when that cannot be).
+  std::array<Window, 2> open_neighbours(int rank, const Window& mine);
 
   // The state, as dense global arrays (x fastest, then y, then z): set with every halo poisoned
-  // (NaN), which the steps must fill; read back from the interiors.
+  // (NaN), which the steps must fill; read back from the interiors of the planes this process
+  // holds (held_planes(): every plane as threads, its rank's slab as processes).
   void set_state(const std::vector<float>& u, const std::vector<float>& previous);
+  Planes held_planes() const;
   std::vector<float> newest() const { return gather(0); }
   std::vector<float> older() const { return gather(1); }
+  // The whole grid from every process's held planes (MPI_Allgatherv; as threads, `held` itself).
+  std::vector<float> whole(const std::vector<float>& held) const;
   // u(0) = the mode, u(-1) = cos(theta) times it, computed on the devices; halos poisoned.
   void set_standing_mode(const StandingMode& mode);
-  // The newest field at one global point, read alone.
+  // The newest field at one global point of the held planes, read alone.
   float value_at(int x, int y, int z) const;
+
+  // Reductions over the processes (as threads, the value itself), outside run(): the first
+  // non-empty failure of any rank (validation), rank 0's value (a seed).
+  std::string first_failure(const std::string& mine) const;
+  std::uint64_t from_rank_0(std::uint64_t value) const { return ch06::from_rank_0(value); }
 
  private:
   struct Rank {
     Slab slab;
     course::DeviceBuffer<float> arrays[2];
     ncclComm_t comm = nullptr;
+    std::vector<void*> opened;  // neighbours' memory opened through IPC handles, closed with the team
   };
+  Rank& local(int rank);
+  const Rank& local(int rank) const;
   std::vector<float> gather(int age) const;
   int rank_of_plane(int z) const;
   void serve(int rank);
   void stop_threads();
+  void abort_communicator(int rank);  // a failed rank's
+
+  Launch form_ = Launch::threads;
+  int size_ = 0;
+  int first_ = 0;  // the first rank this process runs (its own, as processes)
+  // Threads: what each rank publishes for exchange_host and open_neighbours, read after a barrier.
+  struct Published {
+    const float* to_below = nullptr;
+    const float* to_above = nullptr;
+    Window window;
+  };
+  std::vector<Published> published_;
 
   // A rank's thread waits on its `go` for a job (job_, or none: stop), and releases `finished_`.
   struct Worker {
@@ -119,10 +196,11 @@ class Stream {
   gpuStream_t stream_ = nullptr;
 };
 
-// An event for ordering streams (no timing), destroyed with it.
+// An event for ordering streams (no timing), destroyed with it; `shared` lets another process
+// wait on it through a CUDA IPC handle (Team::open_neighbours, as processes).
 class Event {
  public:
-  Event();
+  explicit Event(bool shared = false);
   ~Event();
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
@@ -169,12 +247,7 @@ class Crew {
   Crew& operator=(const Crew&) = delete;
 
   Team& team() { return team_; }
-  // Another rank's propagator, for steps whose ranks reach into each other's (in one process).
-  template <class Step>
-  Step& mate(int rank) {
-    return static_cast<Step&>(*members_[rank]);
-  }
-  // Every rank's advance(steps), at once.
+  // Every held rank's advance(steps), at once.
   void advance(int steps);
 
  private:

@@ -1,12 +1,17 @@
 // Chapter 6 tests: every step on 1 to 4 ranks with slabs of unequal thickness (R planes, between
 // R and 2R, more than 2R), from fresh random fields whose halos are poisoned, against the
 // float64 leapfrog; the exact standing mode to round-off; the leapfrog's energy conserved from a
-// Ricker pulse; and the refusals: a slab thinner than the halo, step 00 on several ranks.
-// On the CPU backend the ranks are threads, each on a device of its own, and NCCL runs in
-// process; the stream work of each rank runs in an order shuffled by COURSE_CPU_SHUFFLE.
+// Ricker pulse; the refusals: a slab thinner than the halo, step 00 on several ranks; and what a
+// GPU would hang on, failing in one line instead: an exchange of sends and receives outside a
+// group (the CPU backend), a rank that fails while the others wait for it.
+// The ranks are threads, or, started by mpirun -np N, N processes: then each process builds and
+// checks its own slab against the reference, the layouts of N ranks run and the others skip.
+// On the CPU backend each thread is on a device of its own, and NCCL runs in process (across
+// processes over MPI); the stream work of each rank runs in an order shuffled by COURSE_CPU_SHUFFLE.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <optional>
@@ -42,8 +47,15 @@ struct Layout {
 };
 const std::vector<Layout> kLayouts{{{13}}, {{5, 9}}, {{4, 11, 6}}, {{7, 4, 9, 5}}};
 
+bool as_processes() { return ch06::launch() == ch06::Launch::processes; }
+
 // Why `step` cannot run on `ranks` ranks here, if it cannot.
 std::optional<std::string> cannot_run(const ch06::Step& step, int ranks) {
+  if (as_processes() && ranks != ch06::launched_processes())
+    return std::to_string(ranks) + " ranks, and this run has " + std::to_string(ch06::launched_processes()) +
+           " MPI processes (mpirun -np " + std::to_string(ranks) + " runs it)";
+  if (step.source.file == "02_peer_copies")
+    if (auto why = ch06::device_memory_not_shareable()) return why;
   if (step.needs != Needs::nccl) return std::nullopt;
   if (const auto& reason = course::nccl_unavailable_reason()) return *reason;
   int devices = 0;
@@ -61,21 +73,31 @@ std::vector<double> widen(const std::vector<float>& values) { return {values.beg
 
 std::vector<std::size_t> extents(const Problem& p) { return {std::size_t(p.nz), std::size_t(p.ny), std::size_t(p.nx)}; }
 
-// The newest and the older field against their expected values.
+// The newest and the older field on the planes this process holds against their expected
+// values on the whole grid.
 void expect_state(const Team& team, const std::vector<double>& newest, const std::vector<double>& older,
                   course::Tolerance tolerance) {
   const Problem& p = team.problem();
-  SCOPED_TRACE("the state after " + std::to_string(kSteps) + " steps, u(n) then u(n-1)");
-  EXPECT_TRUE(course::matches_reference(team.newest(), newest, tolerance, extents(p)));
-  EXPECT_TRUE(course::matches_reference(team.older(), older, tolerance, extents(p)));
+  const ch06::Planes held = team.held_planes();
+  const std::size_t plane = std::size_t(p.nx) * p.ny;
+  const auto part = [&](const std::vector<double>& whole) {
+    return std::vector<double>(whole.begin() + held.begin * plane, whole.begin() + held.end * plane);
+  };
+  const std::vector<std::size_t> shape{std::size_t(held.end - held.begin), std::size_t(p.ny), std::size_t(p.nx)};
+  SCOPED_TRACE("the state after " + std::to_string(kSteps) + " steps, u(n) then u(n-1), planes " +
+               std::to_string(held.begin) + " to " + std::to_string(held.end - 1));
+  EXPECT_TRUE(course::matches_reference(team.newest(), part(newest), tolerance, shape));
+  EXPECT_TRUE(course::matches_reference(team.older(), part(older), tolerance, shape));
 }
 
-void test_random(const ch06::Step& step, const Layout& layout, const course::Seed& seed) {
+void test_random(const ch06::Step& step, const Layout& layout, const course::Seed& drawn) {
   if (const auto reason = cannot_run(step, int(layout.slabs.size()))) GTEST_SKIP() << *reason;
   const Problem p = layout.problem();
   const std::size_t points = std::size_t(p.nx) * p.ny * p.nz;
-  const std::vector<float> u = course::random_floats(points, seed, 0), previous = course::random_floats(points, seed, 1);
   Team team = team_for(step, p, layout.slabs);
+  const course::Seed seed{team.from_rank_0(drawn.value)};  // every process draws the same fields
+  if (seed.value != drawn.value) SCOPED_TRACE("rank 0's " + seed.describe());
+  const std::vector<float> u = course::random_floats(points, seed, 0), previous = course::random_floats(points, seed, 1);
   team.set_state(u, previous);
   {
     ch06::Crew crew(team, step.make);
@@ -91,11 +113,11 @@ void test_random(const ch06::Step& step, const Layout& layout, const course::See
 void test_standing_mode(const ch06::Step& step, const std::vector<int>& slabs, const course::Seed& seed) {
   if (const auto reason = cannot_run(step, int(slabs.size()))) GTEST_SKIP() << *reason;
   const Problem p{37, 11, std::accumulate(slabs.begin(), slabs.end(), 0)};
-  std::mt19937_64 pick(seed.value);
+  Team team = team_for(step, p, slabs);
+  std::mt19937_64 pick(team.from_rank_0(seed.value));
   const auto wave_number = [&](int n) { return 1 + int(pick() % (n / 2)); };
   const ch06::StandingMode mode{wave_number(p.nx), wave_number(p.ny), wave_number(p.nz)};
   SCOPED_TRACE("mode (" + std::to_string(mode.mx) + ", " + std::to_string(mode.my) + ", " + std::to_string(mode.mz) + ")");
-  Team team = team_for(step, p, slabs);
   team.set_standing_mode(mode);
   {
     ch06::Crew crew(team, step.make);
@@ -128,7 +150,7 @@ void test_energy(const ch06::Step& step, const std::vector<int>& slabs, const co
     crew.advance(kMoreSteps);
   }
   const double before = ch06::energy(p, widen(pulse), widen(pulse));
-  const double after = ch06::energy(p, widen(team.newest()), widen(team.older()));
+  const double after = ch06::energy(p, widen(team.whole(team.newest())), widen(team.whole(team.older())));
   EXPECT_NEAR(after, before, 1e-6 * before) << "the energy of the field changed by " << (after - before) / before
                                             << " of itself in " << kSteps << " steps";
 }
@@ -186,6 +208,7 @@ const bool one_gpu_counted = course::suite_tests_step("OneGpu", ch06::steps()[0]
 const bool one_gpu_on_host = course::suite_runs_on_host("OneGpu");
 
 TEST_F(OneGpu, RefusesTwoRanks) {
+  if (as_processes()) GTEST_SKIP() << "a test of the ranks as threads (one process)";
   Team team(Problem{16, 16, 16}, {8, 8});
   EXPECT_THROW(ch06::Crew(team, ch06::steps()[0].make), std::invalid_argument);
 }
@@ -221,15 +244,79 @@ TEST_F(Decomposition, RefusesSlabsThatDoNotAddUpToTheGrid) {
 
 TEST_F(Decomposition, NcclRefusesMoreRanksThanDevices) {
   if (const auto& reason = course::nccl_unavailable_reason()) GTEST_SKIP() << *reason;
+  if (as_processes()) GTEST_SKIP() << "a test of the ranks as threads (one process)";
   int devices = 0;
   GPU_CHECK(gpuGetDeviceCount(&devices));
   const std::string why = refusal(Problem{8, 8, 4 * (devices + 1)}, std::vector<int>(devices + 1, 4), ch06::Communicator::nccl);
   EXPECT_NE(why.find("NCCL needs a device per rank"), std::string::npos) << why;
 }
 
+TEST_F(Decomposition, AsProcessesRefusesASlabCountOtherThanTheProcessCount) {
+  if (!as_processes()) GTEST_SKIP() << "a test of the ranks as MPI processes (mpirun -np N)";
+  const int slabs = ch06::launched_processes() + 1;
+  const std::string why = refusal(Problem{8, 8, 4 * slabs}, std::vector<int>(slabs, 4), ch06::Communicator::none);
+  EXPECT_NE(why.find("slabs for " + std::to_string(slabs - 1) + " MPI processes"), std::string::npos) << why;
+}
+
 TEST_F(Decomposition, EvenSplitsDifferByAtMostOnePlane) {
   EXPECT_EQ(Team::even_split(1024, 8), std::vector<int>(8, 128));
   EXPECT_EQ(Team::even_split(10, 4), (std::vector<int>{3, 3, 2, 2}));
+}
+
+// What a GPU hangs on fails here, in one line.
+class Hangs : public course::DeviceTest {};
+const bool hangs_on_host = course::suite_runs_on_host("Hangs");
+
+// The ranks' halo exchange as NCCL calls outside a group: each rank's send waits for a receive
+// its neighbour posts only after its own send, so none goes on, on a GPU or here.
+TEST_F(Hangs, AnExchangeOutsideAGroupIsADeadlockNamingTheCall) {
+#if !defined(COURSE_BACKEND_CPU)
+  GTEST_SKIP() << "on a GPU this exchange hangs: it is the CPU backend that detects it";
+#endif
+  if (as_processes()) GTEST_SKIP() << "a test of the ranks as threads (one process)";
+  Team team(Problem{16, 8, 12}, {4, 4, 4}, ch06::Communicator::nccl);
+  std::string failure;
+  try {
+    team.run([&](int rank) {
+      ch06::Slab& slab = team.slab(rank);
+      const ch06::Grid& g = slab.grid;
+      float* v = slab.field[0];
+      ch06::Stream stream;
+      GPU_CHECK(ncclSend(ch06::top_planes(v, g), ch06::halo_floats(g), ncclFloat, slab.up(), team.comm(rank), stream));
+      GPU_CHECK(ncclRecv(ch06::below_halo(v, g), ch06::halo_floats(g), ncclFloat, slab.down(), team.comm(rank), stream));
+      GPU_CHECK(gpuStreamSynchronize(stream));
+    });
+  } catch (const std::runtime_error& error) {
+    failure = error.what();
+  }
+  EXPECT_NE(failure.find("deadlock"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("in ncclSend to rank 1 at "), std::string::npos) << failure;
+  EXPECT_NE(failure.find("test_multi_gpu.cpp"), std::string::npos) << "names where the call was made: " << failure;
+  EXPECT_EQ(failure.find('\n'), std::string::npos) << "one line";
+}
+
+// A rank that fails before its part of an exchange: the others, waiting in NCCL for it, fail
+// too (its communicator aborted), and the run ends with its one line, not after a timeout.
+TEST_F(Hangs, ARankThatFailsEndsTheRunOfTheOthers) {
+#if !defined(COURSE_BACKEND_CPU)
+  GTEST_SKIP() << "with NCCL on GPUs the ranks as threads do not free each other's waits (run them as MPI processes)";
+#endif
+  if (as_processes() && ch06::launched_processes() != 2) GTEST_SKIP() << "mpirun -np 2 runs it as processes";
+  Team team(Problem{16, 8, 8}, {4, 4}, ch06::Communicator::nccl);
+  const auto start = std::chrono::steady_clock::now();
+  std::string failure;
+  try {
+    team.run([&](int rank) {
+      if (rank == 1) throw std::runtime_error("rank 1 fails on purpose");
+      ch06::Stream stream;
+      ch06::exchange_nccl(team.slab(rank), team.slab(rank).field[0], team.comm(rank), stream);
+      GPU_CHECK(gpuStreamSynchronize(stream));
+    });
+  } catch (const std::runtime_error& error) {
+    failure = error.what();
+  }
+  EXPECT_EQ(failure, "rank 1 fails on purpose");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20)) << "the waiting rank was freed at once";
 }
 
 }  // namespace

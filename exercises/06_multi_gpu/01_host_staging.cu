@@ -1,13 +1,12 @@
-// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 6cc324259ca0): edit the TODOs.
+// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 3dec27d89cd5): edit the TODOs.
 // Step 01 — z slabs, halos through the host.
 //
 // Each rank owns a slab of whole planes and keeps R = 4 halo planes above and below it. After
 // each step its bottom and top R planes go to its neighbours' halos, the way a code without
-// any GPU-to-GPU path does it: copied to pinned host memory, a host barrier so that every rank's
-// planes are there, copied from the neighbours' host buffers into the halos. The host buffers
-// are double-buffered by the step's parity, so one barrier per step is enough: a rank writes
-// buffer p again two steps later, after the next barrier, which its neighbours reach only once
-// their stream has finished reading it.
+// any GPU-to-GPU path does it: copied to pinned host memory, exchanged between the hosts' buffers
+// (Team::exchange_host: MPI_Sendrecv between processes, a copy after a barrier between threads),
+// copied from the received buffers into the halos, which the host waits for before its buffers
+// can take the next step's planes.
 // The bound: per step and rank 4 messages of R planes, 2 out and 2 in: a plane of a 512^2 slab
 // is 520 x 520 floats with its halo and padding, 1.08 MB, so 4.3 MB a message, 17 MB a step.
 // Over PCIe (Gen5 x16: about 50 GB/s each way, to be measured) the copies out take 0.17 ms and
@@ -25,13 +24,11 @@ namespace {
 
 class HostStaging final : public Propagator {
  public:
-  HostStaging(Crew& crew, int rank) : crew_(crew), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
-    for (auto& parity : outgoing_)
-      for (float*& planes : parity) GPU_CHECK(gpuMallocHost(&planes, halo_floats(slab_.grid) * sizeof(float)));
+  HostStaging(Crew& crew, int rank) : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
+    for (float*& planes : staged_) GPU_CHECK(gpuMallocHost(&planes, halo_floats(slab_.grid) * sizeof(float)));
   }
   ~HostStaging() override {
-    for (auto& parity : outgoing_)
-      for (float* planes : parity) report_if_failed(gpuFreeHost(planes), "gpuFreeHost");
+    for (float* planes : staged_) report_if_failed(gpuFreeHost(planes), "gpuFreeHost");
   }
 
   void advance(int steps) override {
@@ -39,27 +36,24 @@ class HostStaging final : public Propagator {
   }
 
  private:
-  enum Side { kBottom, kTop };
+  enum Buffer { kBottom, kTop, kBelow, kAbove };
 
   void refresh_halos(float* v) {
     wrap_xy(v, slab_.grid, all_planes(slab_.grid), stream_);
     exchange_through_host(v);
-    parity_ = 1 - parity_;
   }
 
-  // v's bottom and top R planes to this rank's host buffers of this parity; then, once every
-  // rank has done so, the neighbours' buffers into v's halos.
+  // v's bottom and top R planes to the host, exchanged with the neighbours', theirs into v's halos.
   void exchange_through_host(float* v) {
-    // TODO: copy v's bottom and top planes into outgoing_[parity_] (device to host, on stream_), wait for them, team barrier, then copy the lower neighbour's top planes into v's below halo and the upper neighbour's bottom planes into its above halo (host to device); crew_.mate<HostStaging>(rank).outgoing_ is another rank's
-    (void)v; (void)crew_; throw course::NotImplemented(__FILE__);
+    // TODO: copy v's bottom and top planes into staged_[kBottom] and staged_[kTop] (device to host, on stream_) and wait for them; team_.exchange_host(slab_.rank, ...) sends them down and up and receives the neighbours' into staged_[kBelow] and staged_[kAbove]; copy those into v's below and above halos (host to device) and wait for them, as the next exchange overwrites the buffers
+    (void)v; (void)team_; throw course::NotImplemented(__FILE__);
   }
 
-  Crew& crew_;
+  Team& team_;
   Slab& slab_;
   const Problem& problem_;
   Stream stream_;
-  float* outgoing_[2][2] = {};  // [parity][side]: pinned host copies of this rank's boundary planes
-  int parity_ = 0;
+  float* staged_[4] = {};  // pinned host buffers: this rank's planes out, its neighbours' in (Buffer)
 };
 
 }  // namespace

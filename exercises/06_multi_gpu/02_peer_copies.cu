@@ -1,9 +1,11 @@
-// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint a5c8d1201942): edit the TODOs.
+// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint 7223afd34593): edit the TODOs.
 // Step 02 — peer-to-peer copies between devices.
 //
 // The halos come straight from the neighbours' memory: each rank pulls the planes it needs
 // with a peer copy on its own stream (over NVLink on an HGX machine, once peer access is on),
-// no host memory and no host synchronize. What the host still does is order the ranks' streams,
+// no host memory and no host synchronize. Each rank reaches its neighbours' fields and events
+// through the team's windows (Team::open_neighbours): their own pointers between threads, CUDA
+// IPC handles opened in this process between MPI processes of one machine. What the host still does is order the ranks' streams,
 // which no longer meet at a synchronize: a rank pulls buffer b's planes only after its
 // neighbours have computed them, waiting on its stream for their event computed[b], recorded
 // after their update; a host barrier each step makes sure the record has been issued before the
@@ -19,6 +21,8 @@
 // and planes 4x larger, 34 MB in, 0.08 ms: about 0.88.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
+#include <stdexcept>
+
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
@@ -27,9 +31,11 @@ namespace {
 
 class PeerCopies final : public Propagator {
  public:
-  PeerCopies(Crew& crew, int rank) : crew_(crew), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
-    const Team& team = crew.team();
-    for (const int peer : {slab_.down(), slab_.up()}) enable_peer_access(team.slab(peer).device);
+  PeerCopies(Crew& crew, int rank) : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
+    if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);
+    Team::Window mine{{slab_.field[0], slab_.field[1]}, {computed_[0], computed_[1]}, slab_.device, slab_.grid};
+    neighbours_ = team_.open_neighbours(slab_.rank, mine);
+    for (const Team::Window& neighbour : neighbours_) enable_peer_access(neighbour.device);
   }
 
   void advance(int steps) override {
@@ -59,15 +65,16 @@ class PeerCopies final : public Propagator {
 
   // Buffer b's halos from the neighbours' buffer b, once they have computed it.
   void pull_halos(int b) {
-    // TODO: record computed_[b] on stream_, team barrier, make stream_ wait for both neighbours' computed_[b] (crew_.mate<PeerCopies>(rank)), then peer-copy the lower neighbour's top planes into the below halo and the upper neighbour's bottom planes into the above halo (gpuMemcpyPeerAsync, from their device to slab_.device)
+    // TODO: record computed_[b] on stream_, team barrier, make stream_ wait for both neighbours' computed[b] (neighbours_[0] below, [1] above), then peer-copy the lower neighbour's top planes into the below halo and the upper neighbour's bottom planes into the above halo (gpuMemcpyPeerAsync, from their device to slab_.device, each with its own grid)
     (void)b; throw course::NotImplemented(__FILE__);
   }
 
-  Crew& crew_;
+  Team& team_;
   Slab& slab_;
   const Problem& problem_;
   Stream stream_;
-  Event computed_[2];  // recorded once buffer b holds this rank's new planes
+  Event computed_[2]{Event(true), Event(true)};  // recorded once buffer b holds this rank's new planes; shareable
+  std::array<Team::Window, 2> neighbours_{};
 };
 
 }  // namespace

@@ -2,7 +2,9 @@
 //
 // The halos come straight from the neighbours' memory: each rank pulls the planes it needs
 // with a peer copy on its own stream (over NVLink on an HGX machine, once peer access is on),
-// no host memory and no host synchronize. What the host still does is order the ranks' streams,
+// no host memory and no host synchronize. Each rank reaches its neighbours' fields and events
+// through the team's windows (Team::open_neighbours): their own pointers between threads, CUDA
+// IPC handles opened in this process between MPI processes of one machine. What the host still does is order the ranks' streams,
 // which no longer meet at a synchronize: a rank pulls buffer b's planes only after its
 // neighbours have computed them, waiting on its stream for their event computed[b], recorded
 // after their update; a host barrier each step makes sure the record has been issued before the
@@ -26,6 +28,8 @@
 //     02_peer_copies x1  weak 512^3 per GPU  14.4315 ms (20 time steps), 2232 GB/s (0.537 of copy), 186 GLUP/s
 //     02_peer_copies x2  weak 512^3 per GPU  15.2631 ms (20 time steps), 2110 GB/s (0.508 of copy), 352 GLUP/s
 // END MEASURED
+#include <stdexcept>
+
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
@@ -34,9 +38,11 @@ namespace {
 
 class PeerCopies final : public Propagator {
  public:
-  PeerCopies(Crew& crew, int rank) : crew_(crew), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
-    const Team& team = crew.team();
-    for (const int peer : {slab_.down(), slab_.up()}) enable_peer_access(team.slab(peer).device);
+  PeerCopies(Crew& crew, int rank) : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
+    if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);
+    Team::Window mine{{slab_.field[0], slab_.field[1]}, {computed_[0], computed_[1]}, slab_.device, slab_.grid};
+    neighbours_ = team_.open_neighbours(slab_.rank, mine);
+    for (const Team::Window& neighbour : neighbours_) enable_peer_access(neighbour.device);
   }
 
   void advance(int steps) override {
@@ -66,15 +72,14 @@ class PeerCopies final : public Propagator {
 
   // Buffer b's halos from the neighbours' buffer b, once they have computed it.
   void pull_halos(int b) {
-    // BEGIN SOLUTION: record computed_[b] on stream_, team barrier, make stream_ wait for both neighbours' computed_[b] (crew_.mate<PeerCopies>(rank)), then peer-copy the lower neighbour's top planes into the below halo and the upper neighbour's bottom planes into the above halo (gpuMemcpyPeerAsync, from their device to slab_.device)
+    // BEGIN SOLUTION: record computed_[b] on stream_, team barrier, make stream_ wait for both neighbours' computed[b] (neighbours_[0] below, [1] above), then peer-copy the lower neighbour's top planes into the below halo and the upper neighbour's bottom planes into the above halo (gpuMemcpyPeerAsync, from their device to slab_.device, each with its own grid)
     const Grid& g = slab_.grid;
     const std::size_t bytes = halo_floats(g) * sizeof(float);
     GPU_CHECK(gpuEventRecord(computed_[b], stream_));
-    crew_.team().barrier();
-    const Team& team = crew_.team();
-    const Slab& below = team.slab(slab_.down());
-    const Slab& above = team.slab(slab_.up());
-    for (const int peer : {slab_.down(), slab_.up()}) GPU_CHECK(gpuStreamWaitEvent(stream_, crew_.mate<PeerCopies>(peer).computed_[b], 0));
+    team_.barrier();
+    const Team::Window& below = neighbours_[0];
+    const Team::Window& above = neighbours_[1];
+    for (const Team::Window& neighbour : neighbours_) GPU_CHECK(gpuStreamWaitEvent(stream_, neighbour.computed[b], 0));
     float* v = slab_.field[b];
     GPU_CHECK(gpuMemcpyPeerAsync(below_halo(v, g), slab_.device, top_planes(below.field[b], below.grid), below.device, bytes, stream_));
     GPU_CHECK(gpuMemcpyPeerAsync(above_halo(v, g), slab_.device, bottom_planes(above.field[b], above.grid), above.device, bytes, stream_));
@@ -82,11 +87,12 @@ class PeerCopies final : public Propagator {
     // END SOLUTION
   }
 
-  Crew& crew_;
+  Team& team_;
   Slab& slab_;
   const Problem& problem_;
   Stream stream_;
-  Event computed_[2];  // recorded once buffer b holds this rank's new planes
+  Event computed_[2]{Event(true), Event(true)};  // recorded once buffer b holds this rank's new planes; shareable
+  std::array<Team::Window, 2> neighbours_{};
 };
 
 }  // namespace

@@ -2,17 +2,20 @@
 //
 // CUDA builds use NCCL and HIP builds RCCL (the same API) when cmake/GpuBackend.cmake finds them
 // (COURSE_NCCL_LIBRARY). Otherwise the subset below is declared: the CPU backend implements it
-// in process (common/cpu_backend/nccl.cpp: ranks are host threads, a send is matched with the
-// receive of the same pair of ranks in order, a group's sends are posted before its receives
-// wait, and a group is a piece of its stream's work), and a GPU build without the library gets
-// calls that fail (common/src/nccl_missing.cpp); nccl_unavailable_reason() says so first, so
-// that tests skip and programs stop with one line.
+// (common/cpu_backend/nccl.cpp: ranks are host threads of one process, or MPI processes; a send
+// is matched with the receive of the same pair of ranks in order and completes only with it, as
+// on a GPU; a group posts all its calls before any waits; a group is a piece of its stream's
+// work), and a GPU build without the library gets calls that fail (common/src/nccl_missing.cpp);
+// nccl_unavailable_reason() says so first, so that tests skip and programs stop with one line.
+// There, ncclSend and ncclRecv also take where they were called (a defaulted last argument),
+// so that a deadlock names the call.
 //
 // Every call is checked with GPU_CHECK, as the runtime's are.
 #pragma once
 
 #include <cstddef>
 #include <optional>
+#include <source_location>
 #include <string>
 
 #include "course/gpu.hpp"
@@ -57,12 +60,13 @@ const char* ncclGetLastError(ncclComm_t comm);
 ncclResult_t ncclGetUniqueId(ncclUniqueId* id);
 ncclResult_t ncclCommInitRank(ncclComm_t* comm, int ranks, ncclUniqueId id, int rank);
 ncclResult_t ncclCommDestroy(ncclComm_t comm);
+ncclResult_t ncclCommAbort(ncclComm_t comm);
 ncclResult_t ncclCommCount(const ncclComm_t comm, int* count);
 ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank);
 ncclResult_t ncclSend(const void* buffer, std::size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
-                      gpuStream_t stream);
+                      gpuStream_t stream, std::source_location where = std::source_location::current());
 ncclResult_t ncclRecv(void* buffer, std::size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
-                      gpuStream_t stream);
+                      gpuStream_t stream, std::source_location where = std::source_location::current());
 ncclResult_t ncclGroupStart();
 ncclResult_t ncclGroupEnd();
 #endif
