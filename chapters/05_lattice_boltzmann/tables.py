@@ -347,34 +347,27 @@ def peers_table(res) -> str:
     return "\n".join(lines)
 
 
-# The width runs the lesson quotes (bench_lbm --accuracy on the H200), each row labelled with its run:
-# results/h200/accuracy.csv (added to the H200's folder after the recording, its README says at which
-# commit), and for the stochastic steps as they are now, the run that measured step 13's four-cell
-# variant. One run each: runs of the same storage differ by a few tenths of a percent (NOTES.md).
-WIDTH_RUNS = {"accuracy.csv": "the accuracy run (`accuracy.csv`)",
-              "four-cells-2026-11-24/accuracy.csv": "the four-cell run (`four-cells-2026-11-24/`)"}
-WIDTH_ROWS = [("float64 reference", "reference", "accuracy.csv"),
-              ("float32 (step 04)", "04_fused", "accuracy.csv"),
-              ("fp16 to nearest (step 08)", "08_fma_fp16", "accuracy.csv"),
-              ("bf16 to nearest (step 08)", "08_fma_bf16", "accuracy.csv"),
-              ("fp16 stochastic (steps 10, 12, 13)", "10_stochastic_fp16", "four-cells-2026-11-24/accuracy.csv")]
+# The width run the lesson quotes: bench_lbm --accuracy on the H200 (results/h200/accuracy.csv,
+# added to the H200's folder after the recording; its README says at which commit). One run: runs of
+# the same storage differ by a few tenths of a percent (NOTES.md).
+WIDTH_ROWS = [("float64 reference", "reference"),
+              ("float32 (step 04)", "04_fused"),
+              ("fp16 to nearest (step 08)", "08_fma_fp16"),
+              ("bf16 to nearest (step 08)", "08_fma_bf16"),
+              ("fp16 stochastic (steps 10, 12, 13)", "10_stochastic_fp16")]
 
 
 def width_table(res) -> str:
     """The steady profile's relative L2 distance from the parabola against the channel's width."""
-    rows = {}
-    for path in WIDTH_RUNS:
-        text = cli.read_text(res.folder / path, "bench_lbm --accuracy's CSV")
-        lines = [line for line in text.splitlines() if not line.startswith("#")]  # its first line says how it was made
-        for r in csv.DictReader(lines):
-            rows[(path, r["step"], int(r["width"]))] = float(r["profile_error"])
-    widths = sorted({w for (_, _, w) in rows})
-    lines = ["| storage | " + " | ".join(f"{w} cells" for w in widths) + " | run (H200) |",
-             "|---|" + "---:|" * len(widths) + "---|"]
-    for label, step, path in WIDTH_ROWS:
-        cells = [f"{100 * rows[(path, step, w)]:.2g}%" if (path, step, w) in rows else "" for w in widths]
-        lines.append(f"| {label} | " + " | ".join(cells) + f" | {WIDTH_RUNS[path]} |")
-    return "\n".join(lines)
+    text = cli.read_text(res.folder / "accuracy.csv", "bench_lbm --accuracy's CSV")
+    lines = [line for line in text.splitlines() if not line.startswith("#")]  # its first line says how it was made
+    rows = {(r["step"], int(r["width"])): float(r["profile_error"]) for r in csv.DictReader(lines)}
+    widths = sorted({w for (_, w) in rows})
+    table = ["| storage | " + " | ".join(f"{w} cells" for w in widths) + " |", "|---|" + "---:|" * len(widths)]
+    for label, step in WIDTH_ROWS:
+        cells = [f"{100 * rows[(step, w)]:.2g}%" if (step, w) in rows else "" for w in widths]
+        table.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(table)
 
 
 def profile_table(res, kernels: list, quantities: list) -> str:
