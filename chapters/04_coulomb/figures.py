@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Draws chapter 4's pictures into figures/: mapping.png, which thread computes which grid point
 in steps 00, 02 and 03 (04 keeps step 03's mapping) over one 16-thread row of a block and 64
-points; blocking.png, the 8 x 4 points of a thread in steps 05 and 06 over a block's stretch of
+points; blocking.png, the 8 x 4 points of a thread in step 05 over a block's stretch of
 the slice; constant_surprise.png, why step 01's constant reads stall; issue_budget.png, step
 06's cost model, the XU's and the issue slots' cycles as roots move to the FMA pipe;
 instructions.png, the instructions an evaluation and the XU's busy share of every taught step
 (results/h200/traffic.csv); pipes.png, how step 06 splits the roots between the XU and the FMA
 pipe, beside what the profile measured for steps 05 and 06; scheduler.png, which warps of a
-scheduler take which role, and the fraction of the rsqrt ceiling either way (results/*/bench.json).
+scheduler take which role, and the fraction of the rsqrt ceiling either way (results/*/bench.json);
+taught.png, each taught step's fraction of the rsqrt ceiling at both sizes on both GPUs.
 
     chapters/04_coulomb/figures.py [--out-dir chapters/04_coulomb/figures]
 """
@@ -74,21 +75,17 @@ def draw_mapping(out: pathlib.Path) -> None:
 
 
 def draw_blocking(out: pathlib.Path) -> None:
-    """A 16 x 16 block's 128 x 64 points in the 8 x 4 shape; three threads' points coloured, and
-    which of one thread's points take the FMA pipe's root in step 06's 6 of 32."""
+    """Step 05: a 16 x 16 block's 128 x 64 points in the 8 x 4 shape; three threads' points
+    coloured. (Step 06's taught kernel uses 16 x 8 blocks, rows 8 apart: the lesson says so.)"""
     width, height = BLOCK * POINTS, BLOCK * ROWS
     shown = {(0, 0): "tab:blue", (5, 0): "tab:orange", (3, 2): "tab:green"}
-    software = 6  # step 06's best split: points r * 8 + p < 6 of each thread on the FMA pipe
     figure, axis = plt.subplots(figsize=(12, 6.8))
     for (tx, ty), colour in shown.items():
         for r in range(ROWS):
             for p in range(POINTS):
-                on_fma_pipe = (tx, ty) == (0, 0) and r * POINTS + p < software
                 axis.add_patch(plt.Rectangle((tx + BLOCK * p - 0.5, ty + BLOCK * r - 0.5), 2, 2, facecolor=colour,
-                                             edgecolor="black" if on_fma_pipe else colour, hatch="////" if on_fma_pipe else None))
+                                             edgecolor=colour))
         axis.plot([], [], "s", color=colour, label=f"thread ({tx}, {ty}): columns {tx} + 16 p, rows {ty} + 16 r")
-    axis.add_patch(plt.Rectangle((0, 0), 0, 0, facecolor="white", edgecolor="black", hatch="////",
-                                 label="06, 6 of 32: every thread's first 6 points (marked for thread (0, 0)) take the FMA pipe's root"))
     for x in range(0, width + 1, BLOCK):
         axis.axvline(x, color="#999999", linewidth=0.6)
     for y in range(0, height + 1, BLOCK):
@@ -100,7 +97,7 @@ def draw_blocking(out: pathlib.Path) -> None:
     axis.set_yticks(range(0, height + 1, BLOCK))
     axis.set_xlabel("i (x) within the block's 128 x 64 points; each grey square is one pass of the block's 16 x 16 threads")
     axis.set_ylabel("j (y)")
-    axis.set_title("05-06, 8 x 4 points a thread: per atom, dx once for each of its 8 columns and dy\u00b2 + dz\u00b2 once for each of\n"
+    axis.set_title("05, 8 x 4 points a thread: per atom, dx once for each of its 8 columns and dy\u00b2 + dz\u00b2 once for each of\n"
                    "its 4 rows, then 32 squared distances, roots and terms (points drawn enlarged)", fontsize=9, loc="left")
     axis.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2, fontsize=8, frameon=False)
     figure.savefig(out, dpi=110, bbox_inches="tight")
@@ -121,9 +118,9 @@ def draw_constant_surprise(out: pathlib.Path) -> None:
     axis.set_ylim(-1, warps)
     axis.set_xlabel("atom k of the 4096-atom chunk in constant memory")
     axis.set_ylabel("warp of one multiprocessor")
-    axis.set_title("01: 48 resident warps, each at its own atom (blocks start at different times): the constant path is asked\n"
-                   "for dozens of different atoms at once, and a warp whose atom misses waits (step 01 issues a warp's\n"
-                   "instruction every ~33 cycles, 26-28 of them in that stall: NOTES.md, results/h200/stalls.csv)",
+    axis.set_title("01, an illustration (positions drawn at random, not measured): the resident warps stand at different\n"
+                   "atoms of the chunk. Measured: the constant path delivered one warp's atom every 30-35 cycles per\n"
+                   "multiprocessor in steps 01-04; chunks of 128 atoms still gave 0.11 of the ceiling, so the cause is not isolated",
                    fontsize=8.5, loc="left")
     axis = axes[1]
     steps = ["00: L1 loads", "01: constant", "02-04: constant,\n8 points a read", "07: constant,\n32 points a read"]
@@ -147,16 +144,17 @@ def draw_issue_budget(out: pathlib.Path) -> None:
     shares = [n / 100 for n in range(0, 41)]
     figure, axis = plt.subplots(figsize=(9, 5))
     axis.plot(shares, [8 * (1 - f) for f in shares], color="tab:red", linewidth=2.5, label="XU: 8 (1 - f) cycles")
-    # 9.05: the minimax root, measured; each crossing labelled where it leaves the others' labels clear
-    for c, u, style, label_at in ((10, 1.0, "-", (-95, 8)), (9.05, 1.0, "--", (6, -14)), (9.05, 0.67, ":", (6, -14))):
+    # c = 9.05: the minimax root's instructions as counted in the compiled code; u = 1 (every slot) and
+    # 0.67 (the splits' measured issue rate), the two crossings the lesson explains
+    for c, u, style, label_at in ((9.05, 1.0, "--", (12, -32)), (9.05, 0.67, ":", (12, -26))):
         best = (8 * u - i) / (8 * u + c - 1)
         axis.plot(shares, [(i + (c - 1) * f) / u for f in shares], style, color="tab:blue",
                   label=f"issue: (i + {c - 1:g} f) / {u} cycles (a root of c = {c:g} instructions, u = {u})")
         axis.plot([best], [8 * (1 - best)], "o", color="black")
-        axis.annotate(f"f* = {best:.0%}: {1 / (1 - best):.2f}x", (best, 8 * (1 - best)), textcoords="offset points",
-                      xytext=label_at, fontsize=8)
+        axis.annotate(f"u = {u}: f* = {best:.0%}, {1 / (1 - best):.2f}x the paper rate", (best, 8 * (1 - best)), textcoords="offset points",
+                      xytext=label_at, fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.9})
     axis.set_xlabel("f, share of the roots computed on the FMA pipe")
-    axis.set_ylabel("cycles per warp's 32 evaluations, one sub-partition")
+    axis.set_ylabel("cycles per warp's 32 evaluations, one scheduler")
     axis.set_ylim(0, 9)
     axis.set_title(f"06: the 8-cycle budget (i = {i} instructions per evaluation with the hardware root: step 05's 8 x 4,\n"
                    "results/h200/traffic.csv); "
@@ -225,10 +223,10 @@ def draw_pipes(out: pathlib.Path) -> None:
         target = (3.2, 5.6) if role == "XU" else (3.2, 1.6)
         left.annotate("", xy=target, xytext=(1.6, y + 0.35), arrowprops={"arrowstyle": "->", "color": "#888888", "lw": 0.7})
     left.add_patch(plt.Rectangle((3.2, 4.6), 2.6, 2.0, facecolor="tab:red", alpha=0.15, edgecolor="tab:red"))
-    left.text(4.5, 5.6, "XU (multi-function unit)\none root instruction,\n16 lanes: a warp every 8 cycles", ha="center",
+    left.text(4.5, 5.6, "XU (multi-function unit)\none root instruction; 4 lanes a\nscheduler: a warp's 32 roots in 8 cycles", ha="center",
               va="center", fontsize=7.5)
     left.add_patch(plt.Rectangle((3.2, 0.6), 2.6, 2.0, facecolor="tab:blue", alpha=0.15, edgecolor="tab:blue"))
-    left.text(4.5, 1.6, "FMA pipe\nbit trick + polynomial:\nabout 10 instructions a root", ha="center", va="center",
+    left.text(4.5, 1.6, "FMA pipe\nbit trick + polynomial:\n9 instructions a root", ha="center", va="center",
               fontsize=7.5)
     left.set_xlim(-0.1, 6)
     left.set_ylim(-0.2, 8)
@@ -249,7 +247,7 @@ def draw_pipes(out: pathlib.Path) -> None:
     right.set_ylabel("% of peak (profile)")
     right.legend(fontsize=7.5, loc="upper left", ncol=3, frameon=False)
     right.set_title(f"measured: the FMA pipe and the issue slots fill; the XU gives up a little\n"
-                    f"(2048 x 2048 points, 4096 atoms, {context['gpu']}, results/h200/traffic.csv)", fontsize=8.5, loc="left")
+                    f"(one launch: 2048 x 2048 points, 4096 atoms, {context['gpu']}, results/h200/traffic.csv)", fontsize=8.5, loc="left")
     figure.tight_layout()
     figure.savefig(out, dpi=120)
     print(f"wrote {out}")
@@ -261,17 +259,17 @@ def draw_scheduler(out: pathlib.Path) -> None:
     the low slots); beside it, the fraction of the rsqrt ceiling for k FMA warps of 8 either way, on
     both GPUs (results/*/bench.json, the production size)."""
     figure, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4), gridspec_kw={"width_ratios": [1, 1.2]})
-    for column, (title, fma_slots) in enumerate((("as first built:\nFMA role to the first\nblocks to arrive", range(0, 3)),
+    for column, (title, fma_slots) in enumerate((("as first built:\nFMA role to the first blocks;\nlow slots inferred, not recorded", range(0, 3)),
                                                   ("as kept:\nXU role to the\nlow slots", range(4, 8)))):
         x = column * 2.4
         left.text(x + 0.8, 8.3, title, ha="center", va="bottom", fontsize=7.5)
         for slot in range(8):
             role = "FMA" if slot in fma_slots else "XU"
             warp_box(left, x, 7 - slot, role, f"slot {slot}: {role}")
-    left.annotate("favoured:\npicked first\nwhen ready", xy=(-0.1, 7.3), xytext=(-1.5, 7.0), fontsize=7,
+    left.annotate("low slots:\nXU role here\nmeasured\nfaster", xy=(-0.1, 7.3), xytext=(-1.6, 6.8), fontsize=7,
                   arrowprops={"arrowstyle": "->"}, va="center")
-    left.annotate("served\nlast", xy=(-0.1, 0.3), xytext=(-1.5, 0.3), fontsize=7, arrowprops={"arrowstyle": "->"},
-                  va="center")
+    left.annotate("high slots\n(%warpid;\nscheduler\nassumed s % 4)", xy=(-0.1, 0.3), xytext=(-1.6, 0.8), fontsize=7,
+                  arrowprops={"arrowstyle": "->"}, va="center")
     left.set_xlim(-1.7, 4.2)
     left.set_ylim(-0.3, 9.6)
     left.axis("off")
@@ -282,8 +280,8 @@ def draw_scheduler(out: pathlib.Path) -> None:
         rsqrt = chapter.ceilings["rsqrt_Gops"]
         cases = {c.name: c for c in chapter.cases if c.group == PRODUCTION}
         short = chapter.context["gpu"].replace("NVIDIA ", "").split()[0]
-        for label, name, ks, colour in (("FMA warps favoured (first built)", "06_split_specialised_{k}_of_8", range(0, 4), "tab:blue"),
-                                        ("XU warps favoured (kept)", "06_split_specialised_{k}_of_8_xu_priority", range(2, 6), "tab:red")):
+        for label, name, ks, colour in (("FMA role to the first arrivals (first built)", "06_split_specialised_{k}_of_8", range(0, 4), "tab:blue"),
+                                        ("XU role to the low slots (kept)", "06_split_specialised_{k}_of_8_xu_priority", range(2, 6), "tab:red")):
             points = [(k, cases[name.format(k=k)].rate("Grsqrt") / rsqrt) for k in ks if name.format(k=k) in cases]
             right.plot([k for k, _ in points], [f for _, f in points], style, marker="o", color=colour,
                        label=f"{label}, {short}")
@@ -294,6 +292,36 @@ def draw_scheduler(out: pathlib.Path) -> None:
     right.set_title("measured at 2048 x 2048 points, 100,000 atoms (results/*/bench.json)", fontsize=8.5, loc="left")
     right.legend(fontsize=7, loc="center right")
     right.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(out, dpi=120)
+    print(f"wrote {out}")
+
+
+def draw_taught(out: pathlib.Path) -> None:
+    """Each taught step's fraction of the rsqrt ceiling at both sizes, on both GPUs
+    (results/*/bench.json), the experiments left out."""
+    figure, axis = plt.subplots(figsize=(10, 4.2))
+    sizes = (("512x512, 10000 atoms", "512 x 512, 10,000 atoms", "tab:gray"), (PRODUCTION, "2048 x 2048, 100,000 atoms", "tab:blue"))
+    bars = [(gpu, size) for gpu in ("h200", "h100-80gb-hbm3") for size in sizes]
+    width = 0.8 / len(bars)
+    for index, (gpu, (group, label, colour)) in enumerate(bars):
+        chapter = results.load_gpu(HERE / "results" / gpu)
+        steps = {c.name[:2]: c for c in chapter.taught if c.group == group and c.is_step}
+        numbers = sorted(steps)
+        values = [steps[n].rate("Grsqrt") / chapter.ceilings["rsqrt_Gops"] for n in numbers]
+        short = chapter.context["gpu"].replace("NVIDIA ", "").split()[0]
+        axis.bar([k + (index - 1.5) * width for k in range(len(numbers))], values, width, color=colour,
+                 alpha=1.0 if gpu == "h200" else 0.5, label=f"{short}, {label}")
+    axis.set_xticks(range(len(numbers)), numbers)
+    axis.axhline(1, color="tab:red", linewidth=1)
+    axis.text(-0.4, 1.02, "the rsqrt ceiling (measured)", color="tab:red", fontsize=7.5, va="bottom")
+    axis.set_xlabel("taught step")
+    axis.set_ylabel("fraction of the rsqrt ceiling")
+    axis.set_ylim(0, 1.4)
+    axis.set_title("every taught step, median of 20 runs (results/*/bench.json; the experiments are in NOTES.md)",
+                   fontsize=9, loc="left")
+    axis.legend(fontsize=7.5, loc="upper left", ncol=2)
+    axis.grid(axis="y", alpha=0.3)
     figure.tight_layout()
     figure.savefig(out, dpi=120)
     print(f"wrote {out}")
@@ -313,6 +341,7 @@ def main() -> int:
     draw_instructions(args.out_dir / "instructions.png")
     draw_pipes(args.out_dir / "pipes.png")
     draw_scheduler(args.out_dir / "scheduler.png")
+    draw_taught(args.out_dir / "taught.png")
     return 0
 
 

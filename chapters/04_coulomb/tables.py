@@ -72,9 +72,9 @@ LESSON = {
     "04": ("the root in one instruction, without rsqrtf's denormal handling",
            "about 4.5 instructions an evaluation; XU-bound"),
     "05": ("the atoms through shared tiles; 8 x 4 points a thread", "near the ceiling at 2048²"),
-    "06": ("half of each scheduler's warps compute their roots on the FMA pipe",
-           "past the ceiling: 1.19-1.23 of it"),
-    "07": ("the document's own moves: constant memory, 8 x 4 points a thread", "XU-bound at 2048², near 05"),
+    "06": ("4 of each scheduler's 8 warps compute their roots on the FMA pipe",
+           "1.2-1.25 at 2-3 FMA warps of 8 (missed: table below); 4 of 8 chosen after the sweep"),
+    "07": ("the write-up's own moves: constant memory, 8 x 4 points a thread", "XU-bound at 2048², near 05"),
 }
 STEP_06 = "06_split_specialised_4_of_8_xu_priority"
 
@@ -103,25 +103,27 @@ def case_named(run, group: str, name: str):
 
 
 def bound(res) -> str:
-    """The bound, derived: an evaluation's root, flops and the bytes of each size, and the time each
-    GPU's measured ceilings allow for them."""
+    """The bound, derived: an evaluation's root, its FMA-pipe instructions and the bytes of each size,
+    and the time each GPU's measured ceilings allow for them. The FMA pipe is counted in lane
+    instructions: the `dx` add takes a lane-cycle as an FMA does, so the FLOP ceiling over 2."""
     runs = chapter_runs(res)
     sizes = []
     for group in (DOCUMENT, PRODUCTION):
         nx, ny, atoms = (int(n) for n in SIZE.match(group).groups())
         sizes.append((f"{nx}² x {atoms:,}", nx * ny * atoms, 16 * atoms + 4 * nx * ny))
     rows = [("reciprocal square roots", "1", "rsqrt_Gops", lambda evaluations, _: evaluations),
-            ("flops: the `dx` add and two FMAs", "5", "fma_GFLOPs", lambda evaluations, _: 5 * evaluations),
+            ("FMA-pipe instructions: the `dx` add and two FMAs", "3", "fma_GFLOPs", lambda evaluations, _: 3 * evaluations),
             ("bytes: 16 an atom, 4 a point", "—", "copy_GBps", lambda _, nbytes: nbytes)]
     lines = ["| what | per evaluation | " + " | ".join(
         f"{short_gpu(run)}: ceiling | " + " | ".join(f"{short_gpu(run)}: ms at {label}" for label, _, _ in sizes)
         for run in runs) + " |",
              "|---|---:|" + "---:|" * (len(runs) * (1 + len(sizes)))]
-    units = {"rsqrt_Gops": "T roots/s", "fma_GFLOPs": "TFLOP/s", "copy_GBps": "TB/s"}
+    units = {"rsqrt_Gops": "T roots/s", "fma_GFLOPs": "T instructions/s", "copy_GBps": "TB/s"}
+    per_unit = {"fma_GFLOPs": 0.5}  # an FMA is 2 flops in one lane-cycle
     for what, per_evaluation, ceiling, amount in rows:
         cells = [what, per_evaluation]
         for run in runs:
-            rate = run.ceilings[ceiling] * 1e9  # G/s
+            rate = run.ceilings[ceiling] * 1e9 * per_unit.get(ceiling, 1)  # per second
             cells.append(f"{rate / 1e12:.2f} {units[ceiling]}")
             cells += [f"{amount(evaluations, nbytes) / rate * 1e3:.3g}" for _, evaluations, nbytes in sizes]
         lines.append("| " + " | ".join(cells) + " |")
@@ -151,30 +153,50 @@ def glance(res) -> str:
     return "\n".join(lines)
 
 
+def times(slower_ms: float, faster_ms: float) -> str:
+    return f"{slower_ms / faster_ms:.1f}x faster" if slower_ms >= faster_ms else f"{faster_ms / slower_ms:.1f}x slower"
+
+
+PEER_STEPS = ("04", "05", "06", "07")  # the taught steps set beside the peers
+STRONGEST_PEER = "torch.compile max-autotune"
+
+
 def peers(res) -> str:
-    """The document's size, where the peers ran: each peer's time on each GPU and how many times
-    faster the taught step 06 and step 04 are."""
+    """The document's size, where the peers ran: each peer's and the taught steps 04-07's time and
+    fraction of the rsqrt ceiling on each GPU, with how step 06 and the strongest peer compare."""
     runs = chapter_runs(res)
     per_run = []
     for run in runs:
         _, run_peers = results.load_peers(run.folder / "torch.json")
-        per_run.append({p.name: p for p in run_peers if p.group == DOCUMENT})
-    names = list(per_run[0])
-    lines = ["| alternative | " + " | ".join(
-        f"{short_gpu(run)} ms | {short_gpu(run)}: step 06 is | {short_gpu(run)}: step 04 is" for run in runs) + " |",
-             "|---|" + "---:|---:|---:|" * len(runs)]
-    for name in names:
-        cells = [name]
-        for run, by_name in zip(runs, per_run):
-            steps = taught(run, DOCUMENT)
-            peer = by_name[name]
-            cells += [f"{peer.median_ms:.2f}", f"{peer.median_ms / steps['06'].median_ms:.1f}x faster",
-                      f"{peer.median_ms / steps['04'].median_ms:.1f}x faster"]
-        lines.append("| " + " | ".join(cells) + " |")
-    cells = ["this chapter's step 06 / step 04"]
-    for run in runs:
         steps = taught(run, DOCUMENT)
-        cells += [f"{steps['06'].median_ms:.3f} / {steps['04'].median_ms:.3f}", "", ""]
+        rows = {p.name: p for p in run_peers if p.group == DOCUMENT}
+        rows.update({f"this chapter's step {n}": steps[n] for n in PEER_STEPS})
+        per_run.append(rows)
+    lines = ["| alternative | " + " | ".join(
+        f"{short_gpu(run)} ms | {short_gpu(run)}, of rsqrt | {short_gpu(run)}: step 06 is | {short_gpu(run)}: max-autotune is"
+        for run in runs) + " |",
+             "|---|" + "---:|---:|---:|---:|" * len(runs)]
+    for name in per_run[0]:
+        cells = [name]
+        for run, rows in zip(runs, per_run):
+            case, step_06, strongest = rows[name], rows["this chapter's step 06"], rows[STRONGEST_PEER]
+            cells += [f"{case.median_ms:.3g}", f"{of_rsqrt(case, run):.2f}",
+                      "" if case is step_06 else times(case.median_ms, step_06.median_ms),
+                      "" if case is strongest else times(case.median_ms, strongest.median_ms)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def speedup(res) -> str:
+    """How many times as fast as step 00 the taught step 06 is, each GPU and size."""
+    runs = chapter_runs(res)
+    lines = ["| | " + " | ".join(f"{short_gpu(run)}, {size}" for run in runs for size in ("2048²", "512²")) + " |",
+             "|---|" + "---:|" * (2 * len(runs))]
+    cells = ["step 06 over step 00"]
+    for run in runs:
+        for group in (PRODUCTION, DOCUMENT):
+            steps = taught(run, group)
+            cells.append(f"{steps['00'].median_ms / steps['06'].median_ms:.2f}x")
     lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -227,19 +249,22 @@ def step_results(res) -> dict:
     xu, fma, issue = ("XU busy", percent("XU pipe %")), ("FMA pipe busy", percent("FMA pipe %")), ("issue slots busy", percent("issue %"))
     ms = ("kernel ms (profile)", lambda row: f"{float(row['time ms']):.2f}")
     warps = ("warps resident", percent("occupancy %"))
+    # this one launch's rate (4096 atoms), which differs from the benchmark's at 100,000
+    launch = ("of the rsqrt ceiling, this launch",
+              lambda row: f"{PROFILE_EVALUATIONS / (float(row['time ms']) * 1e-3) / 1e9 / res.ceilings['rsqrt_Gops']:.2f}")
     return {
         "result_01": profile_result(res, [("step 00", "naive_kernel"), ("step 01", "constant_memory_kernel")],
                                     [ms, per_evaluation, issue]),
         "result_02": profile_result(res, [("step 00", "naive_kernel"), ("step 02", "coarsening_kernel")],
-                                    [per_evaluation, xu]),
+                                    [per_evaluation, xu, launch]),
         "result_04": profile_result(res, [("step 03", "coalesced_coarsening_kernel"), ("step 04", "fast_rsqrt_kernel")],
-                                    [per_evaluation, xu, issue]),
+                                    [per_evaluation, xu, issue, launch]),
         "result_05": profile_result(res, [("step 04", "fast_rsqrt_kernel"), ("step 05", "shared_atoms_kernel<8, 4>")],
-                                    [per_evaluation, xu, issue]),
+                                    [per_evaluation, xu, issue, launch]),
         "result_06": profile_result(res, [("step 05", "shared_atoms_kernel<8, 4>"), ("step 06", "specialised_kernel<4, 8, 1, 2>")],
-                                    [xu, fma, issue]),
+                                    [xu, fma, issue, launch]),
         "result_07": profile_result(res, [("step 05", "shared_atoms_kernel<8, 4>"),
-                                          ("step 07", "constant_coarsening_kernel<8, 4, 0>")], [per_evaluation, xu, warps]),
+                                          ("step 07", "constant_coarsening_kernel<8, 4, 0>")], [per_evaluation, xu, warps, launch]),
         "roles_06": roles_result(res),
     }
 
@@ -248,7 +273,7 @@ def lesson_tables(res) -> dict:
     """The lesson's tables, once (from the lesson's GPU, with every GPU's figures where they differ)."""
     if res.folder.name != LESSON_GPU:
         return {}
-    return {"bound": bound(res), "glance": glance(res), "peers": peers(res), **step_results(res)}
+    return {"bound": bound(res), "glance": glance(res), "peers": peers(res), "speedup": speedup(res), **step_results(res)}
 
 
 def tables(res) -> dict:
