@@ -175,6 +175,7 @@ const bool registered = [] {
 // NVIDIA before sm_90), checked on its own here, where the steps run the tensor-copy ring: one
 // step on one slab of 37 planes (its blocks walk 32) whose rows and columns cut its tiles.
 void test_portable_kernel(const course::Seed& seed) {
+  if (as_processes() && ch06::launched_processes() != 1) GTEST_SKIP() << "one rank: mpirun -np 1 runs it";
   const Problem p{131, 21, 37};
   const std::size_t points = std::size_t(p.nx) * p.ny * p.nz;
   const std::vector<float> u = course::random_floats(points, seed, 0), previous = course::random_floats(points, seed, 1);
