@@ -1,5 +1,6 @@
 #include "team.hpp"
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -396,14 +397,21 @@ std::array<Team::Window, 2> Team::open_neighbours(int rank, const Window& mine) 
   if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);
 #if defined(COURSE_BACKEND_CUDA) && defined(COURSE_HAVE_MPI)
   // The handles of each field and event, to both neighbours, over MPI; each opened here once.
+  // A handle names a whole allocation: the opened pointer is its start, so each field's offset
+  // into its allocation travels with it (the team's arrays start past a guard band).
   struct Handles {
     cudaIpcMemHandle_t field[2];
+    std::size_t offset[2];
     cudaIpcEventHandle_t computed[2];
     Grid grid;
   } out{}, from[2]{};
   out.grid = mine.grid;
+  const Rank& me = local(rank);
   for (int k = 0; k < 2; ++k) {
-    GPU_CHECK(cudaIpcGetMemHandle(&out.field[k], mine.field[k]));
+    if (mine.field[k] != me.arrays[k].data())
+      throw std::invalid_argument("Team::open_neighbours: a window's fields must be the slab's own arrays");
+    GPU_CHECK(cudaIpcGetMemHandle(&out.field[k], me.arrays[k].allocation()));
+    out.offset[k] = me.arrays[k].allocation_offset();
     GPU_CHECK(cudaIpcGetEventHandle(&out.computed[k], mine.computed[k]));
   }
   MPI_Sendrecv(&out, sizeof out, MPI_BYTE, slab.up(), 2, &from[0], sizeof out, MPI_BYTE, slab.down(), 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -423,7 +431,7 @@ std::array<Team::Window, 2> Team::open_neighbours(int rank, const Window& mine) 
       void* field = nullptr;
       GPU_CHECK(cudaIpcOpenMemHandle(&field, from[side].field[k], cudaIpcMemLazyEnablePeerAccess));
       local(rank).opened.push_back(field);
-      neighbours[side].field[k] = static_cast<float*>(field);
+      neighbours[side].field[k] = reinterpret_cast<float*>(static_cast<std::byte*>(field) + from[side].offset[k]);
       GPU_CHECK(cudaIpcOpenEventHandle(&neighbours[side].computed[k], from[side].computed[k]));
     }
     neighbours[side].device = slab.device;  // mapped into this rank's device's address space

@@ -49,11 +49,23 @@ const std::vector<Layout> kLayouts{{{13}}, {{5, 9}}, {{4, 11, 6}}, {{7, 4, 9, 5}
 
 bool as_processes() { return ch06::launch() == ch06::Launch::processes; }
 
+// Why this run's MPI processes cannot each have a device of this machine, if they cannot (every
+// process decides alike, so none waits in a collective for one that skipped).
+std::optional<std::string> more_processes_than_devices() {
+  int devices = 0;
+  GPU_CHECK(gpuGetDeviceCount(&devices));
+  if (ch06::launched_processes() <= devices) return std::nullopt;
+  return std::to_string(ch06::launched_processes()) + " MPI processes on a machine of " + std::to_string(devices) +
+         " devices: one process a device";
+}
+
 // Why `step` cannot run on `ranks` ranks here, if it cannot.
 std::optional<std::string> cannot_run(const ch06::Step& step, int ranks) {
   if (as_processes() && ranks != ch06::launched_processes())
     return std::to_string(ranks) + " ranks, and this run has " + std::to_string(ch06::launched_processes()) +
            " MPI processes (mpirun -np " + std::to_string(ranks) + " runs it)";
+  if (as_processes())
+    if (const auto why = more_processes_than_devices()) return why;
   if (step.source.file == "02_peer_copies")
     if (auto why = ch06::device_memory_not_shareable()) return why;
   if (step.needs != Needs::nccl) return std::nullopt;
@@ -300,9 +312,12 @@ TEST_F(Hangs, AnExchangeOutsideAGroupIsADeadlockNamingTheCall) {
 // too (its communicator aborted), and the run ends with its one line, not after a timeout.
 TEST_F(Hangs, ARankThatFailsEndsTheRunOfTheOthers) {
 #if !defined(COURSE_BACKEND_CPU)
-  GTEST_SKIP() << "with NCCL on GPUs the ranks as threads do not free each other's waits (run them as MPI processes)";
+  if (!as_processes())
+    GTEST_SKIP() << "with NCCL on GPUs the ranks as threads do not free each other's waits (run them as MPI processes)";
 #endif
   if (as_processes() && ch06::launched_processes() != 2) GTEST_SKIP() << "mpirun -np 2 runs it as processes";
+  if (as_processes())
+    if (const auto why = more_processes_than_devices()) GTEST_SKIP() << *why;
   Team team(Problem{16, 8, 8}, {4, 4}, ch06::Communicator::nccl);
   const auto start = std::chrono::steady_clock::now();
   std::string failure;

@@ -63,6 +63,10 @@ class DeviceBuffer {
 
   T* data() { return data_; }
   const T* data() const { return data_; }
+  // The block the runtime allocated, guard band included: what a CUDA IPC handle names, and where
+  // the process that opens the handle finds it; the elements start allocation_offset() bytes in.
+  void* allocation() const { return start_bytes(); }
+  static constexpr std::size_t allocation_offset() { return kGuardBytes; }
   std::size_t size() const { return count_; }
   std::size_t bytes() const { return count_ * sizeof(T); }
 
