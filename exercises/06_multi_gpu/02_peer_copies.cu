@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint 7223afd34593): edit the TODOs.
+// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint fed9e4d10cb7): edit the TODOs.
 // Step 02 — peer-to-peer copies between devices.
 //
 // The halos come straight from the neighbours' memory: each rank pulls the planes it needs
@@ -73,7 +73,10 @@ class PeerCopies final : public Propagator {
   Slab& slab_;
   const Problem& problem_;
   Stream stream_;
-  Event computed_[2]{Event(true), Event(true)};  // recorded once buffer b holds this rank's new planes; shareable
+  // Recorded once buffer b holds this rank's new planes. Shareable between processes only: a
+  // stream of one device waiting on another device's interprocess event crashed the driver (an H200
+  // pair, CUDA 13.0), so the threads keep plain events.
+  Event computed_[2]{Event(launch() == Launch::processes), Event(launch() == Launch::processes)};
   std::array<Team::Window, 2> neighbours_{};
 };
 

@@ -91,7 +91,10 @@ class PeerCopies final : public Propagator {
   Slab& slab_;
   const Problem& problem_;
   Stream stream_;
-  Event computed_[2]{Event(true), Event(true)};  // recorded once buffer b holds this rank's new planes; shareable
+  // Recorded once buffer b holds this rank's new planes. Shareable between processes only: a
+  // stream of one device waiting on another device's interprocess event crashed the driver (an H200
+  // pair, CUDA 13.0), so the threads keep plain events.
+  Event computed_[2]{Event(launch() == Launch::processes), Event(launch() == Launch::processes)};
   std::array<Team::Window, 2> neighbours_{};
 };
 
