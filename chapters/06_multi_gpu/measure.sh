@@ -88,8 +88,11 @@ if [[ $part != validate ]]; then
       check "the tests as $ranks MPI processes" "$mpirun" -np "$ranks" "$tests" --gtest_brief=1 \
         --gtest_filter='-Hangs.ARankThatFailsEndsTheRunOfTheOthers'
     done
+    # NCCL's set-up asks for kernels it has no image of here and handles the error itself; every
+    # call of the course's own is checked where it is made, so only memory errors count.
     check "compute-sanitizer memcheck over the tests as 2 MPI processes" "$mpirun" -np 2 \
-      compute-sanitizer --tool memcheck --error-exitcode=1 "$tests" --gtest_brief=1 --gtest_filter='-Hangs.*'
+      compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode=1 "$tests" --gtest_brief=1 \
+      --gtest_filter='-Hangs.*'
     for ((ranks = 1; ranks <= gpus; ranks *= 2)); do
       extra "the benchmark as $ranks MPI processes" "bench-mpi-$ranks.json" "$mpirun" -np "$ranks" "$bench" \
         "${ceilings[@]}" --benchmark_out="$folder/bench-mpi-$ranks.json" --benchmark_out_format=json
