@@ -17,11 +17,11 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     01_host_staging x1  strong 1024^3       161.2899 ms (20 time steps), 1598 GB/s (0.534 of copy), 133 GLUP/s
 //     01_host_staging x1  weak 512^3 per GPU  24.0044 ms (20 time steps), 1342 GB/s (0.448 of copy), 112 GLUP/s
-//   NVIDIA H200 (commit a05470f7035c, 2026-11-24):
-//     01_host_staging x1  strong 1024^3       137.9432 ms (20 time steps), 1868 GB/s (0.449 of copy), 156 GLUP/s
-//     01_host_staging x2  strong 1024^3       85.1085 ms (20 time steps), 1514 GB/s (0.364 of copy), 252 GLUP/s
-//     01_host_staging x1  weak 512^3 per GPU  21.2768 ms (20 time steps), 1514 GB/s (0.364 of copy), 126 GLUP/s
-//     01_host_staging x2  weak 512^3 per GPU  21.8016 ms (20 time steps), 1478 GB/s (0.355 of copy), 246 GLUP/s
+//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
+//     01_host_staging x1  strong 1024^3       193.8591 ms (20 time steps), 1329 GB/s (0.314 of copy), 111 GLUP/s
+//     01_host_staging x2  strong 1024^3       153.5764 ms (20 time steps), 839 GB/s (0.198 of copy), 140 GLUP/s
+//     01_host_staging x1  weak 512^3 per GPU  32.8432 ms (20 time steps), 981 GB/s (0.232 of copy), 82 GLUP/s
+//     01_host_staging x2  weak 512^3 per GPU  33.5893 ms (20 time steps), 959 GB/s (0.227 of copy), 160 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured on one rank (against step 00's): 0.347 ms more a step at 512^3 on the H100,

@@ -22,11 +22,11 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     02_peer_copies x1  strong 1024^3       135.3233 ms (20 time steps), 1904 GB/s (0.636 of copy), 159 GLUP/s
 //     02_peer_copies x1  weak 512^3 per GPU  17.0611 ms (20 time steps), 1888 GB/s (0.631 of copy), 157 GLUP/s
-//   NVIDIA H200 (commit a05470f7035c, 2026-11-24):
-//     02_peer_copies x1  strong 1024^3       112.0798 ms (20 time steps), 2299 GB/s (0.553 of copy), 192 GLUP/s
-//     02_peer_copies x2  strong 1024^3       58.4992 ms (20 time steps), 2203 GB/s (0.530 of copy), 367 GLUP/s
-//     02_peer_copies x1  weak 512^3 per GPU  14.4315 ms (20 time steps), 2232 GB/s (0.537 of copy), 186 GLUP/s
-//     02_peer_copies x2  weak 512^3 per GPU  15.2631 ms (20 time steps), 2110 GB/s (0.508 of copy), 352 GLUP/s
+//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
+//     02_peer_copies x1  strong 1024^3       72.6675 ms (20 time steps), 3546 GB/s (0.839 of copy), 296 GLUP/s
+//     02_peer_copies x2  strong 1024^3       38.7152 ms (20 time steps), 3328 GB/s (0.787 of copy), 555 GLUP/s
+//     02_peer_copies x1  weak 512^3 per GPU  9.7443 ms (20 time steps), 3306 GB/s (0.782 of copy), 275 GLUP/s
+//     02_peer_copies x2  weak 512^3 per GPU  10.6104 ms (20 time steps), 3036 GB/s (0.718 of copy), 506 GLUP/s
 // END MEASURED
 #include <stdexcept>
 

@@ -17,11 +17,11 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     03_nccl x1  strong 1024^3       135.2627 ms (20 time steps), 1905 GB/s (0.636 of copy), 159 GLUP/s
 //     03_nccl x1  weak 512^3 per GPU  17.0180 ms (20 time steps), 1893 GB/s (0.632 of copy), 158 GLUP/s
-//   NVIDIA H200 (commit a05470f7035c, 2026-11-24):
-//     03_nccl x1  strong 1024^3       111.9885 ms (20 time steps), 2301 GB/s (0.554 of copy), 192 GLUP/s
-//     03_nccl x2  strong 1024^3       59.3104 ms (20 time steps), 2172 GB/s (0.523 of copy), 362 GLUP/s
-//     03_nccl x1  weak 512^3 per GPU  14.3870 ms (20 time steps), 2239 GB/s (0.539 of copy), 187 GLUP/s
-//     03_nccl x2  weak 512^3 per GPU  15.4285 ms (20 time steps), 2088 GB/s (0.502 of copy), 348 GLUP/s
+//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
+//     03_nccl x1  strong 1024^3       72.8058 ms (20 time steps), 3540 GB/s (0.837 of copy), 295 GLUP/s
+//     03_nccl x2  strong 1024^3       39.4408 ms (20 time steps), 3267 GB/s (0.773 of copy), 544 GLUP/s
+//     03_nccl x1  weak 512^3 per GPU  9.7443 ms (20 time steps), 3306 GB/s (0.782 of copy), 275 GLUP/s
+//     03_nccl x2  weak 512^3 per GPU  10.7888 ms (20 time steps), 2986 GB/s (0.706 of copy), 498 GLUP/s
 // END MEASURED
 #include "course/exercise.hpp"
 #include "steps.hpp"

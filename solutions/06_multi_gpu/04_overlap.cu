@@ -24,11 +24,11 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     04_overlap x1  strong 1024^3       135.5829 ms (20 time steps), 1901 GB/s (0.635 of copy), 158 GLUP/s
 //     04_overlap x1  weak 512^3 per GPU  17.0507 ms (20 time steps), 1889 GB/s (0.631 of copy), 157 GLUP/s
-//   NVIDIA H200 (commit a05470f7035c, 2026-11-24):
-//     04_overlap x1  strong 1024^3       112.2539 ms (20 time steps), 2296 GB/s (0.552 of copy), 191 GLUP/s
-//     04_overlap x2  strong 1024^3       57.5953 ms (20 time steps), 2237 GB/s (0.538 of copy), 373 GLUP/s
-//     04_overlap x1  weak 512^3 per GPU  14.4292 ms (20 time steps), 2232 GB/s (0.537 of copy), 186 GLUP/s
-//     04_overlap x2  weak 512^3 per GPU  14.5258 ms (20 time steps), 2218 GB/s (0.533 of copy), 370 GLUP/s
+//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
+//     04_overlap x1  strong 1024^3       72.9225 ms (20 time steps), 3534 GB/s (0.836 of copy), 294 GLUP/s
+//     04_overlap x2  strong 1024^3       38.3173 ms (20 time steps), 3363 GB/s (0.795 of copy), 560 GLUP/s
+//     04_overlap x1  weak 512^3 per GPU  10.5931 ms (20 time steps), 3041 GB/s (0.719 of copy), 253 GLUP/s
+//     04_overlap x2  weak 512^3 per GPU  10.0638 ms (20 time steps), 3201 GB/s (0.757 of copy), 533 GLUP/s
 // END MEASURED
 #include "course/exercise.hpp"
 #include "steps.hpp"

@@ -22,11 +22,11 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     05_graph x1  strong 1024^3       135.7337 ms (20 time steps), 1899 GB/s (0.634 of copy), 158 GLUP/s
 //     05_graph x1  weak 512^3 per GPU  16.8474 ms (20 time steps), 1912 GB/s (0.639 of copy), 159 GLUP/s
-//   NVIDIA H200 (commit a05470f7035c, 2026-11-24):
-//     05_graph x1  strong 1024^3       112.3962 ms (20 time steps), 2293 GB/s (0.552 of copy), 191 GLUP/s
-//     05_graph x2  strong 1024^3       59.7231 ms (20 time steps), 2157 GB/s (0.519 of copy), 360 GLUP/s
-//     05_graph x1  weak 512^3 per GPU  14.3873 ms (20 time steps), 2239 GB/s (0.539 of copy), 187 GLUP/s
-//     05_graph x2  weak 512^3 per GPU  15.4170 ms (20 time steps), 2089 GB/s (0.503 of copy), 348 GLUP/s
+//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
+//     05_graph x1  strong 1024^3       73.2283 ms (20 time steps), 3519 GB/s (0.832 of copy), 293 GLUP/s
+//     05_graph x2  strong 1024^3       37.9725 ms (20 time steps), 3393 GB/s (0.803 of copy), 566 GLUP/s
+//     05_graph x1  weak 512^3 per GPU  10.8888 ms (20 time steps), 2958 GB/s (0.700 of copy), 247 GLUP/s
+//     05_graph x2  weak 512^3 per GPU  11.1638 ms (20 time steps), 2885 GB/s (0.682 of copy), 481 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100) and 1.27x (H200)
