@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/03_coalesced_coarsening.cu by exercises/generate.py (fingerprint b00d429dd8db): edit the TODOs.
+// Generated from solutions/04_coulomb/03_coalesced_coarsening.cu by exercises/generate.py (fingerprint fd17b2a2fb7a): edit the TODOs.
 // Step 03 — coalesced coarsening: a thread's 8 points are 16 apart, so neighbouring threads
 // write neighbouring floats.
 //
@@ -24,11 +24,14 @@ constexpr int kPoints = 8;  // per thread, kBlock apart along x
 __constant__ SliceAtom chunk[kConstantAtoms];
 
 __global__ void coalesced_coarsening_kernel(int count, float* __restrict__ out, Slice s, bool initialize) {
-  const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
+  // TODO: part 1 of 3, the thread's points, coalesced: the block's stretch of a row is kBlock x kPoints columns, and thread threadIdx.x takes the columns i0 + 16 p of it, so that at each p the 16 threads of a warp's row touch 16 consecutive floats (one 64-byte segment) instead of floats 8 apart. Invariant: every column of the stretch taken by exactly one thread of the row. Mistake to avoid: keeping step 02's (blockIdx.x * kBlock + threadIdx.x) * kPoints, whose points are consecutive in a thread and 8 apart across threads.
+  const int i0 = 0;
   const int j = blockIdx.y * kBlock + threadIdx.y;
   if (i0 >= s.nx || j >= s.ny) return;
   float* row = out + static_cast<long long>(j) * s.nx;
-  // TODO: step 02's loop with the thread's points at i0 + 16 p instead of i0 + p
+  // TODO: part 2 of 3, the sums: step 02's, with the thread's points at i0 + 16 p instead of i0 + p (their offsets from x0 are 16 p h), each starting from 0 or from row[i0 + 16 p]. Invariant: the atom's loads and dy^2 + dz^2 shared by the 8 points; the loop over points unrolled. Mistake to avoid: the check against nx left at i0 + p: the thread's last points lie up to 112 columns further.
+  (void)row; (void)initialize;
+  // TODO: part 3 of 3, the coalesced stores: row[i0 + 16 p] = the sum, for each point inside the slice. Invariant: at each p the warp's row of 16 threads writes 16 consecutive floats. Mistake to avoid: a point past nx written (the tests' widths are not multiples of 128).
 }
 
 }  // namespace

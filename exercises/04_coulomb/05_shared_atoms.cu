@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/05_shared_atoms.cu by exercises/generate.py (fingerprint a90b8b1b7940): edit the TODOs.
+// Generated from solutions/04_coulomb/05_shared_atoms.cu by exercises/generate.py (fingerprint c000f518d260): edit the TODOs.
 // Step 05 — the atoms through shared memory instead of constant memory, one launch for all; and
 // the coarsening factor, along a row and across rows.
 //
@@ -38,7 +38,20 @@ __global__ void shared_atoms_kernel(const SliceAtom* __restrict__ atoms, int cou
   const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
   const int j0 = blockIdx.y * kBlock * kRows + threadIdx.y;
   const int t = threadIdx.y * kBlock + threadIdx.x;
-  // TODO: per tile of 256 atoms: barrier, thread t loads atom base + t, barrier; per atom, dx once per column and dy^2 + dz^2 once per row, then fmaf(dx, dx, dyz2) and the term for every point (the atom loop unrolled by 4); threads outside the grid load but do not write
+  const float x0 = i0 * s.spacing, y0 = j0 * s.spacing;
+  float potential[kRows][kPoints] = {};
+  for (int base = 0; base < count; base += kTile) {
+    // TODO: part 1 of 3, the shared tile: thread t copies atom base + t (if there is one) into tile[t], between two barriers. Invariant: the first barrier before the write (no thread still reads the previous tile), the second after it (every atom of the tile is in place before any thread reads one); every thread of the block reaches both, so no thread may have returned early. Mistake to avoid: leaving out the first barrier, so that a fast thread overwrites atoms a slow one has not used yet (the CPU backend's shuffled threads catch it), or loading atoms past count in the last tile.
+    (void)t;
+    const int n = min(kTile, count - base);
+#pragma unroll 4
+    for (int k = 0; k < n; ++k) {
+      const SliceAtom a = tile[k];
+      // TODO: part 2 of 3, one atom's terms for the thread's kPoints x kRows points (columns i0 + 16 p, rows j0 + 16 r): dx once per column and dy^2 + dz^2 once per row, then for every point fmaf(dx, dx, dyz2), course::rsqrt_approx and the term added with fmaf. Invariant: the per-atom work shared by the points (kPoints + kRows differences, not kPoints x kRows), all loops over points unrolled so that the sums stay in registers. Mistake to avoid: points 1 apart instead of kBlock (16) apart, which breaks the coalesced stores and covers the wrong points.
+      (void)a; (void)x0; (void)y0;
+    }
+  }
+  // TODO: part 3 of 3, the stores: each of the thread's points that lies inside the slice gets its sum, row j0 + 16 r, column i0 + 16 p. Invariant: a warp's 16 threads of a row store 16 consecutive floats for each p (coalesced). Mistake to avoid: storing the points past nx or ny (the tests' sizes are not multiples of 128 x 64, and a write past the end changes a sentinel).
 }
 
 template <int kPoints, int kRows>

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 54a72a134baf): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 6fd7a740c6d9): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -63,6 +63,7 @@
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>
 
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch04 {
@@ -75,7 +76,7 @@ constexpr int kTile = kBlock * kBlock;  // atoms per shared tile
 // relative error e = 1 - x y0^2, and the correction y0 (1 - e)^(-1/2) = y0 + y0 e p(e), with p the
 // Taylor polynomial of ((1 - e)^(-1/2) - 1) / e to degree 4, by Horner's rule.
 __host__ __device__ inline float rsqrt_fma_pipe(float x) {
-  // TODO: the guess from the bits (the magic constant minus half of x's bits), its error e, then the correction above with p's five Taylor coefficients evaluated by Horner's rule in fmaf
+  // TODO: part 1 of 6, the root on the FMA pipe: the guess y0 from the bits (the magic constant 0x5f3759df minus half of x's bits, course::float_bits and course::float_from_bits), its error e = 1 - x y0^2 in one fmaf, then y0 + y0 e p(e) with p's five Taylor coefficients (1/2, 3/8, 5/16, 35/128, 63/256) by Horner's rule in fmaf, highest first. Invariant: only adds, multiplies and integer operations (no sqrtf, no division), and within the instruction's 2^-22.9 relative error for every positive normal float (its own test measures yours against 1/sqrt in float64). Mistake to avoid: shifting the float itself rather than its bits, or computing e as 1 - y0^2 (it is x y0^2 that the guess makes close to 1).
   return 0.0f * x;
 }
 
@@ -142,7 +143,7 @@ __device__ void split_stretch(SliceAtom* tile, const SliceAtom* __restrict__ ato
 #pragma unroll
         for (int p = 0; p < kPoints; ++p) {
           const float r2 = fmaf(dx[p], dx[p], dyz2[r]);
-          // TODO: point number r * kPoints + p below kSoftware: the root on the FMA pipe (rsqrt_fma_pipe, rsqrt_newton or rsqrt_minimax, as kRoot says); the others: course::rsqrt_approx, on the multi-function unit
+          // TODO: part 2 of 6, the split by point: number the thread's points row by row, r * kPoints + p; those below kSoftware take their root on the FMA pipe (rsqrt_fma_pipe, rsqrt_newton or rsqrt_minimax, as kRoot says), the others course::rsqrt_approx, the one instruction on the multi-function unit (XU). Invariant: kSoftware of the kPoints x kRows points, the same ones in every thread, decided by constants only (every loop here is unrolled, so the choice costs nothing at run time). Mistake to avoid: the comparison the wrong way round (the FMA pipe for the points at or above kSoftware) or off by one; the tests plant atoms on grid points, where the XU's root gives inf and yours a large finite number, and see which points took which pipe.
           const float root = 0.0f * r2;
           potential[r][p] = fmaf(a.q, root, potential[r][p]);
         }
@@ -259,6 +260,15 @@ __device__ Schedule schedule;
 
 enum class Roles { first_arrivals, xu_priority };
 
+// The role of a specialised block with XU priority, from the warp slot (course::warp_slot()) of
+// one of its warps: true for the FMA pipe. A multiprocessor holds blocks_per_sm blocks; a block's
+// kWarpsPerBlock warps hold one level of slots; fma_blocks of the blocks take the FMA pipe.
+__host__ __device__ constexpr bool takes_fma_pipe(unsigned warp_slot, int fma_blocks, int blocks_per_sm) {
+  // TODO: part 3 of 6, the roles: the block's level is its warp slot divided by kWarpsPerBlock (0 .. blocks_per_sm - 1); the fma_blocks highest levels take the FMA pipe, so that the XU warps hold the lowest slots, which the scheduler serves first. Invariant: exactly fma_blocks of the blocks_per_sm levels on the FMA pipe (none at 0, all at blocks_per_sm), the same role for all four warps of a block. Mistake to avoid: the lowest levels on the FMA pipe (that is the first-arrivals experiment, which this step improves on), or a comparison off by one level; its own test checks every slot for every fma_blocks.
+  (void)warp_slot; (void)fma_blocks; (void)blocks_per_sm;
+  return false;
+}
+
 template <int kFmaBlocks, int kBlocksPerSm, Roles kRoles, int kFmaPasses>
 __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
     specialised_kernel(const SliceAtom* __restrict__ atoms, int count, float* __restrict__ out, Slice s, int across,
@@ -271,30 +281,23 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
       const unsigned place = course::multiprocessor_id() % kArrivalSlots;
       on_fma_pipe = static_cast<int>(atomicAdd(&schedule.arrived[place], 1u) % kBlocksPerSm) < kFmaBlocks;
     } else if constexpr (course::has_warp_slots) {
-      on_fma_pipe = static_cast<int>(course::warp_slot() / kWarpsPerBlock) >= kBlocksPerSm - kFmaBlocks;
+      on_fma_pipe = takes_fma_pipe(course::warp_slot(), kFmaBlocks, kBlocksPerSm);
     }
   }
   const unsigned long long units = static_cast<unsigned long long>((count + kUnitAtoms - 1) / kUnitAtoms) * stretches;
   for (;;) {
-    __syncthreads();  // every thread has read the previous unit
-    if (threadIdx.x == 0 && threadIdx.y == 0) unit = atomicAdd(&schedule.next_unit, 1ull);
-    __syncthreads();
-    const unsigned long long taken = unit;
+    // TODO: part 4 of 6, taking a unit: one thread takes the next unit's number from the counter (atomicAdd on schedule.next_unit) into the shared `unit`, and every thread reads it; the block stops once the number is past the last unit (`units`); then the unit's stretch (the number modulo stretches) and its first atom (the number divided by stretches, times kUnitAtoms), and n, its atoms (kUnitAtoms, fewer in the last chunk). Invariant: one barrier before the write (every thread has read the previous number) and one after it (every thread sees the new one), reached by every thread; the whole block returns together. Mistake to avoid: no barrier before the write, so that thread 0 overwrites a number that others have not read yet (the CPU backend's shuffled threads catch it), or a last chunk read as a full kUnitAtoms.
+    const unsigned long long taken = units;
     if (taken >= units) return;
-    const int stretch = static_cast<int>(taken % stretches), first = static_cast<int>(taken / stretches) * kUnitAtoms;
-    const int n = min(kUnitAtoms, count - first);
+    const int stretch = 0, first = 0, n = 0;
+    // Where the backend has no warp slots, unit number u plays a block at level u % kBlocksPerSm.
     constexpr bool kRolesByUnit = kRoles == Roles::xu_priority && !course::has_warp_slots;
     const bool fma_unit =
-        kFmaBlocks > 0 && (kRolesByUnit ? static_cast<int>(taken % kBlocksPerSm) >= kBlocksPerSm - kFmaBlocks : on_fma_pipe);
-    if (fma_unit) {
-      constexpr int kRowsPerPass = 4 / kFmaPasses;
-      for (int pass = 0; pass < kFmaPasses; ++pass)
-        split_stretch<8, kRowsPerPass, 8 * kRowsPerPass, Root::minimax, true, kSpecialisedRows>(
-            tile, atoms + first, n, out, s, stretch % across, stretch / across * kFmaPasses + pass);
-    } else {
-      split_stretch<8, 4, 0, Root::minimax, true, kSpecialisedRows>(tile, atoms + first, n, out, s, stretch % across,
-                                                                   stretch / across);
-    }
+        kFmaBlocks > 0 && (kRolesByUnit ? takes_fma_pipe(static_cast<unsigned>(taken % kBlocksPerSm) * kWarpsPerBlock,
+                                                         kFmaBlocks, kBlocksPerSm)
+                                        : on_fma_pipe);
+    // TODO: part 5 of 6, a unit's work by role: an XU unit is one call of split_stretch for the stretch's 8 x 4 points a thread with every root on the XU (kSoftware 0); an FMA unit is kFmaPasses calls of 4 / kFmaPasses rows each, every root on the FMA pipe (kSoftware = all of the pass's points), pass by pass down the stretch. Both with the minimax root, kAdd (other units add other atoms' sums to the same points) and kSpecialisedRows thread rows; split_stretch's by is counted in stretches of its own height. Invariant: each point of the stretch summed once over the unit's n atoms, by one pass. Mistake to avoid: passes that overlap or leave a gap (by for a pass is the stretch's row of stretches times kFmaPasses, plus the pass), or the FMA passes' kSoftware set to one row's points only; the tests see which pipe each planted point's root came from.
+    (void)fma_unit; (void)stretch; (void)first; (void)n;
   }
 }
 
@@ -315,6 +318,9 @@ void launch_specialised(const SliceAtom* atoms, int count, float* out, const Sli
 float rsqrt_on_fma_pipe(float x) { return rsqrt_fma_pipe(x); }
 float rsqrt_newton_on_fma_pipe(float x) { return rsqrt_newton(x); }
 float rsqrt_minimax_on_fma_pipe(float x) { return rsqrt_minimax(x); }
+bool parts::takes_fma_pipe(unsigned warp_slot, int fma_blocks, int blocks_per_sm) {
+  return ch04::takes_fma_pipe(warp_slot, fma_blocks, blocks_per_sm);
+}
 
 void potential_split_1_of_8(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
   launch_split<8, 1, 1>(atoms, count, out, slice);
@@ -348,7 +354,7 @@ void potential_split_6_of_32_minimax(const SliceAtom* atoms, int count, float* o
 }
 // How many of a thread's 32 points take the FMA pipe's root on the balanced 8 x 4 grid: chosen
 // from the cost model in the header.
-// TODO: choose k for split_chosen_of_32_balanced from the header's f* = (8 u - i) / (8 u + c - 1), with i for the 8 x 4 kernel, c for the minimax root and u the share of issue slots the profile says a kernel like this fills (not 1), rounded to a whole number of the 32 points
+// TODO: part 6 of 6, the share for the balanced experiment (split_chosen_of_32_balanced; the taught kernel does not use it): k of a thread's 32 points on the FMA pipe, from the header's f* = (8 u - i) / (8 u + c - 1), with i = 3.6 (the 8 x 4 kernel), c = 9 (the minimax root) and u the share of cycles in which the 8 x 4 split kernels issue an instruction (the issue-slots column of step 06's profile table, in the chapter's README or NOTES.md), rounded to a whole number of points. Invariant: 0 <= k <= 32. Mistake to avoid: u = 1, which these kernels never reach, so that too many roots go to the FMA pipe and it becomes the limit.
 constexpr int kChosenOf32 = 0;
 
 void potential_split_chosen_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/07_constant_coarsening.cu by exercises/generate.py (fingerprint afd4e6a5100e): edit the TODOs.
+// Generated from solutions/04_coulomb/07_constant_coarsening.cu by exercises/generate.py (fingerprint f68cec5bdf76): edit the TODOs.
 // Step 07 — the document's own techniques taken further: constant memory, coarsening to 8 x 4
 // points a thread, coalesced writes, and the one-instruction root; nothing else (no shared tiles).
 //
@@ -32,7 +32,17 @@ template <int kPoints, int kRows, int kBarrierEvery>
 __global__ void constant_coarsening_kernel(int count, float* __restrict__ out, Slice s, bool initialize) {
   const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
   const int j0 = blockIdx.y * kBlock * kRows + threadIdx.y;
-  // TODO: per atom of the chunk, dx once per column and dy^2 + dz^2 once per row, then fmaf(dx, dx, dyz2), course::rsqrt_approx and the term for every point, starting from 0 or from out when this is not the first chunk; no early return (the barrier variants need every thread), and only points inside the slice read or written
+  const float x0 = i0 * s.spacing, y0 = j0 * s.spacing;
+  float potential[kRows][kPoints];
+  // TODO: part 1 of 3, the starting sums: for each of the thread's kPoints x kRows points (column i0 + 16 p, row j0 + 16 r), 0 in the first chunk's launch (initialize) or for a point outside the slice, else the earlier chunks' sum, read from out. Invariant: no early return for the threads past the slice's edge (the barrier variants need every thread), so every read of out is guarded instead. Mistake to avoid: reading out in the first launch, where it holds garbage, or reading a point past nx or ny (an out-of-bounds read on the tests' ragged sizes).
+  (void)initialize;
+  for (int k = 0; k < count; ++k) {
+    if (kBarrierEvery > 0 && k % kBarrierEvery == 0) __syncthreads();
+    const SliceAtom a = chunk[k];
+    // TODO: part 2 of 3, one atom's terms: step 05's, with the atom from constant memory (one address for the whole warp, broadcast): dx once per column and dy^2 + dz^2 once per row, then for every point fmaf(dx, dx, dyz2), course::rsqrt_approx and the term added with fmaf. Invariant: kPoints + kRows differences an atom, not kPoints x kRows; every loop over points unrolled. Mistake to avoid: indexing chunk by the point or the thread (the address must be the same across the warp, or the constant cache serves it once per distinct address).
+    (void)a; (void)x0; (void)y0;
+  }
+  // TODO: part 3 of 3, the stores: each of the thread's points inside the slice gets its sum, row j0 + 16 r, column i0 + 16 p. Invariant: for each p, the 16 threads of a warp's row store 16 consecutive floats (coalesced). Mistake to avoid: storing past nx or ny.
 }
 
 template <int kPoints, int kRows, int kBarrierEvery = 0>

@@ -27,11 +27,14 @@ constexpr int kPoints = 8;  // per thread, consecutive along x
 __constant__ SliceAtom chunk[kConstantAtoms];
 
 __global__ void coarsening_kernel(int count, float* __restrict__ out, Slice s, bool initialize) {
+  // BEGIN SOLUTION: part 1 of 3, the thread's points: thread (threadIdx.x, threadIdx.y) of block (blockIdx.x, blockIdx.y) computes kPoints consecutive points of row j, from column i0. Invariant: the block's 16 threads of a row cover 16 x kPoints consecutive columns between them, every column of the slice once. Mistake to avoid: i0 = blockIdx.x * kBlock + threadIdx.x (one point a thread's spacing), which makes neighbouring threads compute the same points and leaves most of the row unwritten.
   const int i0 = (blockIdx.x * kBlock + threadIdx.x) * kPoints;
+  // STUB: const int i0 = 0;
+  // END SOLUTION
   const int j = blockIdx.y * kBlock + threadIdx.y;
   if (i0 >= s.nx || j >= s.ny) return;
   float* row = out + static_cast<long long>(j) * s.nx;
-  // BEGIN SOLUTION: 8 running sums for points i0 .. i0+7 (skip those past nx); per atom, dy^2 + dz^2 once, then dx and the term for each point
+  // BEGIN SOLUTION: part 2 of 3, the sums: kPoints running sums in registers, for points i0 .. i0 + 7, each starting from 0 (the first chunk, or a point past nx) or from row[i0 + p]; then per atom of the chunk, dy^2 + dz^2 and x0 - x once, and for each point dx = that + p h and the term. Invariant: the atom's loads and its dy^2 + dz^2 shared by the thread's 8 points, the loop over points unrolled (#pragma unroll) so that the sums stay in registers. Mistake to avoid: reading row[i0 + p] for a point past nx (the tests' widths are not multiples of 128).
   const float x0 = i0 * s.spacing, y = j * s.spacing;
   float offset[kPoints], potential[kPoints];
 #pragma unroll
@@ -50,6 +53,9 @@ __global__ void coarsening_kernel(int count, float* __restrict__ out, Slice s, b
       potential[p] += q * rsqrtf(dx * dx + dyz2);
     }
   }
+  // STUB: (void)row; (void)initialize;
+  // END SOLUTION
+  // BEGIN SOLUTION: part 3 of 3, the stores: row[i0 + p] = the sum, for each of the thread's points inside the slice. Invariant: each point written once per launch. Mistake to avoid: writing points past nx (a write past the row changes the next row, or a sentinel past the array).
 #pragma unroll
   for (int p = 0; p < kPoints; ++p) {
     if (i0 + p < s.nx) row[i0 + p] = potential[p];

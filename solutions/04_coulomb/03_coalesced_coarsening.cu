@@ -29,11 +29,14 @@ constexpr int kPoints = 8;  // per thread, kBlock apart along x
 __constant__ SliceAtom chunk[kConstantAtoms];
 
 __global__ void coalesced_coarsening_kernel(int count, float* __restrict__ out, Slice s, bool initialize) {
+  // BEGIN SOLUTION: part 1 of 3, the thread's points, coalesced: the block's stretch of a row is kBlock x kPoints columns, and thread threadIdx.x takes the columns i0 + 16 p of it, so that at each p the 16 threads of a warp's row touch 16 consecutive floats (one 64-byte segment) instead of floats 8 apart. Invariant: every column of the stretch taken by exactly one thread of the row. Mistake to avoid: keeping step 02's (blockIdx.x * kBlock + threadIdx.x) * kPoints, whose points are consecutive in a thread and 8 apart across threads.
   const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
+  // STUB: const int i0 = 0;
+  // END SOLUTION
   const int j = blockIdx.y * kBlock + threadIdx.y;
   if (i0 >= s.nx || j >= s.ny) return;
   float* row = out + static_cast<long long>(j) * s.nx;
-  // BEGIN SOLUTION: step 02's loop with the thread's points at i0 + 16 p instead of i0 + p
+  // BEGIN SOLUTION: part 2 of 3, the sums: step 02's, with the thread's points at i0 + 16 p instead of i0 + p (their offsets from x0 are 16 p h), each starting from 0 or from row[i0 + 16 p]. Invariant: the atom's loads and dy^2 + dz^2 shared by the 8 points; the loop over points unrolled. Mistake to avoid: the check against nx left at i0 + p: the thread's last points lie up to 112 columns further.
   const float x0 = i0 * s.spacing, y = j * s.spacing;
   float offset[kPoints], potential[kPoints];
 #pragma unroll
@@ -52,6 +55,9 @@ __global__ void coalesced_coarsening_kernel(int count, float* __restrict__ out, 
       potential[p] += q * rsqrtf(dx * dx + dyz2);
     }
   }
+  // STUB: (void)row; (void)initialize;
+  // END SOLUTION
+  // BEGIN SOLUTION: part 3 of 3, the coalesced stores: row[i0 + 16 p] = the sum, for each point inside the slice. Invariant: at each p the warp's row of 16 threads writes 16 consecutive floats. Mistake to avoid: a point past nx written (the tests' widths are not multiples of 128).
 #pragma unroll
   for (int p = 0; p < kPoints; ++p) {
     if (i0 + p * kBlock < s.nx) row[i0 + p * kBlock] = potential[p];

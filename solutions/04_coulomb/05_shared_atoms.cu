@@ -55,17 +55,20 @@ __global__ void shared_atoms_kernel(const SliceAtom* __restrict__ atoms, int cou
   const int i0 = blockIdx.x * kBlock * kPoints + threadIdx.x;
   const int j0 = blockIdx.y * kBlock * kRows + threadIdx.y;
   const int t = threadIdx.y * kBlock + threadIdx.x;
-  // BEGIN SOLUTION: per tile of 256 atoms: barrier, thread t loads atom base + t, barrier; per atom, dx once per column and dy^2 + dz^2 once per row, then fmaf(dx, dx, dyz2) and the term for every point (the atom loop unrolled by 4); threads outside the grid load but do not write
   const float x0 = i0 * s.spacing, y0 = j0 * s.spacing;
   float potential[kRows][kPoints] = {};
   for (int base = 0; base < count; base += kTile) {
+    // BEGIN SOLUTION: part 1 of 3, the shared tile: thread t copies atom base + t (if there is one) into tile[t], between two barriers. Invariant: the first barrier before the write (no thread still reads the previous tile), the second after it (every atom of the tile is in place before any thread reads one); every thread of the block reaches both, so no thread may have returned early. Mistake to avoid: leaving out the first barrier, so that a fast thread overwrites atoms a slow one has not used yet (the CPU backend's shuffled threads catch it), or loading atoms past count in the last tile.
     __syncthreads();  // the previous tile is no longer read
     if (base + t < count) tile[t] = atoms[base + t];
     __syncthreads();
+    // STUB: (void)t;
+    // END SOLUTION
     const int n = min(kTile, count - base);
 #pragma unroll 4
     for (int k = 0; k < n; ++k) {
       const SliceAtom a = tile[k];
+      // BEGIN SOLUTION: part 2 of 3, one atom's terms for the thread's kPoints x kRows points (columns i0 + 16 p, rows j0 + 16 r): dx once per column and dy^2 + dz^2 once per row, then for every point fmaf(dx, dx, dyz2), course::rsqrt_approx and the term added with fmaf. Invariant: the per-atom work shared by the points (kPoints + kRows differences, not kPoints x kRows), all loops over points unrolled so that the sums stay in registers. Mistake to avoid: points 1 apart instead of kBlock (16) apart, which breaks the coalesced stores and covers the wrong points.
       float dyz2[kRows], dx[kPoints];
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
@@ -81,8 +84,11 @@ __global__ void shared_atoms_kernel(const SliceAtom* __restrict__ atoms, int cou
         for (int p = 0; p < kPoints; ++p)
           potential[r][p] = fmaf(a.q, course::rsqrt_approx(fmaf(dx[p], dx[p], dyz2[r])), potential[r][p]);
       }
+      // STUB: (void)a; (void)x0; (void)y0;
+      // END SOLUTION
     }
   }
+  // BEGIN SOLUTION: part 3 of 3, the stores: each of the thread's points that lies inside the slice gets its sum, row j0 + 16 r, column i0 + 16 p. Invariant: a warp's 16 threads of a row store 16 consecutive floats for each p (coalesced). Mistake to avoid: storing the points past nx or ny (the tests' sizes are not multiples of 128 x 64, and a write past the end changes a sentinel).
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     const int j = j0 + r * kBlock;
