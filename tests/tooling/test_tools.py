@@ -136,7 +136,7 @@ class ExerciseGenerator(unittest.TestCase):
 # Chapters whose exercises are not yet cut into parts of at most MOST_SOLUTION_LINES, with stub
 # headers free of the solution's measured figures (issue 42 reworks them chapter by chapter; a
 # chapter leaves this set when it is done, and the set goes when it is empty).
-NOT_YET_IN_PARTS = {"04_coulomb", "06_multi_gpu"}
+NOT_YET_IN_PARTS = {"04_coulomb"}
 MOST_SOLUTION_LINES = 30
 # A line of a stub that reports what the solution measured: a verb of measuring and a figure.
 MEASURED_VERB = re.compile(r"\b(measured|took|ran at|runs at|reached|reaches|came to)\b", re.I)
