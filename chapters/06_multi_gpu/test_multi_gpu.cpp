@@ -1,9 +1,12 @@
-// Chapter 6 tests: every step on 1 to 4 ranks with slabs of unequal thickness (R planes, between
-// R and 2R, more than 2R), from fresh random fields whose halos are poisoned, against the
-// float64 leapfrog; the exact standing mode to round-off; the leapfrog's energy conserved from a
-// Ricker pulse; the refusals: a slab thinner than the halo, step 00 on several ranks; and what a
-// GPU would hang on, failing in one line instead: an exchange of sends and receives outside a
-// group (the CPU backend), a rank that fails while the others wait for it.
+// Chapter 6 tests: the parts of the exercises that can be checked alone (parts.hpp: each exchange
+// against the halos it must fill, step 03's plan of messages, step 04's two halves, and its order
+// of streams under many orders of their work), each naming its part; every step on 1 to 4 ranks
+// with slabs of unequal thickness (R planes, between R and 2R, more than 2R), from fresh random
+// fields whose halos are poisoned, against the float64 leapfrog; the exact standing mode to
+// round-off; the leapfrog's energy conserved from a Ricker pulse; the refusals: a slab thinner
+// than the halo, step 00 on several ranks; and what a GPU would hang on, failing in one line
+// instead: an exchange of sends and receives outside a group (the CPU backend), a rank that fails
+// while the others wait for it.
 // The ranks are threads, or, started by mpirun -np N, N processes: then each process builds and
 // checks its own slab against the reference, the layouts of N ranks run and the others skip.
 // On the CPU backend each thread is on a device of its own, and NCCL runs in process (across
@@ -11,8 +14,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -20,6 +27,7 @@
 #include <vector>
 
 #include "course/testing.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace {
@@ -167,6 +175,379 @@ void test_energy(const ch06::Step& step, const std::vector<int>& slabs, const co
                                             << " of itself in " << kSteps << " steps";
 }
 
+// --- the parts, each checked alone: a wrong part fails here, naming it, before the step's tests --
+
+const ch06::Step& step_named(const std::string& file) {
+  for (const ch06::Step& step : ch06::steps())
+    if (step.source.file == file) return step;
+  throw std::logic_error("chapter 6 has no step " + file);
+}
+
+// The interior points of R whole planes laid out as in grid g (a halo, or a host buffer of planes
+// copied from one), x fastest.
+std::vector<float> planes_interior(const float* planes, const ch06::Grid& g) {
+  std::vector<float> points;
+  for (int z = 0; z < ch06::kRadius; ++z)
+    for (int y = 0; y < g.dy; ++y)
+      for (int x = 0; x < g.dx; ++x) points.push_back(planes[g.at(x, y, z - g.hz)]);
+  return points;
+}
+
+std::vector<float> device_planes_interior(const float* planes, const ch06::Grid& g) {
+  std::vector<float> host(ch06::halo_floats(g));
+  GPU_CHECK(gpuMemcpy(host.data(), planes, host.size() * sizeof(float), gpuMemcpyDeviceToHost));
+  return planes_interior(host.data(), g);
+}
+
+// What a slab's below (or above) halo must hold: the R planes of the whole field u under its
+// first plane (over its last), periodically.
+std::vector<double> halo_planes(const Problem& p, const std::vector<float>& u, const ch06::Slab& slab, bool above) {
+  const std::size_t plane = std::size_t(p.nx) * p.ny;
+  std::vector<double> planes;
+  for (int i = 0; i < ch06::kRadius; ++i) {
+    const int z = ((above ? slab.z0 + slab.grid.dz + i : slab.z0 - ch06::kRadius + i) % p.nz + p.nz) % p.nz;
+    planes.insert(planes.end(), u.begin() + z * plane, u.begin() + (z + 1) * plane);
+  }
+  return planes;
+}
+
+const char* halo_name(bool above) {
+  return above ? "the above halo: the R planes over the slab, the rank above's bottom planes"
+               : "the below halo: the R planes under the slab, the rank below's top planes";
+}
+
+std::vector<std::size_t> halo_extents(const Problem& p) { return {std::size_t(ch06::kRadius), std::size_t(p.ny), std::size_t(p.nx)}; }
+
+// Field 0 of every rank holds random planes, its halos poisoned; `exchange(team, rank)` runs on
+// every rank's thread at once; then `check(slab, u)` for each rank this process holds, u the
+// whole grid's field 0.
+using Exchange = std::function<void(Team&, int rank)>;
+using ExchangeCheck = std::function<void(const ch06::Slab&, const std::vector<float>& u)>;
+void test_exchange(const ch06::Step& step, const Layout& layout, const course::Seed& drawn, const Exchange& exchange,
+                   const ExchangeCheck& check) {
+  if (const auto reason = cannot_run(step, int(layout.slabs.size()))) GTEST_SKIP() << *reason;
+  const Problem p = layout.problem();
+  Team team = team_for(step, p, layout.slabs);
+  const course::Seed seed{team.from_rank_0(drawn.value)};
+  const std::size_t points = std::size_t(p.nx) * p.ny * p.nz;
+  const std::vector<float> u = course::random_floats(points, seed, 0);
+  team.set_state(u, course::random_floats(points, seed, 1));
+  team.run([&](int rank) { exchange(team, rank); });
+  for (const int rank : team.held()) {
+    SCOPED_TRACE("rank " + std::to_string(rank) + " of " + std::to_string(layout.slabs.size()));
+    check(team.slab(rank), u);
+  }
+}
+
+// Both halos of a slab's field 0 against the planes next to it.
+void expect_halos(const Problem& p, const ch06::Slab& slab, const std::vector<float>& u) {
+  for (const bool above : {false, true}) {
+    SCOPED_TRACE(halo_name(above));
+    float* halo = above ? ch06::above_halo(slab.field[0], slab.grid) : ch06::below_halo(slab.field[0], slab.grid);
+    EXPECT_TRUE(course::matches_reference(device_planes_interior(halo, slab.grid), halo_planes(p, u, slab, above), {},
+                                          halo_extents(p)));
+  }
+}
+
+// Step 01's four pinned host buffers for one rank, poisoned (NaN) before the exchange.
+struct StagedPlanes {
+  explicit StagedPlanes(const ch06::Grid& g) {
+    for (float*& planes : buffers) {
+      GPU_CHECK(gpuMallocHost(&planes, ch06::halo_floats(g) * sizeof(float)));
+      std::fill_n(planes, ch06::halo_floats(g), std::numeric_limits<float>::quiet_NaN());
+    }
+  }
+  ~StagedPlanes() {
+    for (float* planes : buffers) ch06::report_if_failed(gpuFreeHost(planes), "gpuFreeHost");
+  }
+  StagedPlanes(const StagedPlanes&) = delete;
+  StagedPlanes& operator=(const StagedPlanes&) = delete;
+  std::array<float*, 4> buffers{};
+};
+
+// Step 01's exchange_through_host alone, checked as far as its part `part`: 1, nothing the
+// neighbours received is the poison of buffers never filled; 2, each received buffer holds the
+// planes next to the slab; 3, so do the halos.
+void test_host_staging_part(int part, const Layout& layout, const course::Seed& seed) {
+  const Problem p = layout.problem();
+  std::vector<std::unique_ptr<StagedPlanes>> staged(layout.slabs.size());
+  const auto exchange = [&](Team& team, int rank) {
+    const ch06::Slab& slab = team.slab(rank);
+    staged[rank] = std::make_unique<StagedPlanes>(slab.grid);
+    ch06::Stream stream;
+    ch06::parts::exchange_through_host(team, slab, slab.field[0], staged[rank]->buffers, stream);
+  };
+  const auto check = [&](const ch06::Slab& slab, const std::vector<float>& u) {
+    for (const bool above : {false, true}) {
+      const float* received = staged[slab.rank]->buffers[above ? ch06::parts::kAbove : ch06::parts::kBelow];
+      const std::vector<float> planes = planes_interior(received, slab.grid);
+      const std::string buffer = above ? "staged[kAbove] (from the rank above)" : "staged[kBelow] (from the rank below)";
+      if (part == 1) {
+        const auto poisoned = std::count_if(planes.begin(), planes.end(), [](float v) { return std::isnan(v); });
+        if (poisoned != 0)
+          ADD_FAILURE() << buffer << " holds " << poisoned << " NaN, the poison the test filled every buffer with: the "
+                        << "planes were exchanged before the copies to the host had run (no wait for the stream?), "
+                        << "or were never copied there";
+      } else if (part == 2) {
+        SCOPED_TRACE(buffer + ": the R planes " + (above ? "over" : "under") + " the slab");
+        EXPECT_TRUE(course::matches_reference(planes, halo_planes(p, u, slab, above), {}, halo_extents(p)));
+      }
+    }
+    if (part == 3) expect_halos(p, slab, u);
+  };
+  test_exchange(step_named("01_host_staging"), layout, seed, exchange, check);
+}
+
+// Step 02's pulls alone: each rank's field 0 halos from its neighbours' windows.
+void test_pulls(const Layout& layout, const course::Seed& seed) {
+  const Problem p = layout.problem();
+  const auto exchange = [](Team& team, int rank) {
+    const ch06::Slab& slab = team.slab(rank);
+    ch06::Event computed[2]{ch06::Event(true), ch06::Event(true)};
+    const Team::Window mine{{slab.field[0], slab.field[1]}, {computed[0], computed[1]}, slab.device, slab.grid};
+    const std::array<Team::Window, 2> neighbours = team.open_neighbours(rank, mine);
+    ch06::Stream stream;
+    ch06::parts::pull_halos(slab, 0, neighbours, stream);
+    GPU_CHECK(gpuStreamSynchronize(stream));
+    team.barrier();  // every rank's pulls are done before any rank's events go
+  };
+  test_exchange(step_named("02_peer_copies"), layout, seed, exchange,
+                [&](const ch06::Slab& slab, const std::vector<float>& u) { expect_halos(p, slab, u); });
+}
+
+// Step 03's plan on slabs of every rank (host memory standing in for their fields): NCCL's
+// pairing, the k-th send from rank A to rank B with B's k-th receive from A, played out, must put
+// the rank below's top planes into every below halo and the rank above's bottom planes into
+// every above halo, and leave no message unmatched.
+void test_halo_plan(const Layout& layout) {
+  const Problem p = layout.problem();
+  const int ranks = int(layout.slabs.size());
+  std::vector<ch06::Slab> slabs(ranks);
+  std::vector<std::vector<float>> fields(ranks);
+  std::map<const float*, std::string> names;
+  for (int r = 0, z0 = 0; r < ranks; z0 += layout.slabs[r], ++r) {
+    ch06::Slab& slab = slabs[r];
+    slab.rank = r;
+    slab.ranks = ranks;
+    slab.z0 = z0;
+    slab.grid = ch06::slab_grid(p, layout.slabs[r]);
+    fields[r].resize(slab.grid.size);
+    float* v = slab.field[0] = fields[r].data();
+    const std::string rank = "rank " + std::to_string(r) + "'s ";
+    names[ch06::top_planes(v, slab.grid)] = rank + "top planes";
+    names[ch06::bottom_planes(v, slab.grid)] = rank + "bottom planes";
+    names[ch06::below_halo(v, slab.grid)] = rank + "below halo";
+    names[ch06::above_halo(v, slab.grid)] = rank + "above halo";
+  }
+  const auto name = [&](const float* planes) {
+    const auto found = names.find(planes);
+    return found != names.end() ? found->second : std::string("an address that is none of the slabs' R-plane blocks");
+  };
+  const auto valid_peer = [&](const ch06::parts::Message& message, int rank) {
+    if (message.peer >= 0 && message.peer < ranks) return true;
+    ADD_FAILURE() << "rank " << rank << "'s message of " << name(message.planes) << " names rank " << message.peer
+                  << ", not one of the " << ranks << " ranks";
+    return false;
+  };
+  std::map<std::pair<int, int>, std::vector<const float*>> sent;  // (from, to): the planes, in order
+  std::vector<ch06::parts::HaloMessages> plans;
+  for (int r = 0; r < ranks; ++r) {
+    plans.push_back(ch06::parts::halo_messages(slabs[r], slabs[r].field[0]));
+    for (const ch06::parts::Message& send : plans[r].sends)
+      if (valid_peer(send, r)) sent[{r, send.peer}].push_back(send.planes);
+  }
+  for (int r = 0; r < ranks; ++r) {
+    const ch06::Slab& slab = slabs[r];
+    const ch06::Slab &below = slabs[slab.down()], &above = slabs[slab.up()];
+    std::map<const float*, const float*> wanted{
+        {ch06::below_halo(slab.field[0], slab.grid), ch06::top_planes(below.field[0], below.grid)},
+        {ch06::above_halo(slab.field[0], slab.grid), ch06::bottom_planes(above.field[0], above.grid)}};
+    for (const ch06::parts::Message& receive : plans[r].receives) {
+      if (!valid_peer(receive, r)) continue;
+      std::vector<const float*>& queue = sent[{receive.peer, r}];
+      const auto want = wanted.find(receive.planes);
+      if (want == wanted.end()) {
+        ADD_FAILURE() << "rank " << r << " receives into " << name(receive.planes)
+                      << ": each receive goes into one of its two halos, each halo once";
+      } else if (queue.empty()) {
+        ADD_FAILURE() << "rank " << r << "'s receive into its " << name(receive.planes) << " from rank " << receive.peer
+                      << " meets no send from that rank: NCCL would wait for it forever";
+      } else {
+        if (queue.front() != want->second)
+          ADD_FAILURE() << "rank " << r << "'s " << name(receive.planes).substr(name(receive.planes).find("'s ") + 3)
+                        << " would receive " << name(queue.front()) << ", not " << name(want->second)
+                        << " (NCCL pairs the k-th send from a rank with the k-th receive from it)";
+        queue.erase(queue.begin());
+        wanted.erase(want);
+      }
+    }
+  }
+  for (const auto& [pair, left] : sent)
+    for (const float* planes : left)
+      ADD_FAILURE() << "rank " << pair.first << "'s send of " << name(planes) << " to rank " << pair.second
+                    << " meets no receive: NCCL would wait for it forever";
+}
+
+// Step 03's exchange alone, on the NCCL communicators of a team.
+void test_nccl_exchange(const Layout& layout, const course::Seed& seed) {
+  const Problem p = layout.problem();
+  const auto exchange = [](Team& team, int rank) {
+    ch06::Slab& slab = team.slab(rank);
+    ch06::Stream stream;
+    ch06::exchange_nccl(slab, slab.field[0], team.comm(rank), stream);
+    GPU_CHECK(gpuStreamSynchronize(stream));
+  };
+  test_exchange(step_named("03_nccl"), layout, seed, exchange,
+                [&](const ch06::Slab& slab, const std::vector<float>& u) { expect_halos(p, slab, u); });
+}
+
+// A one-rank slab's halos as step 00 fills them: x and y from the periodic images, z from its
+// own far planes.
+void fill_own_halos(float* v, const ch06::Grid& g, gpuStream_t stream) {
+  const std::size_t bytes = ch06::halo_floats(g) * sizeof(float);
+  ch06::wrap_xy(v, g, ch06::all_planes(g), stream);
+  GPU_CHECK(gpuMemcpyAsync(ch06::below_halo(v, g), ch06::top_planes(v, g), bytes, gpuMemcpyDeviceToDevice, stream));
+  GPU_CHECK(gpuMemcpyAsync(ch06::above_halo(v, g), ch06::bottom_planes(v, g), bytes, gpuMemcpyDeviceToDevice, stream));
+}
+
+// Step 04's half (update_boundary, or update_interior) alone on one rank's slab of `thickness`
+// planes, u's halos filled: the half's planes hold the leapfrog's step with their x and y halos
+// wrapped; every other plane keeps u(n-1) and its halos their poison.
+void test_half(bool boundary, int thickness, const course::Seed& seed) {
+  if (as_processes() && ch06::launched_processes() != 1) GTEST_SKIP() << "a test of one rank (mpirun -np 1 runs it)";
+  const Problem p{131, 9, thickness};
+  const std::size_t points = std::size_t(p.nx) * p.ny * p.nz;
+  const std::vector<float> u = course::random_floats(points, seed, 0), previous = course::random_floats(points, seed, 1);
+  Team team(p, {thickness});
+  team.set_state(u, previous);
+  team.run([&](int rank) {
+    ch06::Slab& slab = team.slab(rank);
+    ch06::Stream stream;
+    fill_own_halos(slab.field[0], slab.grid, stream);
+    (boundary ? ch06::update_boundary : ch06::update_interior)(slab, p, slab.field[0], slab.field[1], stream);
+    GPU_CHECK(gpuStreamSynchronize(stream));
+    slab.current = 1;
+  });
+  const ch06::Slab& slab = team.slab(0);
+  const ch06::Grid& g = slab.grid;
+  const auto in = [](ch06::Planes planes, int z) { return z >= planes.begin && z < planes.end; };
+  const auto updated = [&](int z) {
+    return boundary ? in(ch06::low_boundary(g), z) || in(ch06::high_boundary(g), z) : in(ch06::interior_planes(g), z);
+  };
+  std::vector<double> stepped = widen(u), older = widen(previous), expected;
+  ch06::reference_steps(p, stepped, older, 1);
+  const std::size_t plane = std::size_t(p.nx) * p.ny;
+  for (int z = 0; z < p.nz; ++z) {
+    const std::vector<double>& source = updated(z) ? stepped : widen(previous);
+    expected.insert(expected.end(), source.begin() + z * plane, source.begin() + (z + 1) * plane);
+  }
+  SCOPED_TRACE(std::string("the planes after ") + (boundary ? "update_boundary" : "update_interior") + " on a slab of " +
+               std::to_string(thickness) + " planes: the half's stepped, the others u(n-1)");
+  EXPECT_TRUE(course::matches_reference(team.newest(), expected, ch06::tolerance(1, 1.0), extents(p)));
+  // The x and y halos (columns of the interior rows, rows of the interior columns).
+  std::vector<float> array(g.size);
+  GPU_CHECK(gpuMemcpy(array.data(), slab.field[1], array.size() * sizeof(float), gpuMemcpyDeviceToHost));
+  int unwrapped = 0, written = 0;
+  std::string first_unwrapped, first_written;
+  const auto check = [&](int x, int y, int z, int image_x, int image_y) {
+    const float value = array[g.at(x, y, z)];
+    const std::string where = "(z, y, x) = (" + std::to_string(z) + ", " + std::to_string(y) + ", " + std::to_string(x) + ")";
+    if (updated(z) && !(value == array[g.at(image_x, image_y, z)]) && unwrapped++ == 0) first_unwrapped = where;
+    if (!updated(z) && !std::isnan(value) && written++ == 0) first_written = where;
+  };
+  for (int z = 0; z < g.dz; ++z)
+    for (int i = 0; i < ch06::kRadius; ++i) {
+      for (int y = 0; y < g.dy; ++y) {
+        check(i - ch06::kRadius, y, z, i - ch06::kRadius + g.dx, y);
+        check(g.dx + i, y, z, i, y);
+      }
+      for (int x = 0; x < g.dx; ++x) {
+        check(x, i - ch06::kRadius, z, x, i - ch06::kRadius + g.dy);
+        check(x, g.dy + i, z, x, i);
+      }
+    }
+  if (unwrapped != 0)
+    ADD_FAILURE() << unwrapped << " points of the x and y halos of the half's planes differ from their periodic "
+                  << "images, the first at " << first_unwrapped << " (wrap_xy on the half's planes?)";
+  if (written != 0)
+    ADD_FAILURE() << written << " points of the x and y halos of planes outside the half were written, the first at "
+                  << first_written;
+}
+
+// Step 04's order of its two streams: the whole step, under many orders in which the CPU backend
+// may run the streams' work (the stream order of COURSE_CPU_SHUFFLE, each seed another), so that
+// an order the events do not enforce shows; a GPU runs it once, in its own order.
+constexpr int kStreamOrders = 8;
+void test_stream_orders(const Layout& layout, const course::Seed& seed) {
+  const ch06::Step& step = step_named("04_overlap");
+#if defined(COURSE_BACKEND_CPU)
+  struct RestoreShuffle {
+    std::uint64_t seed = course::cpu::shuffle_seed();
+    ~RestoreShuffle() { course::cpu::set_shuffle_seed(seed); }
+  } restore;
+  std::mt19937_64 orders(seed.value);
+  for (int order = 1; order <= kStreamOrders && !::testing::Test::HasFailure(); ++order) {
+    const std::uint64_t shuffle = orders() | 1;  // 0 would run them in order
+    course::cpu::set_shuffle_seed(shuffle);
+    SCOPED_TRACE("the streams' work in order " + std::to_string(order) + " of " + std::to_string(kStreamOrders) +
+                 " (COURSE_CPU_SHUFFLE=" + std::to_string(shuffle) + ")");
+    test_random(step, layout, seed);
+  }
+#else
+  test_random(step, layout, seed);
+#endif
+}
+
+// A part's test. What the part's code throws (a deadlock the CPU backend reports, a stub's
+// course::NotImplemented) fails it here, inside the part's trace, so that the failure names the
+// part as its other failures do.
+void register_part(const course::StepSource& step, int part, const std::string& part_name, const std::string& suite,
+                   const std::string& name, std::function<void(const course::Seed&)> body) {
+  course::register_part_test(step, part, part_name, suite, name, [body = std::move(body)](const course::Seed& seed) {
+    try {
+      body(seed);
+    } catch (const std::exception& error) {
+      ADD_FAILURE() << "threw: " << error.what();
+    }
+  });
+}
+
+const bool host_parts_on_host = course::suite_runs_on_host("NcclPlanPart");
+
+// Registered before the steps' tests, and in the order of the parts, so that the first failure
+// the grader reads is the first wrong part.
+const bool parts_registered = [] {
+  const std::vector<Layout> exchanged{{{13}}, {{5, 9}}, {{4, 11, 6}}};
+  const course::StepSource& s01 = step_named("01_host_staging").source;
+  const std::array<std::string, 3> staging{"to the host", "the exchange", "into the halos"};
+  for (int part = 1; part <= 3; ++part)
+    for (const Layout& layout : exchanged)
+      register_part(s01, part, staging[part - 1], "HostStagingPart", std::to_string(part) + "/" + layout.name(),
+          [part, layout](const course::Seed& seed) { test_host_staging_part(part, layout, seed); });
+  for (const Layout& layout : exchanged)
+    register_part(step_named("02_peer_copies").source, 2, "the pulls", "PeerCopyPart", "2/" + layout.name(),
+        [layout](const course::Seed& seed) { test_pulls(layout, seed); });
+  const course::StepSource& s03 = step_named("03_nccl").source;
+  for (const Layout& layout : kLayouts)
+    register_part(s03, 1, "the halo plan", "NcclPlanPart", "1/" + layout.name(),
+        [layout](const course::Seed&) { test_halo_plan(layout); });
+  for (const Layout& layout : exchanged)
+    register_part(s03, 2, "the group", "NcclExchangePart", "2/" + layout.name(),
+        [layout](const course::Seed& seed) { test_nccl_exchange(layout, seed); });
+  const course::StepSource& s04 = step_named("04_overlap").source;
+  for (const bool boundary : {true, false})
+    for (const int thickness : {13, 6})
+      register_part(s04, boundary ? 1 : 2, boundary ? "the boundary half" : "the interior half", "OverlapPart",
+          std::string(boundary ? "1_boundary/" : "2_interior/") + std::to_string(thickness) + "_planes",
+              [boundary, thickness](const course::Seed& seed) { test_half(boundary, thickness, seed); });
+  for (const Layout& layout : exchanged)
+    register_part(s04, 3, "the two streams and their events", "OverlapPart", "3_stream_orders/" + layout.name(),
+        [layout](const course::Seed& seed) { test_stream_orders(layout, seed); });
+  return true;
+}();
+
+// --- the steps ------------------------------------------------------------------------------------
+
 const bool registered = [] {
   for (const ch06::Step& step : ch06::steps()) {
     const std::vector<int> unequal = step.needs == Needs::one_rank ? std::vector<int>{19} : std::vector<int>{4, 9, 6};
@@ -198,10 +579,7 @@ void test_portable_kernel(const course::Seed& seed) {
     const ch06::Grid& g = slab.grid;
     ch06::Stream stream;
     float* now = slab.field[slab.current];
-    const std::size_t bytes = ch06::halo_floats(g) * sizeof(float);
-    ch06::wrap_xy(now, g, ch06::all_planes(g), stream);
-    GPU_CHECK(gpuMemcpyAsync(ch06::below_halo(now, g), ch06::top_planes(now, g), bytes, gpuMemcpyDeviceToDevice, stream));
-    GPU_CHECK(gpuMemcpyAsync(ch06::above_halo(now, g), ch06::bottom_planes(now, g), bytes, gpuMemcpyDeviceToDevice, stream));
+    fill_own_halos(now, g, stream);
     ch06::leapfrog_portable(now, slab.field[1 - slab.current], g, p.courant2, ch06::all_planes(g), stream);
     GPU_CHECK(gpuStreamSynchronize(stream));
     slab.current = 1 - slab.current;
@@ -324,8 +702,15 @@ TEST_F(Hangs, ARankThatFailsEndsTheRunOfTheOthers) {
   try {
     team.run([&](int rank) {
       if (rank == 1) throw std::runtime_error("rank 1 fails on purpose");
+      // The exchange written out here, not the student's exchange_nccl: a test of the team alone.
+      ch06::Slab& slab = team.slab(rank);
+      float* v = slab.field[0];
+      const std::size_t count = ch06::halo_floats(slab.grid);
       ch06::Stream stream;
-      ch06::exchange_nccl(team.slab(rank), team.slab(rank).field[0], team.comm(rank), stream);
+      GPU_CHECK(ncclGroupStart());
+      GPU_CHECK(ncclSend(ch06::top_planes(v, slab.grid), count, ncclFloat, slab.up(), team.comm(rank), stream));
+      GPU_CHECK(ncclRecv(ch06::below_halo(v, slab.grid), count, ncclFloat, slab.down(), team.comm(rank), stream));
+      GPU_CHECK(ncclGroupEnd());
       GPU_CHECK(gpuStreamSynchronize(stream));
     });
   } catch (const std::runtime_error& error) {

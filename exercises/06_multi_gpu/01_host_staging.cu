@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 3dec27d89cd5): edit the TODOs.
+// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint c5f659c16dff): edit the TODOs.
 // Step 01 — z slabs, halos through the host.
 //
 // Each rank owns a slab of whole planes and keeps R = 4 halo planes above and below it. After
@@ -9,17 +9,36 @@
 // can take the next step's planes.
 // The bound: per step and rank 4 messages of R planes, 2 out and 2 in: a plane of a 512^2 slab
 // is 520 x 520 floats with its halo and padding, 1.08 MB, so 4.3 MB a message, 17 MB a step.
-// Over PCIe (Gen5 x16: about 50 GB/s each way, to be measured) the copies out take 0.17 ms and
+// Over PCIe (Gen5 x16: about 50 GB/s each way, an estimate) the copies out take 0.17 ms and
 // the copies in 0.17 ms after them, plus a synchronize and a barrier; none of it is hidden.
 // Predicted: weak scaling at 512^3 per GPU, 0.59 ms of compute + 0.35 ms of exchange:
 // efficiency about 0.6 at every count (one rank exchanges with itself the same way); strong
 // scaling at 1024^3 falls further as the slabs thin and the exchange stays the same size.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
+// Your parts: the exchange through the host (parts::exchange_through_host), in three parts, each
+// tested on its own: the copies to the host and the wait for them, the exchange with the right
+// buffer to each neighbour, the copies into the halos. The buffers and the time loop are given.
+#include <array>
+
 #include "course/exercise.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch06 {
+
+void parts::exchange_through_host(Team& team, const Slab& slab, float* v, const std::array<float*, 4>& staged,
+                                  gpuStream_t stream) {
+  const Grid& g = slab.grid;
+  const std::size_t bytes = halo_floats(g) * sizeof(float);
+  // TODO: part 1 of 3, to the host: copy v's bottom R planes (bottom_planes) into staged[kBottom] and its top R planes (top_planes) into staged[kTop], device to host on `stream`, then wait for the stream. Invariant: the host hands a buffer to another rank only once the copy into it has finished. Mistake to avoid: no wait: a copy on a stream is only queued when gpuMemcpyAsync returns, so the exchange would send what the buffers held before (here the tests fill them with NaN first).
+  (void)v; (void)bytes; throw course::NotImplemented(__FILE__);
+  // TODO: part 2 of 3, the exchange: one call of team.exchange_host(slab.rank, to_below, to_above, from_below, from_above, halo_floats(g)), every rank at once. Which buffer goes where: the rank below needs the planes just above its slab, which are your bottom planes; the rank above needs your top planes; what the rank below sends you lands in staged[kBelow], the rank above's in staged[kAbove]. Invariant: what you receive from below is the rank below's top planes (the R planes under your slab). Mistake to avoid: sending the bottom planes to the rank above (to_below and to_above swapped): every halo then holds planes from the far end of the neighbour's slab.
+  (void)team; throw course::NotImplemented(__FILE__);
+  // TODO: part 3 of 3, into the halos: copy staged[kBelow] into v's below halo (below_halo) and staged[kAbove] into its above halo (above_halo), host to device on `stream`, then wait for the stream. Invariant: a halo receives the planes that lie next to it in the whole grid: below the slab, the planes under it. Mistake to avoid: the buffers crossed (the planes from above in the below halo), or returning before the copies have run: the next exchange reuses the buffers.
+  throw course::NotImplemented(__FILE__);
+}
+
 namespace {
 
 class HostStaging final : public Propagator {
@@ -36,24 +55,16 @@ class HostStaging final : public Propagator {
   }
 
  private:
-  enum Buffer { kBottom, kTop, kBelow, kAbove };
-
   void refresh_halos(float* v) {
     wrap_xy(v, slab_.grid, all_planes(slab_.grid), stream_);
-    exchange_through_host(v);
-  }
-
-  // v's bottom and top R planes to the host, exchanged with the neighbours', theirs into v's halos.
-  void exchange_through_host(float* v) {
-    // TODO: copy v's bottom and top planes into staged_[kBottom] and staged_[kTop] (device to host, on stream_) and wait for them; team_.exchange_host(slab_.rank, ...) sends them down and up and receives the neighbours' into staged_[kBelow] and staged_[kAbove]; copy those into v's below and above halos (host to device) and wait for them, as the next exchange overwrites the buffers
-    (void)v; (void)team_; throw course::NotImplemented(__FILE__);
+    parts::exchange_through_host(team_, slab_, v, staged_, stream_);
   }
 
   Team& team_;
   Slab& slab_;
   const Problem& problem_;
   Stream stream_;
-  float* staged_[4] = {};  // pinned host buffers: this rank's planes out, its neighbours' in (Buffer)
+  std::array<float*, 4> staged_{};  // pinned host buffers: this rank's planes out, its neighbours' in (parts::Staged)
 };
 
 }  // namespace

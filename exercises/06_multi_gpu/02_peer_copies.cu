@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint fed9e4d10cb7): edit the TODOs.
+// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint 3aba575536ec): edit the TODOs.
 // Step 02 — peer-to-peer copies between devices.
 //
 // The halos come straight from the neighbours' memory: each rank pulls the planes it needs
@@ -21,9 +21,13 @@
 // and planes 4x larger, 34 MB in, 0.08 ms: about 0.88.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
+// Your parts: the handshake that orders the ranks' streams (record, barrier, waits), and the two
+// peer copies (parts::pull_halos), which are tested on their own. Peer access and the windows are
+// given.
 #include <stdexcept>
 
 #include "course/exercise.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch06 {
@@ -57,16 +61,13 @@ class PeerCopies final : public Propagator {
     GPU_CHECK(status);
   }
 
-  // Buffer b's x and y images, then its z halos pulled from the neighbours' buffer b.
+  // Buffer b's x and y images, then its z halos pulled from the neighbours' buffer b, once they
+  // have computed it.
   void refresh_halos(int b) {
     wrap_xy(slab_.field[b], slab_.grid, all_planes(slab_.grid), stream_);
-    pull_halos(b);
-  }
-
-  // Buffer b's halos from the neighbours' buffer b, once they have computed it.
-  void pull_halos(int b) {
-    // TODO: record computed_[b] on stream_, team barrier, make stream_ wait for both neighbours' computed[b] (neighbours_[0] below, [1] above), then peer-copy the lower neighbour's top planes into the below halo and the upper neighbour's bottom planes into the above halo (gpuMemcpyPeerAsync, from their device to slab_.device, each with its own grid)
+    // TODO: part 1 of 2, the handshake: record computed_[b] on stream_ (this rank's new planes of field b are queued before it), then team_.barrier(), then make stream_ wait (gpuStreamWaitEvent) for each neighbour's computed[b] (neighbours_[0] below, [1] above). Invariant: a rank's stream pulls a neighbour's planes only after the neighbour's update of them; the barrier makes sure every neighbour has recorded its event for this step before anyone waits on it. Mistake to avoid: waiting before the barrier (the neighbour may not have recorded yet: the wait then refers to its previous record, already passed) or recording after it.
     (void)b; throw course::NotImplemented(__FILE__);
+    parts::pull_halos(slab_, b, neighbours_, stream_);
   }
 
   Team& team_;
@@ -81,6 +82,11 @@ class PeerCopies final : public Propagator {
 };
 
 }  // namespace
+
+void parts::pull_halos(const Slab& slab, int b, const std::array<Team::Window, 2>& neighbours, gpuStream_t stream) {
+  // TODO: part 2 of 2, the pulls: two gpuMemcpyPeerAsync on `stream`, each from a neighbour's device to slab.device, halo_floats(g) floats: the neighbour below's top planes of its field b into the below halo of slab.field[b], the neighbour above's bottom planes into the above halo. Invariant: a neighbour's planes are found with its own grid (Window::grid), its slab may be thicker or thinner than yours. Mistake to avoid: top_planes(below.field[b], g) with your grid g (the wrong planes, or past the end of its array), or the bottom planes pulled from below.
+  (void)slab; (void)b; (void)neighbours; (void)stream; throw course::NotImplemented(__FILE__);
+}
 
 std::unique_ptr<Propagator> make_peer_copies(Crew& crew, int rank) { return std::make_unique<PeerCopies>(crew, rank); }
 

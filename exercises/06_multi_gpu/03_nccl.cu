@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/03_nccl.cu by exercises/generate.py (fingerprint 7c6f315c6b3b): edit the TODOs.
+// Generated from solutions/06_multi_gpu/03_nccl.cu by exercises/generate.py (fingerprint 8e1a169d64ea): edit the TODOs.
 // Step 03 — NCCL: sends and receives in a group.
 //
 // The exchange as NCCL point-to-point calls on the rank's stream: each rank sends its bottom R
@@ -16,14 +16,25 @@
 // protocol), faster where step 02's barrier cost more than NCCL's kernel launch.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
+// Your parts: the plan of the four messages (parts::halo_messages) and the exchange that posts
+// them in one group (exchange_nccl), each tested on its own. The time loop is given.
 #include "course/exercise.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch06 {
 
+parts::HaloMessages parts::halo_messages(const Slab& slab, float* v) {
+  const Grid& g = slab.grid;
+  // TODO: part 1 of 2, the halo plan: two sends, v's top planes (top_planes) to the rank above (slab.up()) and its bottom planes (bottom_planes) to the rank below (slab.down()); two receives, the below halo (below_halo) from the rank below and the above halo (above_halo) from the rank above. Order them so that NCCL's pairing (the k-th send from A to B meets B's k-th receive from A) puts every message in the right halo, even when the rank above and the rank below are the same rank (two ranks) or this rank (one): with two ranks, follow each rank's first send to the other's first receive. Invariant: the rank below's top planes land in your below halo, the rank above's bottom planes in your above halo. Mistake to avoid: sending the bottom planes to the rank above, or receives listed in the other order than the sends (with two ranks the halos then swap).
+  (void)g; (void)v; throw course::NotImplemented(__FILE__);
+}
+
 void exchange_nccl(const Slab& slab, float* v, ncclComm_t comm, gpuStream_t stream) {
-  // TODO: in one group: send v's top planes to the rank above and its bottom planes to the rank below, then receive the below halo from the rank below and the above halo from the rank above (halo_floats(g) floats each); the order of sends and of receives is what pairs them
-  (void)slab; (void)v; (void)comm; (void)stream; throw course::NotImplemented(__FILE__);
+  const parts::HaloMessages plan = parts::halo_messages(slab, v);
+  const std::size_t count = halo_floats(slab.grid);
+  // TODO: part 2 of 2, the group: between ncclGroupStart() and ncclGroupEnd(), an ncclSend of each of plan.sends and then an ncclRecv of each of plan.receives, in the plan's order, `count` floats (ncclFloat) each, to or from the message's peer, on `comm` and `stream`; every call checked with GPU_CHECK. Invariant: the calls inside a group are only queued, and NCCL starts them together at ncclGroupEnd, so no rank's send waits for a receive it has not posted yet. Mistake to avoid: the calls outside a group: each rank's first send then waits for its neighbour's receive, which the neighbour posts only after its own send: a deadlock (the CPU backend names the call that waits).
+  (void)plan; (void)count; (void)comm; (void)stream; throw course::NotImplemented(__FILE__);
 }
 
 namespace {
@@ -41,7 +52,6 @@ class Nccl final : public Propagator {
   }
 
  private:
-
   Slab& slab_;
   const Problem& problem_;
   ncclComm_t comm_;

@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/05_graph.cu by exercises/generate.py (fingerprint 5c6ddd66ee59): edit the TODOs.
+// Generated from solutions/06_multi_gpu/05_graph.cu by exercises/generate.py (fingerprint 362291690913): edit the TODOs.
 // Step 05 — the time step as a graph.
 //
 // Step 04 launches, per step and rank, 2 kernels for the boundary's two ends, 2 for the interior
@@ -21,6 +21,9 @@
 // e.g. 128^3 per GPU (0.01 ms of compute a step), up to 2x faster than step 04.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
+// Your parts: the launch of a time step's graph, the capture of the step (fork, step 04's halves
+// and exchange, join), and the instance made from it. It uses your exchange_nccl (step 03) and
+// update_boundary and update_interior (step 04).
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
@@ -46,7 +49,7 @@ class Graph final : public Propagator {
     wrap_xy(slab_.field[slab_.current], g, all_planes(g), boundary_stream_);
     exchange_nccl(slab_, slab_.field[slab_.current], comm_, boundary_stream_);
     for (int step = 0; step < steps; ++step) {
-      // TODO: launch the graph of the step from field[current] on boundary_stream_
+      // TODO: part 1 of 3, the launch: one gpuGraphLaunch on boundary_stream_ of the graph of the step that starts from field[slab_.current]. Invariant: the graph for each starting field was captured once; the launches on one stream run one after the other, whole. Mistake to avoid: launching steps_[1 - current], the step that starts from the other field.
       throw course::NotImplemented(__FILE__);
       slab_.current = 1 - slab_.current;
     }
@@ -56,8 +59,12 @@ class Graph final : public Propagator {
  private:
   // steps_[from]: one time step from field[from] to the other field, as step 04 runs it.
   void capture(int from) {
-    // TODO: begin a capture on boundary_stream_ (gpuStreamCaptureModeThreadLocal: the other ranks capture at the same time); fork interior_stream_ into it through fork_; on boundary_stream_ update_boundary and exchange_nccl, on interior_stream_ update_interior; join it back through join_; end the capture, instantiate the graph into steps_[from] with gpuGraphInstantiateFlagUseNodePriority (without it every node runs at the launching stream's priority, and the boundary's and NCCL's high priority is lost), destroy the graph and upload the instance (gpuGraphUpload on boundary_stream_: its first launch then pays nothing extra)
-    (void)from;
+    gpuGraph_t graph = nullptr;
+    const int to = 1 - from;
+    // TODO: part 2 of 3, the capture: begin a capture on boundary_stream_ (gpuStreamCaptureModeThreadLocal: the other ranks capture at the same time, on their threads); fork interior_stream_ into it (record fork_ on boundary_stream_, make interior_stream_ wait for it); then step 04's work, update_boundary and exchange_nccl of field[to] on boundary_stream_, update_interior on interior_stream_; join it back (record join_ on interior_stream_, boundary_stream_ waits for it); end the capture into `graph`. Invariant: every stream that joins a capture is joined back to its origin before it ends; nothing is launched, only recorded. Mistake to avoid: work on interior_stream_ without the fork (the stream is then not part of the capture: it runs at once, outside the graph) or without the join (the capture cannot end).
+    (void)to; throw course::NotImplemented(__FILE__);
+    // TODO: part 3 of 3, the instance: instantiate `graph` into steps_[from] with gpuGraphInstantiateWithFlags and gpuGraphInstantiateFlagUseNodePriority, destroy `graph` (the instance keeps what it needs), and upload the instance (gpuGraphUpload on boundary_stream_: its first launch then pays nothing extra). Invariant: one instance per starting field, made once, before any launch is timed. Mistake to avoid: instantiating without the flag: every node then runs at the priority of the stream the graph is launched on, and the boundary's and NCCL's high priority is lost (the results are still right: only the overlap suffers).
+    (void)graph;
   }
 
   Slab& slab_;

@@ -7,7 +7,7 @@
 // R above the top, which later steps turn into an exchange between ranks. One stream; one
 // synchronize when advance() ends.
 // The bound: 12 bytes a point (read u and u(n-1), write u(n+1)): 1.61 GB a step at 512^3,
-// 0.38 ms at the H200's measured copy rate (4.2 TB/s, chapter 3's results). The z copies move
+// 0.38 ms at the H200's copy ceiling (4.2 TB/s, chapter 3's results). The z copies move
 // 2 x R planes, read and written, about 1% of that at 512^3; wrap_xy's columns and rows 2%.
 // Predicted: the kernel near chapter 3's step 10 fraction of the copy rate (0.85 on the H200
 // for the Laplacian's 8 bytes a point; the 4 more of u(n-1) are a plain stream), 0.80-0.85: 0.45

@@ -28,9 +28,13 @@
 //     02_peer_copies x1  weak 512^3 per GPU  9.7443 ms (20 time steps), 3306 GB/s (0.782 of copy), 275 GLUP/s
 //     02_peer_copies x2  weak 512^3 per GPU  10.6104 ms (20 time steps), 3036 GB/s (0.718 of copy), 506 GLUP/s
 // END MEASURED
+// Your parts: the handshake that orders the ranks' streams (record, barrier, waits), and the two
+// peer copies (parts::pull_halos), which are tested on their own. Peer access and the windows are
+// given.
 #include <stdexcept>
 
 #include "course/exercise.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch06 {
@@ -64,27 +68,17 @@ class PeerCopies final : public Propagator {
     GPU_CHECK(status);
   }
 
-  // Buffer b's x and y images, then its z halos pulled from the neighbours' buffer b.
+  // Buffer b's x and y images, then its z halos pulled from the neighbours' buffer b, once they
+  // have computed it.
   void refresh_halos(int b) {
     wrap_xy(slab_.field[b], slab_.grid, all_planes(slab_.grid), stream_);
-    pull_halos(b);
-  }
-
-  // Buffer b's halos from the neighbours' buffer b, once they have computed it.
-  void pull_halos(int b) {
-    // BEGIN SOLUTION: record computed_[b] on stream_, team barrier, make stream_ wait for both neighbours' computed[b] (neighbours_[0] below, [1] above), then peer-copy the lower neighbour's top planes into the below halo and the upper neighbour's bottom planes into the above halo (gpuMemcpyPeerAsync, from their device to slab_.device, each with its own grid)
-    const Grid& g = slab_.grid;
-    const std::size_t bytes = halo_floats(g) * sizeof(float);
+    // BEGIN SOLUTION: part 1 of 2, the handshake: record computed_[b] on stream_ (this rank's new planes of field b are queued before it), then team_.barrier(), then make stream_ wait (gpuStreamWaitEvent) for each neighbour's computed[b] (neighbours_[0] below, [1] above). Invariant: a rank's stream pulls a neighbour's planes only after the neighbour's update of them; the barrier makes sure every neighbour has recorded its event for this step before anyone waits on it. Mistake to avoid: waiting before the barrier (the neighbour may not have recorded yet: the wait then refers to its previous record, already passed) or recording after it.
     GPU_CHECK(gpuEventRecord(computed_[b], stream_));
     team_.barrier();
-    const Team::Window& below = neighbours_[0];
-    const Team::Window& above = neighbours_[1];
     for (const Team::Window& neighbour : neighbours_) GPU_CHECK(gpuStreamWaitEvent(stream_, neighbour.computed[b], 0));
-    float* v = slab_.field[b];
-    GPU_CHECK(gpuMemcpyPeerAsync(below_halo(v, g), slab_.device, top_planes(below.field[b], below.grid), below.device, bytes, stream_));
-    GPU_CHECK(gpuMemcpyPeerAsync(above_halo(v, g), slab_.device, bottom_planes(above.field[b], above.grid), above.device, bytes, stream_));
     // STUB: (void)b; throw course::NotImplemented(__FILE__);
     // END SOLUTION
+    parts::pull_halos(slab_, b, neighbours_, stream_);
   }
 
   Team& team_;
@@ -99,6 +93,19 @@ class PeerCopies final : public Propagator {
 };
 
 }  // namespace
+
+void parts::pull_halos(const Slab& slab, int b, const std::array<Team::Window, 2>& neighbours, gpuStream_t stream) {
+  // BEGIN SOLUTION: part 2 of 2, the pulls: two gpuMemcpyPeerAsync on `stream`, each from a neighbour's device to slab.device, halo_floats(g) floats: the neighbour below's top planes of its field b into the below halo of slab.field[b], the neighbour above's bottom planes into the above halo. Invariant: a neighbour's planes are found with its own grid (Window::grid), its slab may be thicker or thinner than yours. Mistake to avoid: top_planes(below.field[b], g) with your grid g (the wrong planes, or past the end of its array), or the bottom planes pulled from below.
+  const Grid& g = slab.grid;
+  const std::size_t bytes = halo_floats(g) * sizeof(float);
+  const Team::Window& below = neighbours[0];
+  const Team::Window& above = neighbours[1];
+  float* v = slab.field[b];
+  GPU_CHECK(gpuMemcpyPeerAsync(below_halo(v, g), slab.device, top_planes(below.field[b], below.grid), below.device, bytes, stream));
+  GPU_CHECK(gpuMemcpyPeerAsync(above_halo(v, g), slab.device, bottom_planes(above.field[b], above.grid), above.device, bytes, stream));
+  // STUB: (void)slab; (void)b; (void)neighbours; (void)stream; throw course::NotImplemented(__FILE__);
+  // END SOLUTION
+}
 
 std::unique_ptr<Propagator> make_peer_copies(Crew& crew, int rank) { return std::make_unique<PeerCopies>(crew, rank); }
 

@@ -23,22 +23,34 @@
 //     03_nccl x1  weak 512^3 per GPU  9.7443 ms (20 time steps), 3306 GB/s (0.782 of copy), 275 GLUP/s
 //     03_nccl x2  weak 512^3 per GPU  10.7888 ms (20 time steps), 2986 GB/s (0.706 of copy), 498 GLUP/s
 // END MEASURED
+// Your parts: the plan of the four messages (parts::halo_messages) and the exchange that posts
+// them in one group (exchange_nccl), each tested on its own. The time loop is given.
 #include "course/exercise.hpp"
+#include "parts.hpp"
 #include "steps.hpp"
 
 namespace ch06 {
 
-void exchange_nccl(const Slab& slab, float* v, ncclComm_t comm, gpuStream_t stream) {
-  // BEGIN SOLUTION: in one group: send v's top planes to the rank above and its bottom planes to the rank below, then receive the below halo from the rank below and the above halo from the rank above (halo_floats(g) floats each); the order of sends and of receives is what pairs them
+parts::HaloMessages parts::halo_messages(const Slab& slab, float* v) {
   const Grid& g = slab.grid;
-  const std::size_t count = halo_floats(g);
+  // BEGIN SOLUTION: part 1 of 2, the halo plan: two sends, v's top planes (top_planes) to the rank above (slab.up()) and its bottom planes (bottom_planes) to the rank below (slab.down()); two receives, the below halo (below_halo) from the rank below and the above halo (above_halo) from the rank above. Order them so that NCCL's pairing (the k-th send from A to B meets B's k-th receive from A) puts every message in the right halo, even when the rank above and the rank below are the same rank (two ranks) or this rank (one): with two ranks, follow each rank's first send to the other's first receive. Invariant: the rank below's top planes land in your below halo, the rank above's bottom planes in your above halo. Mistake to avoid: sending the bottom planes to the rank above, or receives listed in the other order than the sends (with two ranks the halos then swap).
+  HaloMessages plan;
+  plan.sends = {Message{top_planes(v, g), slab.up()}, Message{bottom_planes(v, g), slab.down()}};
+  plan.receives = {Message{below_halo(v, g), slab.down()}, Message{above_halo(v, g), slab.up()}};
+  return plan;
+  // STUB: (void)g; (void)v; throw course::NotImplemented(__FILE__);
+  // END SOLUTION
+}
+
+void exchange_nccl(const Slab& slab, float* v, ncclComm_t comm, gpuStream_t stream) {
+  const parts::HaloMessages plan = parts::halo_messages(slab, v);
+  const std::size_t count = halo_floats(slab.grid);
+  // BEGIN SOLUTION: part 2 of 2, the group: between ncclGroupStart() and ncclGroupEnd(), an ncclSend of each of plan.sends and then an ncclRecv of each of plan.receives, in the plan's order, `count` floats (ncclFloat) each, to or from the message's peer, on `comm` and `stream`; every call checked with GPU_CHECK. Invariant: the calls inside a group are only queued, and NCCL starts them together at ncclGroupEnd, so no rank's send waits for a receive it has not posted yet. Mistake to avoid: the calls outside a group: each rank's first send then waits for its neighbour's receive, which the neighbour posts only after its own send: a deadlock (the CPU backend names the call that waits).
   GPU_CHECK(ncclGroupStart());
-  GPU_CHECK(ncclSend(top_planes(v, g), count, ncclFloat, slab.up(), comm, stream));
-  GPU_CHECK(ncclSend(bottom_planes(v, g), count, ncclFloat, slab.down(), comm, stream));
-  GPU_CHECK(ncclRecv(below_halo(v, g), count, ncclFloat, slab.down(), comm, stream));
-  GPU_CHECK(ncclRecv(above_halo(v, g), count, ncclFloat, slab.up(), comm, stream));
+  for (const parts::Message& send : plan.sends) GPU_CHECK(ncclSend(send.planes, count, ncclFloat, send.peer, comm, stream));
+  for (const parts::Message& receive : plan.receives) GPU_CHECK(ncclRecv(receive.planes, count, ncclFloat, receive.peer, comm, stream));
   GPU_CHECK(ncclGroupEnd());
-  // STUB: (void)slab; (void)v; (void)comm; (void)stream; throw course::NotImplemented(__FILE__);
+  // STUB: (void)plan; (void)count; (void)comm; (void)stream; throw course::NotImplemented(__FILE__);
   // END SOLUTION
 }
 
@@ -57,7 +69,6 @@ class Nccl final : public Propagator {
   }
 
  private:
-
   Slab& slab_;
   const Problem& problem_;
   ncclComm_t comm_;

@@ -30,13 +30,16 @@
 //     04_overlap x1  weak 512^3 per GPU  10.5931 ms (20 time steps), 3041 GB/s (0.719 of copy), 253 GLUP/s
 //     04_overlap x2  weak 512^3 per GPU  10.0638 ms (20 time steps), 3201 GB/s (0.757 of copy), 533 GLUP/s
 // END MEASURED
+// Your parts: the two halves of a time step (update_boundary, update_interior), each tested on its
+// own, and their order on two streams with four events, tested under many stream orders. The
+// streams and the events are given.
 #include "course/exercise.hpp"
 #include "steps.hpp"
 
 namespace ch06 {
 
 void update_boundary(const Slab& slab, const Problem& problem, const float* u, float* next, gpuStream_t stream) {
-  // BEGIN SOLUTION: leapfrog and wrap_xy on low_boundary(g) and high_boundary(g), both ends in one launch each, on `stream`
+  // BEGIN SOLUTION: part 1 of 3, the boundary half: the leapfrog from u into next on the slab's boundary planes, low_boundary(g) and high_boundary(g), both ends in one launch (wave.hpp's leapfrog overload with two ranges), then wrap_xy of next on the same two ranges (one launch), both on `stream`. Invariant: these planes, and their x and y halos, are all that the exchange sends; nothing outside them is written. Mistake to avoid: forgetting wrap_xy (the neighbours and the next step read those halos), or the interior's planes here.
   const Grid& g = slab.grid;
   leapfrog(u, next, g, problem.courant2, low_boundary(g), high_boundary(g), stream);
   wrap_xy(next, g, low_boundary(g), high_boundary(g), stream);
@@ -45,7 +48,7 @@ void update_boundary(const Slab& slab, const Problem& problem, const float* u, f
 }
 
 void update_interior(const Slab& slab, const Problem& problem, const float* u, float* next, gpuStream_t stream) {
-  // BEGIN SOLUTION: leapfrog and wrap_xy on interior_planes(g), on `stream`
+  // BEGIN SOLUTION: part 2 of 3, the interior half: the leapfrog from u into next on interior_planes(g), then wrap_xy of next on the same planes, on `stream`. Invariant: together with part 1 every plane of the slab is updated exactly once; a slab of R to 2R planes has an empty interior (interior_planes is then empty, and the launches do nothing). Mistake to avoid: all_planes here: the leapfrog works in place (next holds u(n-1) until it is written), so a boundary plane updated by both halves comes out wrong.
   const Grid& g = slab.grid;
   leapfrog(u, next, g, problem.courant2, interior_planes(g), stream);
   wrap_xy(next, g, interior_planes(g), stream);
@@ -70,7 +73,7 @@ class Overlap final : public Propagator {
     exchange_nccl(slab_, slab_.field[a], comm_, boundary_stream_);
     for (int step = 0; step < steps; ++step) {
       const int from = slab_.current, to = 1 - from;
-      // BEGIN SOLUTION: on boundary_stream_: wait for interior_done_[from], update_boundary, record boundary_done_[to], exchange_nccl of field[to]; on interior_stream_: wait for boundary_done_[from], update_interior, record interior_done_[to]
+      // BEGIN SOLUTION: part 3 of 3, the two streams and their events: on boundary_stream_ (high priority) wait for interior_done_[from], update_boundary from field[from] into field[to], record boundary_done_[to], then exchange_nccl of field[to]; on interior_stream_ (low priority) wait for boundary_done_[from], update_interior, record interior_done_[to]. Invariant: each half reads planes of field[from] that the other half of the previous step wrote (the stencil reaches R planes across the seam) and writes planes of field[to] that the other half of the previous step read: each stream waits for the other's event of the previous step, and boundary_done_ is recorded before the exchange, so the interior does not wait for NCCL. Mistake to avoid: an interior that does not wait for boundary_done_[from] (it then reads boundary planes, and halos, not yet computed or received: the result depends on which stream runs first), or records swapped between the two buffers.
       GPU_CHECK(gpuStreamWaitEvent(boundary_stream_, interior_done_[from], 0));
       update_boundary(slab_, problem_, slab_.field[from], slab_.field[to], boundary_stream_);
       GPU_CHECK(gpuEventRecord(boundary_done_[to], boundary_stream_));

@@ -133,10 +133,7 @@ class ExerciseGenerator(unittest.TestCase):
                 generate.make_stub(text, "f.cu")
 
 
-# Chapters whose exercises are not yet cut into parts of at most MOST_SOLUTION_LINES, with stub
-# headers free of the solution's measured figures (issue 42 reworks them chapter by chapter; a
-# chapter leaves this set when it is done, and the set goes when it is empty).
-NOT_YET_IN_PARTS = {"06_multi_gpu"}
+# A TODO stands for at most this many lines of solution; longer ones are cut into numbered parts.
 MOST_SOLUTION_LINES = 30
 # A line of a stub that reports what the solution measured: a verb of measuring and a figure.
 MEASURED_VERB = re.compile(r"\b(measured|took|ran at|runs at|reached|reaches|came to)\b", re.I)
@@ -162,7 +159,7 @@ def solution_regions(text: str) -> list:
 class ExerciseShape(unittest.TestCase):
     def test_no_todo_stands_for_more_than_30_lines_of_solution(self):
         too_long = [f"{path.relative_to(ROOT)}:{first}: {lines} lines ({hint[:60]})"
-                    for path in sorted((ROOT / "solutions").glob("*/*.cu")) if path.parent.name not in NOT_YET_IN_PARTS
+                    for path in sorted((ROOT / "solutions").glob("*/*.cu"))
                     for first, hint, lines in solution_regions(path.read_text()) if lines > MOST_SOLUTION_LINES]
         self.assertEqual(too_long, [], "cut these regions into numbered parts (// BEGIN SOLUTION: part 2 of 3, ...)")
 
@@ -176,7 +173,7 @@ class ExerciseShape(unittest.TestCase):
 
     def test_no_stub_quotes_a_measured_figure_of_the_solution(self):
         quoted = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-                  for path in sorted((ROOT / "exercises").glob("*/*.cu")) if path.parent.name not in NOT_YET_IN_PARTS
+                  for path in sorted((ROOT / "exercises").glob("*/*.cu"))
                   for number, line in enumerate(path.read_text().splitlines(), start=1)
                   if line.lstrip().startswith("//") and MEASURED_VERB.search(line) and FIGURE.search(line)]
         self.assertEqual(quoted, [], "a stub keeps the idea, the bound and the prediction, not what the solution measured")
