@@ -14,6 +14,19 @@
             names the counts it comes from, and a row's label is the same whatever ran, since
             report.py matches the GPU models' rows by it;
   traffic   profile.sh's traffic per kernel (step 00 at 512^3), when it was recorded.
+The lesson's tables (README.md), from the lesson's GPU only (LESSON_GPU; the H100's recording is of
+an older kernel on one GPU and stays in NOTES.md's tables):
+  bound     the bytes a GPU moves a step and the time the measured ceilings allow for them;
+  glance    each taught step: its idea, its prediction, its time on 1 and 2 GPUs and its
+            parallel efficiency, weak and strong;
+  result_NN the small table of step NN's section;
+  hidden    the share of the exchange that steps 04 and 05 hide, against `split compute only`
+            (step 04's launches without the exchange), so that the split's own cost is not counted
+            as exchange: (exchange + split compute - step) / exchange;
+  processes the steps with their ranks as threads of one process (bench.json) and as MPI processes
+            (bench-mpi-N.json), side by side;
+  nodes     a prediction, not a measurement: the efficiency on 2 and 4 nodes of one GPU each, the
+            measured exchange's bytes over an assumed network rate (NETWORK_GBPS).
 """
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
@@ -163,6 +176,256 @@ def targets_table(res, steps: int) -> str:
     return "\n".join(lines)
 
 
+# --- the lesson's tables ---------------------------------------------------------------------------
+
+LESSON_GPU = "h200"  # the one GPU model recorded on several GPUs, with the chapter's kernel
+SPLIT = "split compute only"
+# Each taught step's idea and its prediction, in the lesson's words (README.md's step sections);
+# the predictions were written before the runs, from the bounds (NOTES.md).
+LESSON = {
+    "00": ("the whole grid on one GPU: leapfrog, images and z halos on one stream",
+           "the update at 0.80 of copy or better (chapter 3's step 10)"),
+    "01": ("a z slab a GPU; the halos through pinned host memory",
+           "the host round trip, not hidden: about 0.6"),
+    "02": ("each GPU pulls its halos from its neighbours' memory",
+           "the halos at the peer rate, not hidden: about 0.95"),
+    "03": ("the four halo messages as NCCL calls in one group", "as step 02, without the barrier: about 0.95"),
+    "04": ("boundary planes first; their exchange under the interior, on two streams",
+           "90% of the exchange hidden or more: 0.97-0.99"),
+    "05": ("step 04's time step captured once, launched as one graph", "as step 04, with fewer launches"),
+}
+NETWORK_GBPS = 50.0  # assumed, not measured: one 400 Gb/s network card a GPU, each way
+PREDICTED_NODES = (2, 4)
+
+
+def group_of(res_or_cases, kind: str) -> str:
+    """The group whose name starts with `kind` ("weak", "strong")."""
+    cases = res_or_cases.cases if hasattr(res_or_cases, "cases") else res_or_cases
+    return next(c.group for c in cases if c.group.startswith(kind))
+
+
+def step_ms(rows: dict, prefix: str, n: int, steps: int):
+    """ms a time step of the step or peer named by `prefix` on n GPUs, or None."""
+    name = next((s for s in rows if (s.startswith(prefix) if prefix[:2].isdigit() else s == prefix) and n in rows[s]), None)
+    return per_step_ms(rows[name][n], steps) if name else None
+
+
+def most_gpus(rows: dict) -> int:
+    return max(n for by_count in rows.values() for n in by_count)
+
+
+def split_hidden(rows: dict, prefix: str, n: int, steps: int):
+    """The share of the exchange that the step hides, against step 04's split work without it."""
+    step, split, exchange = (step_ms(rows, name, n, steps) for name in (prefix, SPLIT, EXCHANGE))
+    if None in (step, split, exchange):
+        return None
+    return (exchange + split - step) / exchange
+
+
+def lesson_bound(res, steps: int) -> str:
+    """The bytes a GPU moves a time step, from the recording's counts, and the time the measured
+    ceilings allow for them: the update at the copy rate, the halos at the peer copy's."""
+    lines = ["| what a GPU moves a time step | problem | bytes | ceiling (course_ceilings) | ms at the ceiling |",
+             "|---|---|---:|---:|---:|"]
+    copy, peer = res.ceilings["copy_GBps"], res.ceilings["peer_both_ways_GBps"]
+    for kind in ("weak", "strong"):
+        group = group_of(res, kind)
+        rows = by_step(res.cases, group)
+        n = most_gpus(rows)
+        update = rows[BASELINE][1].bytes_per_run / steps
+        for gpus, problem in ((1, group), (n, f"{group}, {n} GPUs")):
+            if gpus == 1 or kind == "strong":
+                share = update if kind == "weak" else update / gpus
+                lines.append(f"| the update: read u(n) and u(n-1), write u(n+1), 12 B a point | {problem} | {share / 1e9:.2f} GB | "
+                             f"copy {copy / 1e3:.2f} TB/s | {share / copy / 1e6:.3f} |")
+        halo = rows[EXCHANGE][n].bytes_per_run / steps
+        lines.append(f"| the halos: R = 4 planes sent up and down, 4 received from each side | {group}, {n} GPUs | "
+                     f"{halo / 1e6:.1f} MB | peer copy both ways {peer:.0f} GB/s | {halo / peer / 1e6:.4f} |")
+    return "\n".join(lines)
+
+
+def efficiency_cell(group: str, t1, ms, n: int) -> str:
+    return f"{efficiency(group, t1, ms, n):.2f}" if t1 and ms else "—"
+
+
+def glance_table(res, steps: int) -> str:
+    weak, strong = (by_step(res.cases, group_of(res, kind)) for kind in ("weak", "strong"))
+    weak_group, strong_group = group_of(res, "weak"), group_of(res, "strong")
+    n = most_gpus(weak)
+    t1_weak, t1_strong = step_ms(weak, BASELINE, 1, steps), step_ms(strong, BASELINE, 1, steps)
+    lines = [f"| step | idea | predicted ({n} GPUs, weak) | 1 GPU, 512^3: ms | of copy | {n} GPUs, weak 512^3 each: ms | "
+             f"weak efficiency | {n} GPUs, strong 1024^3: ms | strong efficiency |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for number, (idea, predicted) in LESSON.items():
+        one = next((rows[1] for s, rows in weak.items() if s.startswith(number) and 1 in rows), None)
+        w, s = step_ms(weak, number, n, steps), step_ms(strong, number, n, steps)
+        cells = [number, idea, predicted, f"{per_step_ms(one, steps):.4f}" if one else "—",
+                 f"{one.of_ceiling('GB', res.ceilings):.2f}" if one else "—",
+                 f"{w:.4f}" if w else "—", efficiency_cell(weak_group, t1_weak, w, n),
+                 f"{s:.4f}" if s else "—", efficiency_cell(strong_group, t1_strong, s, n)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def label(step: str) -> str:
+    return f"*{step}* (peer)" if not step[:2].isdigit() else f"`{step}`"
+
+
+def steps_table(res, names: list, steps: int) -> str:
+    """A step section's result: the named steps and peers, weak on 1 and n GPUs, strong on n, with
+    the parallel efficiency of each step."""
+    weak_group, strong_group = group_of(res, "weak"), group_of(res, "strong")
+    weak, strong = by_step(res.cases, weak_group), by_step(res.cases, strong_group)
+    n = most_gpus(weak)
+    t1_weak, t1_strong = step_ms(weak, BASELINE, 1, steps), step_ms(strong, BASELINE, 1, steps)
+    lines = [f"| ms a time step (efficiency) | weak 512^3, 1 GPU | weak, {n} GPUs | strong 1024^3, {n} GPUs |",
+             "|---|---:|---:|---:|"]
+    for name in names:
+        cells = []
+        for rows, group, t1, gpus in ((weak, weak_group, t1_weak, 1), (weak, weak_group, t1_weak, n),
+                                      (strong, strong_group, t1_strong, n)):
+            ms = step_ms(rows, name, gpus, steps)
+            shown = ms is not None and name != EXCHANGE
+            cells.append("—" if ms is None else f"{ms:.4f}" + (f" ({efficiency(group, t1, ms, gpus):.2f})" if shown else ""))
+        lines.append(f"| {label(next((s for s in weak if s.startswith(name)), name))} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def kernel_table(res, steps: int) -> str:
+    """Step 00's result: the time loop and its compute alone against the copy, both sizes."""
+    groups = [group_of(res, "weak"), group_of(res, "strong")]
+    lines = ["| on 1 GPU | " + " | ".join(f"{g.split()[1]}: ms a step | of copy" for g in groups) + " |", "|---|" + "---:|---:|" * 2]
+    for name in (BASELINE, COMPUTE):
+        cells = []
+        for group in groups:
+            case = by_step(res.cases, group)[name][1]
+            cells += [f"{per_step_ms(case, steps):.4f}", f"{case.of_ceiling('GB', res.ceilings):.2f}"]
+        lines.append(f"| {label(name)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def exchange_rate_table(res, steps: int) -> str:
+    """Step 03's result: the exchange alone on n GPUs, its bytes and its rate against the peer copy."""
+    peer = res.ceilings["peer_GBps"]
+    lines = [f"| on {{n}} GPUs | bytes a GPU sends and receives a step | exchange alone: ms | GB/s each way | "
+             f"of the peer copy ({peer:.0f} GB/s each way) | `03_nccl`: ms | compute alone: ms |", "|---|---:|---:|---:|---:|---:|---:|"]
+    n = None
+    for kind in ("weak", "strong"):
+        group = group_of(res, kind)
+        rows = by_step(res.cases, group)
+        n = most_gpus(rows)
+        exchange = rows[EXCHANGE][n]
+        each_way = exchange.rate("GB") / 2
+        lines.append(f"| {group} | {exchange.bytes_per_run / steps / 1e6:.1f} MB | {per_step_ms(exchange, steps):.4f} | "
+                     f"{each_way:.0f} | {each_way / peer:.2f} | {step_ms(rows, '03', n, steps):.4f} | "
+                     f"{step_ms(rows, COMPUTE, n, steps):.4f} |")
+    lines[0] = lines[0].replace("{n}", str(n))
+    return "\n".join(lines)
+
+
+def hidden_table(res, steps: int) -> str:
+    """Step 04's result: the share of the exchange hidden, against step 04's split work alone."""
+    lines = ["| on {n} GPUs | exchange alone | split compute alone | `04_overlap` | hidden by 04 | `05_graph` | hidden by 05 |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    n = None
+    for kind in ("weak", "strong"):
+        group = group_of(res, kind)
+        rows = by_step(res.cases, group)
+        n = most_gpus(rows)
+        cells = [group] + [f"{step_ms(rows, name, n, steps):.4f}" for name in (EXCHANGE, SPLIT, "04")]
+        cells += [f"{split_hidden(rows, '04', n, steps):.2f}", f"{step_ms(rows, '05', n, steps):.4f}",
+                  f"{split_hidden(rows, '05', n, steps):.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines[0] = lines[0].replace("{n}", str(n))
+    return "\n".join(lines)
+
+
+def graph_table(res, steps: int) -> str:
+    """Step 05's result: steps 03-05 on n GPUs at the two sizes and at weak 128^3, where launches cost."""
+    columns = [(res.cases, steps, group_of(res, "weak")), (res.cases, steps, group_of(res, "strong"))]
+    small = res.folder / "bench-small.json"
+    if small.exists():
+        context, cases = results.load(small, "bench_multi_gpu")
+        columns.append((cases, results.context_number(context, "steps", small, whole=True), group_of(cases, "weak")))
+    n = most_gpus(by_step(res.cases, group_of(res, "weak")))
+    lines = [f"| ms a time step, {n} GPUs | " + " | ".join(group for _, _, group in columns) + " |", "|---|" + "---:|" * len(columns)]
+    for number in ("03", "04", "05"):
+        cells = []
+        for cases, run_steps, group in columns:
+            ms = step_ms(by_step(cases, group), number, n, run_steps)
+            cells.append(f"{ms:.4f}" if ms else "—")
+        name = next(s for s in by_step(res.cases, columns[0][2]) if s.startswith(number))
+        lines.append(f"| {label(name)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def processes_table(res, steps: int) -> str:
+    """Every step with its ranks as threads of one process (bench.json) beside the same case as MPI
+    processes, one a GPU (bench-mpi-N.json), on each count recorded both ways."""
+    mpi = {}
+    for path in sorted(res.folder.glob("bench-mpi-*.json")):
+        context, cases = results.load(path, "bench_multi_gpu")
+        mpi[int(path.stem.rsplit("-", 1)[1])] = (cases, results.context_number(context, "steps", path, whole=True))
+    if not mpi:
+        return "*Not measured: no bench-mpi-N.json (the ranks as MPI processes) in this GPU's results.*"
+    parts = []
+    for kind in ("weak", "strong"):
+        group = group_of(res, kind)
+        threads = by_step(res.cases, group)
+        counts = [n for n in sorted(mpi) if any(n in by_count for by_count in threads.values())]
+        lines = [f"**{group}**: ms a time step", "",
+                 "| step | " + " | ".join(f"{n} GPU{'s' if n > 1 else ''}: threads | {n}: processes" for n in counts) + " |",
+                 "|---|" + "---:|---:|" * len(counts)]
+        for name, by_count in threads.items():
+            cells = []
+            for n in counts:
+                cases, mpi_steps = mpi[n]
+                process = by_step(cases, group).get(name, {}).get(n)
+                cells += [f"{per_step_ms(by_count[n], steps):.4f}" if n in by_count else "—",
+                          f"{per_step_ms(process, mpi_steps):.4f}" if process else "—"]
+            lines.append(f"| {label(name)} | " + " | ".join(cells) + " |")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def nodes_table(res, steps: int) -> str:
+    """A prediction from the measured exchange: nodes of one GPU each, every halo message on the
+    network at NETWORK_GBPS each way, so the exchange takes (X / 2) / B, X the bytes a GPU sends
+    and receives a step; a step takes the split compute + (1 - h) of that, h the share hidden."""
+    lines = [f"| problem | nodes, a GPU each | network time a step: ms | compute a step: ms | efficiency, nothing hidden | "
+             f"hidden as by step 04 on NVLink (h) | all hidden |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for kind in ("weak", "strong"):
+        group = group_of(res, kind)
+        rows = by_step(res.cases, group)
+        n = most_gpus(rows)
+        t1 = step_ms(rows, BASELINE, 1, steps)
+        network = rows[EXCHANGE][n].bytes_per_run / steps / 2 / NETWORK_GBPS / 1e6
+        shown = split_hidden(rows, "04", n, steps)
+        for nodes in PREDICTED_NODES:
+            measured = step_ms(rows, SPLIT, nodes, steps)
+            if measured:
+                compute, how = measured, ""
+            elif kind == "weak":  # a GPU's slab is the same size on any count
+                compute, how = step_ms(rows, SPLIT, n, steps), f" (as on {n})"
+            else:  # a slab of 1/nodes of the planes: assumed to take 1/nodes of one GPU's time
+                compute, how = step_ms(rows, SPLIT, 1, steps) / nodes, f" (1 GPU's / {nodes})"
+            cells = [group, str(nodes), f"{network:.3f}", f"{compute:.4f}{how}"]
+            cells += [f"{efficiency(group, t1, compute + (1 - h) * network, nodes):.2f}" + (f" (h = {h:.2f})" if 0 < h < 1 else "")
+                      for h in (0.0, shown, 1.0)]
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def lesson_tables(res, steps: int) -> dict:
+    """The lesson's tables, from the lesson's GPU only: the other's recording is of an older kernel."""
+    if res.folder.name != LESSON_GPU:
+        return {}
+    return {"bound": lesson_bound(res, steps), "glance": glance_table(res, steps),
+            "result_00": kernel_table(res, steps), "result_01": steps_table(res, [BASELINE, "01"], steps),
+            "result_02": steps_table(res, ["02", COMPUTE], steps), "result_03": exchange_rate_table(res, steps),
+            "hidden": hidden_table(res, steps), "result_05": graph_table(res, steps),
+            "processes": processes_table(res, steps), "nodes": nodes_table(res, steps)}
+
 def tables(res) -> dict:
     steps = res.number("steps", whole=True)
     found = {"scaling": scaling_tables(res.cases, steps), "exchange": exchange_tables(res, steps),
@@ -173,4 +436,4 @@ def tables(res) -> dict:
         found["small"] = scaling_tables(cases, results.context_number(context, "steps", small, whole=True))
     if (res.folder / "traffic.csv").exists():
         found["traffic"] = report_tables.traffic_table(res.folder / "traffic.csv", "512^3 field (the update moves 3)")
-    return found
+    return found | lesson_tables(res, steps)
