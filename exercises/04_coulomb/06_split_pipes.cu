@@ -1,4 +1,4 @@
-// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint 6fd7a740c6d9): edit the TODOs.
+// Generated from solutions/04_coulomb/06_split_pipes.cu by exercises/generate.py (fingerprint baa531314836): edit the TODOs.
 // Step 06 — past the rsqrt ceiling: some of the reciprocal square roots on the FMA pipe.
 //
 // With one instruction per root (step 04), the multi-function unit (XU) is the limit: it
@@ -286,7 +286,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kBlock * kSpecialisedRows, kBlocksPerSm)
   }
   const unsigned long long units = static_cast<unsigned long long>((count + kUnitAtoms - 1) / kUnitAtoms) * stretches;
   for (;;) {
-    // TODO: part 4 of 6, taking a unit: one thread takes the next unit's number from the counter (atomicAdd on schedule.next_unit) into the shared `unit`, and every thread reads it; the block stops once the number is past the last unit (`units`); then the unit's stretch (the number modulo stretches) and its first atom (the number divided by stretches, times kUnitAtoms), and n, its atoms (kUnitAtoms, fewer in the last chunk). Invariant: one barrier before the write (every thread has read the previous number) and one after it (every thread sees the new one), reached by every thread; the whole block returns together. Mistake to avoid: no barrier before the write, so that thread 0 overwrites a number that others have not read yet (the CPU backend's shuffled threads catch it), or a last chunk read as a full kUnitAtoms.
+    // TODO: part 4 of 6, taking a unit: one thread takes the next unit's number from the counter (atomicAdd on schedule.next_unit) into the shared `unit`, and every thread reads it; the block stops once the number is past the last unit (`units`); then the unit's stretch (the number modulo stretches) and its first atom (the number divided by stretches, times kUnitAtoms), and n, its atoms (kUnitAtoms, fewer in the last chunk). Invariant: one barrier before the write (every thread has read the previous number) and one after it (every thread sees the new one), reached by every thread; the whole block returns together. Mistake to avoid: no barrier before the write, so that thread 0 overwrites a number that others have not read yet (today split_stretch's own barrier hides it, so no test catches it: keep the barrier, which keeps a unit without tiles, or a changed loop, correct), or a last chunk read as a full kUnitAtoms (the grader's run stops at the read past the end).
     const unsigned long long taken = units;
     if (taken >= units) return;
     const int stretch = 0, first = 0, n = 0;
@@ -354,7 +354,7 @@ void potential_split_6_of_32_minimax(const SliceAtom* atoms, int count, float* o
 }
 // How many of a thread's 32 points take the FMA pipe's root on the balanced 8 x 4 grid: chosen
 // from the cost model in the header.
-// TODO: part 6 of 6, the share for the balanced experiment (split_chosen_of_32_balanced; the taught kernel does not use it): k of a thread's 32 points on the FMA pipe, from the header's f* = (8 u - i) / (8 u + c - 1), with i = 3.6 (the 8 x 4 kernel), c = 9 (the minimax root) and u the share of cycles in which the 8 x 4 split kernels issue an instruction (the issue-slots column of step 06's profile table, in the chapter's README or NOTES.md), rounded to a whole number of points. Invariant: 0 <= k <= 32. Mistake to avoid: u = 1, which these kernels never reach, so that too many roots go to the FMA pipe and it becomes the limit.
+// TODO: part 6 of 6, the share for the balanced experiment (split_chosen_of_32_balanced; the taught kernel does not use it): k of a thread's 32 points on the FMA pipe, from the header's f* = (8 u - i) / (8 u + c - 1), with i = 3.6 (the 8 x 4 kernel), c = 9 (the minimax root) and u the share of cycles in which the 8 x 4 split kernels issue an instruction (about two thirds, the issue rate the lesson's step 06 prediction starts from; more warps would raise it a little), rounded to a whole number of points. Invariant: 0 <= k <= 32. Mistake to avoid: u = 1, which these kernels never reach, so that too many roots go to the FMA pipe and it becomes the limit. No test grades k (every k computes the right potential; u from 0.67 to 0.75 gives 4 to 6): check your arithmetic, then time the experiment with --bench on a GPU.
 constexpr int kChosenOf32 = 0;
 
 void potential_split_chosen_of_32_balanced(const SliceAtom* atoms, int count, float* out, const Slice& slice) {
