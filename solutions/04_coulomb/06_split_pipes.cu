@@ -59,7 +59,8 @@
 // of 8 by the model above (first written down as 1.2-1.25); no change if the scheduler serves its
 // warps in turn.
 // BEGIN FINDINGS
-// Measured at 2048 x 2048, 100,000 atoms (the recording, H200 / H100): 0 of 8 0.986 / 0.984;
+// Measured at 2048 x 2048, 100,000 atoms (the recordings of 2026-11-24 at 4ea6e191d6ab, H200 / H100;
+// the current recordings' figures are in the MEASURED block below): 0 of 8 0.986 / 0.984;
 // 1 of 8 1.086 / 1.084; **2 of 8 1.091 / 1.106**, the chapter's best; 3 of 8 0.982 / 0.958 (the
 // GPUs part at 2 and 3 of 8 beyond the runs' spread, unexplained: the README). The profile
 // (results/h200/warp-specialised-2026-11-24.txt, call 2, 16,384 atoms) says why it stops there:
@@ -72,10 +73,10 @@
 // predicted +1-2%), 1 of 8 1.085 and 2 of 8 1.083, no gain. And with roles by position in the
 // grid (call 1), which left 24 of 132 multiprocessors with the wrong mix: 1 of 8 1.085 (predicted
 // 1.11 once fixed: 1.082 in call 2), 2 of 8 1.061 (predicted 1.08: 1.090 in call 2).
-// XU priority, measured (results/{h200,h100-80gb-hbm3}/xu-priority-2026-11-25/, H200 / H100, the
+// XU priority, measured in dated runs (results/{h200,h100-80gb-hbm3}/xu-priority-2026-11-25/, H200 / H100, the
 // FMA warps' units in two passes, their atom loop unrolled twice): 2 of 8 1.155 / 1.151; 3 of 8
 // 1.196 / 1.191; **4 of 8 1.216 / 1.211** (84.11-84.12 ms on both; 1.208 or more against every ceiling
-// measured), the chapter's best; 5 of 8 1.215 / 1.211; 4 of 8 in one pass 1.188 / 1.184. The
+// measured), the chapter's best (1.211 / 1.215 in the current recordings); 5 of 8 1.215 / 1.211; 4 of 8 in one pass 1.188 / 1.184. The
 // scheduler does favour the XU warps there, but less than predicted: b 0.94 at 2 of 8 (not 0.97),
 // 0.93, 0.93 and 0.92 at 3, 4 and 5 as u rises from 0.72 to 0.83, so the best moves to 4-5 of 8;
 // and each FMA-pipe evaluation takes 12.3 instructions, not the model's 11.63. Two passes, no gain
