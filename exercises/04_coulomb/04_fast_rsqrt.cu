@@ -1,9 +1,9 @@
-// Generated from solutions/04_coulomb/04_fast_rsqrt.cu by exercises/generate.py (fingerprint fbd596a74ec4): edit the TODOs.
+// Generated from solutions/04_coulomb/04_fast_rsqrt.cu by exercises/generate.py (fingerprint e076287ab937): edit the TODOs.
 // Step 04 — the reciprocal square root in one instruction.
 //
 // Step 03's loop needs, per evaluation, an add for dx, an FMA for the squared distance, the
 // reciprocal square root and the FMA that adds the term, and per atom a few more shared by its
-// 8 points: about 4.5 instructions an evaluation. Nsight Compute counts 7.9 (the README's
+// 8 points: about 4.5 instructions an evaluation. Nsight Compute counts 7.9 (NOTES.md's
 // profile). Three of the 3.4 missing are rsqrtf() itself: to be right for denormal inputs
 // (below 2^-126) it scales them before and after the multi-function unit's MUFU.RSQ, three
 // instructions more around every one. A squared distance that small means an atom within 1e-19

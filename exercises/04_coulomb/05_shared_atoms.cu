@@ -1,10 +1,10 @@
-// Generated from solutions/04_coulomb/05_shared_atoms.cu by exercises/generate.py (fingerprint c000f518d260): edit the TODOs.
+// Generated from solutions/04_coulomb/05_shared_atoms.cu by exercises/generate.py (fingerprint 729a9874f95f): edit the TODOs.
 // Step 05 — the atoms through shared memory instead of constant memory, one launch for all; and
 // the coarsening factor, along a row and across rows.
 //
 // The constant-memory steps copy the atoms in 4096-atom chunks and launch once per chunk, and on
 // this GPU the constant cache serves their loads slowly when many warps walk the atoms at
-// different places (step 01, and the README's profile). Here each 16 x 16 block copies the
+// different places (step 01, and the profile in NOTES.md). Here each 16 x 16 block copies the
 // atoms itself, 256 at a time, into a shared tile (thread t loads atom t, one coalesced 4 KB
 // read), waits at a barrier, and runs step 04's loop over the tile; every thread of a warp reads
 // the same entry, which shared memory broadcasts (one 16-byte load for the atom's 4 floats).

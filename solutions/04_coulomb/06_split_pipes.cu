@@ -62,7 +62,7 @@
 // Measured at 2048 x 2048, 100,000 atoms (the recordings of 2026-11-24 at 4ea6e191d6ab, H200 / H100;
 // the current recordings' figures are in the MEASURED block below): 0 of 8 0.986 / 0.984;
 // 1 of 8 1.086 / 1.084; **2 of 8 1.091 / 1.106**, the chapter's best; 3 of 8 0.982 / 0.958 (the
-// GPUs part at 2 and 3 of 8 beyond the runs' spread, unexplained: the README). The profile
+// GPUs part at 2 and 3 of 8 beyond the runs' spread, unexplained: NOTES.md). The profile
 // (results/h200/warp-specialised-2026-11-24.txt, call 2, 16,384 atoms) says why it stops there:
 // u does rise, to 0.63, 0.73 and 0.78 with 1, 2 and 3 FMA warps, but b falls with it, 0.97, 0.92,
 // 0.85, 0.72: the scheduler gives the FMA warps slots that the XU warps were waiting for (their

@@ -11,7 +11,7 @@
 //   f*_k = (1 - omega) f_k + (omega w_k) t_k + 3 w_k e_kx g
 // two multiply-adds for t_k, two for f*_k, and eu = +-ux +-uy at most one add: five instructions
 // a direction as written, where step 07's source has about twelve (the compiler's own counts: the
-// README's instruction table). The roundings of omega w_k would make sum_k f*_k differ from
+// instruction table in NOTES.md). The roundings of omega w_k would make sum_k f*_k differ from
 // sum_k f_k by the same ~6e-8 every step, a drift of mass that the tests' 4000-step channel
 // catches (a first version with every direction by the formula failed it); so the rest direction is not computed
 // but takes the mass the other eight leave, f*_0 = sum_k f_k - sum_{k>0} f*_k, and mass is kept

@@ -40,7 +40,7 @@
 // value): 434 a cell, 0.64x step 08 (the H200, 8192^2).
 // END FINDINGS
 // BEGIN FINDINGS
-// Measured in a run of its own (the README), H200, commit 88db427
+// Measured in a run of its own (NOTES.md), H200, commit 88db427
 // (results/h200/steps-10-13-2026-11-24/): 259 instructions a cell (predicted ~275), 74% of issue
 // slots; fp16 89,002 MLUPS at 8192^2, 0.92x step 08's fp16 of the same run (predicted 0.85-0.95x),
 // 1.60x the best float32 step; bf16 90,781. Against the parabola: fp16 0.23%, 0.17%, 0.10%, 0.51%

@@ -15,7 +15,7 @@
 // move 72 bytes a cell with step 07's few instructions: about 1.08x step 05, at half the memory
 // of step 07.
 // BEGIN FINDINGS
-// Measured in runs of their own, not yet in the recordings (the README).
+// Measured in runs of their own, not yet in the recordings (NOTES.md).
 // Measured (H200, results/h200/in-place-2026-11-24.txt): 51,784 MLUPS at 8192^2, 0.93x step 07
 // of the same run (predicted ~1.00x: missed, the gap step 05 had); 51,424 (0.877 of copy) at
 // 49152^2, where its one buffer (87 GB) fits and two would not. The profile (4096^2): the local

@@ -26,7 +26,7 @@
 // at 8192^2.
 // END FINDINGS
 // BEGIN FINDINGS
-// Measured in runs of their own (the README): on the H200 at f410b50d6026, before the collision
+// Measured in runs of their own (NOTES.md): on the H200 at f410b50d6026, before the collision
 // moved into shifted_collision.hpp (the same PTX instruction counts and registers since); on the
 // H100 at f1df4ce, after the move.
 // Measured (H200, results/h200/in-place-2026-11-24.txt): 60,346 MLUPS at 8192^2, 0.96x step 10

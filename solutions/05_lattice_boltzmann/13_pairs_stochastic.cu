@@ -36,7 +36,7 @@
 // The two-cell step, measured on the H200 at ~0.84 of copy with 55-65% of warps resident
 // (step13-experiments.txt showed warps lost to registers cost more than they bought when the bytes
 // a load did not grow).
-// Measured in a run of its own (the README), H200, commit 88db427
+// Measured in a run of its own (NOTES.md), H200, commit 88db427
 // (results/h200/steps-10-13-2026-11-24/): 236 instructions a cell, 74% of issue slots, 65% of warps
 // resident, 72% of DRAM busy; 99,195 MLUPS at 8192^2, 0.846 of copy (predicted ~0.9), 1.78x the
 // best float32 step, 1.11x step 10, 0.89x PyTorch's compiled step storing fp16 rounded to nearest
