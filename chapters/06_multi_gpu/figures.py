@@ -142,7 +142,7 @@ def draw_exchange(plt, out: pathlib.Path) -> None:
                 ax.axvline(1.2, color="black", linestyle=":", linewidth=1)
             else:
                 ax.barh(y, 3.6, left=0.2, height=0.35, color=COLOURS[0], edgecolor="black", hatch="//", alpha=0.6)
-                ax.text(2.0, y, "send top planes up: waits for a receive\nthat the other rank posts only after its own send",
+                ax.text(2.0, y, "send top planes up: waits for a receive that the other\nrank queued on its stream behind its own send",
                         ha="center", va="center", fontsize=8)
         ax.set_yticks([0, 1])
         ax.set_yticklabels(["rank 1", "rank 0"])
@@ -150,8 +150,8 @@ def draw_exchange(plt, out: pathlib.Path) -> None:
         ax.set_xticks([])
         ax.set_xlabel("time")
     axes[0].set_title("in one group (ncclGroupStart ... ncclGroupEnd):\nthe four calls start together at the group's end", fontsize=10)
-    axes[1].set_title("outside a group: each call must finish before the next is posted,\nso both ranks wait in their first send "
-                      "for ever (a deadlock)", fontsize=10)
+    axes[1].set_title("outside a group: each call returns on the host but runs on the stream in order:\nthe receives queue "
+                      "behind the first send, so both sends wait for ever (a deadlock)", fontsize=10)
     figure.tight_layout()
     save(figure, out)
 
@@ -216,7 +216,7 @@ def draw_graph(plt, out: pathlib.Path) -> None:
     ax.set_xlim(-0.4, 9.5)
     ax.set_ylim(-0.9, 2.8)
     ax.axis("off")
-    ax.set_title("Step 05: one time step of step 04, captured once per buffer and launched as one graph "
+    ax.set_title("Step 05: one time step of step 04, captured once for each of the two buffers and launched as one graph "
                  "(one launch instead of about ten);\nthe graph ends when both branches have, so the next step starts "
                  "after this step's exchange", fontsize=9)
     figure.tight_layout()

@@ -20,13 +20,16 @@ an older kernel on one GPU and stays in NOTES.md's tables):
   glance    each taught step: its idea, its prediction, its time on 1 and 2 GPUs and its
             parallel efficiency, weak and strong;
   result_NN the small table of step NN's section;
+  headline  one sentence: the best weak and strong efficiency on the most GPUs recorded;
   hidden    the share of the exchange that steps 04 and 05 hide, against `split compute only`
             (step 04's launches without the exchange), so that the split's own cost is not counted
-            as exchange: (exchange + split compute - step) / exchange;
+            as exchange: (exchange + split compute - step) / exchange, with its spread: one
+            standard deviation from the three cases' spreads over their repetitions (bench.json's
+            stddev aggregates), taken as independent;
   processes the steps with their ranks as threads of one process (bench.json) and as MPI processes
             (bench-mpi-N.json), side by side;
   nodes     a prediction, not a measurement: the efficiency on 2 and 4 nodes of one GPU each, the
-            measured exchange's bytes over an assumed network rate (NETWORK_GBPS).
+            measured exchange's bytes over two assumed network rates (NETWORK_GBPS).
 """
 
 if __name__ == "__main__":  # profiling/report.py imports this file; on its own it is no program
@@ -194,7 +197,9 @@ LESSON = {
            "90% of the exchange hidden or more: 0.97-0.99"),
     "05": ("step 04's time step captured once, launched as one graph", "as step 04, with fewer launches"),
 }
-NETWORK_GBPS = 50.0  # assumed, not measured: one 400 Gb/s network card a GPU, each way
+# Assumed, not measured: one 400 Gb/s network card a GPU, each way: its line rate, and about what
+# NCCL's own tests are reported to reach on such a card for messages of a few MB.
+NETWORK_GBPS = (50.0, 40.0)
 PREDICTED_NODES = (2, 4)
 
 
@@ -220,6 +225,42 @@ def split_hidden(rows: dict, prefix: str, n: int, steps: int):
     if None in (step, split, exchange):
         return None
     return (exchange + split - step) / exchange
+
+
+def spreads(path) -> dict:
+    """{(group, case name): standard deviation in ms of a run} from a --benchmark_out JSON file's
+    stddev aggregates (results.load keeps the median, min and max only)."""
+    data = results.read_json(path, "a benchmark's --benchmark_out JSON")
+    return {tuple(run["run_name"].split("/")[:2]): results.number(run["real_time"], path, "stddev", positive=False)
+            for run in data["benchmarks"] if run.get("run_type") == "aggregate" and run.get("aggregate_name") == "stddev"}
+
+
+def hidden_spread(res, group: str, rows: dict, prefix: str, n: int, steps: int):
+    """One standard deviation of split_hidden, propagated from the three cases' spreads, or None."""
+    names = [next(s for s in rows if (s.startswith(name) if name[:2].isdigit() else s == name) and n in rows[s])
+             for name in (prefix, SPLIT, EXCHANGE)]
+    found = spreads(res.folder / "bench.json")
+    sigma = [found.get((group, f"{name} x{n}")) for name in names]
+    if None in sigma:
+        return None
+    step, split, exchange = (s / steps for s in sigma)
+    e = step_ms(rows, EXCHANGE, n, steps)
+    slope = (step_ms(rows, prefix, n, steps) - step_ms(rows, SPLIT, n, steps)) / e  # d share / d exchange, times e
+    return (step ** 2 + split ** 2 + (slope * exchange) ** 2) ** 0.5 / e
+
+
+def headline(res, steps: int) -> str:
+    """One sentence: the best taught step's weak and strong efficiency on the most GPUs recorded."""
+    parts = []
+    for kind in ("weak", "strong"):
+        group = group_of(res, kind)
+        rows = by_step(res.cases, group)
+        n = most_gpus(rows)
+        t1 = step_ms(rows, BASELINE, 1, steps)
+        best = max((efficiency(group, t1, step_ms(rows, s, n, steps), n), s[:2]) for s in rows
+                   if s[:2] in LESSON and n in rows[s] and s != BASELINE)
+        parts.append(f"a {kind} efficiency of {best[0]:.2f} (step {best[1]})")
+    return f"On {n} GPUs the best steps reach {parts[0]} and {parts[1]}."
 
 
 def lesson_bound(res, steps: int) -> str:
@@ -268,7 +309,7 @@ def glance_table(res, steps: int) -> str:
 
 
 def label(step: str) -> str:
-    return f"*{step}* (peer)" if not step[:2].isdigit() else f"`{step}`"
+    return f"*{step}* (reference)" if not step[:2].isdigit() else f"`{step}`"
 
 
 def steps_table(res, names: list, steps: int) -> str:
@@ -325,7 +366,8 @@ def exchange_rate_table(res, steps: int) -> str:
 
 def hidden_table(res, steps: int) -> str:
     """Step 04's result: the share of the exchange hidden, against step 04's split work alone."""
-    lines = ["| on {n} GPUs | exchange alone | split compute alone | `04_overlap` | hidden by 04 | `05_graph` | hidden by 05 |",
+    lines = ["| on {n} GPUs | exchange alone | split compute alone | `04_overlap` | hidden by 04 (± 1 sd) | `05_graph` | "
+             "hidden by 05 (± 1 sd) |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     n = None
     for kind in ("weak", "strong"):
@@ -333,8 +375,11 @@ def hidden_table(res, steps: int) -> str:
         rows = by_step(res.cases, group)
         n = most_gpus(rows)
         cells = [group] + [f"{step_ms(rows, name, n, steps):.4f}" for name in (EXCHANGE, SPLIT, "04")]
-        cells += [f"{split_hidden(rows, '04', n, steps):.2f}", f"{step_ms(rows, '05', n, steps):.4f}",
-                  f"{split_hidden(rows, '05', n, steps):.2f}"]
+        for prefix in ("04", "05"):
+            spread = hidden_spread(res, group, rows, prefix, n, steps)
+            if prefix == "05":
+                cells.append(f"{step_ms(rows, '05', n, steps):.4f}")
+            cells.append(f"{split_hidden(rows, prefix, n, steps):.2f}" + (f" ± {spread:.2f}" if spread is not None else ""))
         lines.append("| " + " | ".join(cells) + " |")
     lines[0] = lines[0].replace("{n}", str(n))
     return "\n".join(lines)
@@ -348,7 +393,8 @@ def graph_table(res, steps: int) -> str:
         context, cases = results.load(small, "bench_multi_gpu")
         columns.append((cases, results.context_number(context, "steps", small, whole=True), group_of(cases, "weak")))
     n = most_gpus(by_step(res.cases, group_of(res, "weak")))
-    lines = [f"| ms a time step, {n} GPUs | " + " | ".join(group for _, _, group in columns) + " |", "|---|" + "---:|" * len(columns)]
+    lines = [f"| ms a time step, {n} GPUs | " + " | ".join(f"{group} ({run_steps}-step runs)" for _, run_steps, group in columns)
+             + " |", "|---|" + "---:|" * len(columns)]
     for number in ("03", "04", "05"):
         cells = []
         for cases, run_steps, group in columns:
@@ -390,16 +436,18 @@ def processes_table(res, steps: int) -> str:
 
 def nodes_table(res, steps: int) -> str:
     """A prediction from the measured exchange: nodes of one GPU each, every halo message on the
-    network at NETWORK_GBPS each way, so the exchange takes (X / 2) / B, X the bytes a GPU sends
-    and receives a step; a step takes the split compute + (1 - h) of that, h the share hidden."""
-    lines = [f"| problem | nodes, a GPU each | network time a step: ms | compute a step: ms | efficiency, nothing hidden | "
-             f"hidden as by step 04 on NVLink (h) | all hidden |", "|---|---:|---:|---:|---:|---:|---:|"]
+    network at each of NETWORK_GBPS each way, so the exchange takes (X / 2) / B, X the bytes a GPU
+    sends and receives a step; a step takes the split compute + (1 - h) of that, h the share that
+    step 04 hid on NVLink. Each cell shows one figure a rate, in NETWORK_GBPS's order."""
+    rates = " / ".join(f"{rate:.0f}" for rate in NETWORK_GBPS)
+    lines = [f"| problem | nodes, a GPU each | network time a step: ms, at {rates} GB/s | compute a step: ms | "
+             f"efficiency, nothing hidden | hidden as by step 04 on NVLink (h) | all hidden |", "|---|---:|---:|---:|---:|---:|---:|"]
     for kind in ("weak", "strong"):
         group = group_of(res, kind)
         rows = by_step(res.cases, group)
         n = most_gpus(rows)
         t1 = step_ms(rows, BASELINE, 1, steps)
-        network = rows[EXCHANGE][n].bytes_per_run / steps / 2 / NETWORK_GBPS / 1e6
+        networks = [rows[EXCHANGE][n].bytes_per_run / steps / 2 / rate / 1e6 for rate in NETWORK_GBPS]
         shown = split_hidden(rows, "04", n, steps)
         for nodes in PREDICTED_NODES:
             measured = step_ms(rows, SPLIT, nodes, steps)
@@ -409,9 +457,10 @@ def nodes_table(res, steps: int) -> str:
                 compute, how = step_ms(rows, SPLIT, n, steps), f" (as on {n})"
             else:  # a slab of 1/nodes of the planes: assumed to take 1/nodes of one GPU's time
                 compute, how = step_ms(rows, SPLIT, 1, steps) / nodes, f" (1 GPU's / {nodes})"
-            cells = [group, str(nodes), f"{network:.3f}", f"{compute:.4f}{how}"]
-            cells += [f"{efficiency(group, t1, compute + (1 - h) * network, nodes):.2f}" + (f" (h = {h:.2f})" if 0 < h < 1 else "")
-                      for h in (0.0, shown, 1.0)]
+            cells = [group, str(nodes), " / ".join(f"{network:.3f}" for network in networks), f"{compute:.4f}{how}"]
+            for h in (0.0, shown, 1.0):
+                shares = " / ".join(f"{efficiency(group, t1, compute + (1 - h) * network, nodes):.2f}" for network in networks)
+                cells.append(shares + (f" (h = {h:.2f})" if 0 < h < 1 else ""))
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -420,7 +469,7 @@ def lesson_tables(res, steps: int) -> dict:
     """The lesson's tables, from the lesson's GPU only: the other's recording is of an older kernel."""
     if res.folder.name != LESSON_GPU:
         return {}
-    return {"bound": lesson_bound(res, steps), "glance": glance_table(res, steps),
+    return {"bound": lesson_bound(res, steps), "glance": glance_table(res, steps), "headline": headline(res, steps),
             "result_00": kernel_table(res, steps), "result_01": steps_table(res, [BASELINE, "01"], steps),
             "result_02": steps_table(res, ["02", COMPUTE], steps), "result_03": exchange_rate_table(res, steps),
             "hidden": hidden_table(res, steps), "result_05": graph_table(res, steps),

@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint c5f659c16dff): edit the TODOs.
+// Generated from solutions/06_multi_gpu/01_host_staging.cu by exercises/generate.py (fingerprint 00261f792e82): edit the TODOs.
 // Step 01 — z slabs, halos through the host.
 //
 // Each rank owns a slab of whole planes and keeps R = 4 halo planes above and below it. After
@@ -7,8 +7,10 @@
 // (Team::exchange_host: MPI_Sendrecv between processes, a copy after a barrier between threads),
 // copied from the received buffers into the halos, which the host waits for before its buffers
 // can take the next step's planes.
-// The bound: per step and rank 4 messages of R planes, 2 out and 2 in: a plane of a 512^2 slab
-// is 520 x 520 floats with its halo and padding, 1.08 MB, so 4.3 MB a message, 17 MB a step.
+// The bound, written before the runs: per step and rank 4 messages of R planes, 2 out and 2 in:
+// a plane of a 512^2 slab is 520 x 520 floats with its halo and padding, 1.08 MB, so 4.3 MB a
+// message, 17 MB a step. (That was rows padded to 4 floats; rows on 128-byte lines are 576 floats,
+// so 4.8 MB a message and 19.2 MB a step.)
 // Over PCIe (Gen5 x16: about 50 GB/s each way, an estimate) the copies out take 0.17 ms and
 // the copies in 0.17 ms after them, plus a synchronize and a barrier; none of it is hidden.
 // Predicted: weak scaling at 512^3 per GPU, 0.59 ms of compute + 0.35 ms of exchange:

@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint 3aba575536ec): edit the TODOs.
+// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint bb937d807164): edit the TODOs.
 // Step 02 — peer-to-peer copies between devices.
 //
 // The halos come straight from the neighbours' memory: each rank pulls the planes it needs
@@ -13,9 +13,11 @@
 // pull: the neighbour's next update of that buffer comes after its own wait for this rank's
 // next computed[], which this rank records after the pull.
 // Pulling rather than pushing keeps the copy on the stream whose next kernel needs it.
-// The bound: the same 17 MB a step and rank as step 01, over NVLink. NVIDIA gives an H200's
-// NVLink 900 GB/s, both directions together, 450 each way (course_ceilings measures the peer
-// copy); each rank pulls 8.7 MB from two neighbours, 0.02 ms at 450 GB/s, its kernel waiting.
+// The bound, written before the runs: the same 17 MB a step and rank as step 01, over NVLink.
+// NVIDIA gives an H200's NVLink 900 GB/s, both directions together, 450 each way (course_ceilings
+// measures the peer copy); each rank pulls 8.7 MB from two neighbours, 0.02 ms at 450 GB/s, its
+// kernel waiting. (Those were rows padded to 4 floats; rows on 128-byte lines make it 19.2 MB a
+// step and 9.6 MB pulled, about 0.024 ms at course_ceilings' peer copy, 396 GB/s each way.)
 // Predicted: weak scaling at 512^3 per GPU, 0.59 ms + 0.02 ms + a barrier: efficiency about
 // 0.95. Strong scaling at 1024^3 on 8 GPUs, 128 planes a slab: the same compute per GPU as 512^3
 // and planes 4x larger, 34 MB in, 0.08 ms: about 0.88.

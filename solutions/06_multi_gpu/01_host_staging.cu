@@ -6,8 +6,10 @@
 // (Team::exchange_host: MPI_Sendrecv between processes, a copy after a barrier between threads),
 // copied from the received buffers into the halos, which the host waits for before its buffers
 // can take the next step's planes.
-// The bound: per step and rank 4 messages of R planes, 2 out and 2 in: a plane of a 512^2 slab
-// is 520 x 520 floats with its halo and padding, 1.08 MB, so 4.3 MB a message, 17 MB a step.
+// The bound, written before the runs: per step and rank 4 messages of R planes, 2 out and 2 in:
+// a plane of a 512^2 slab is 520 x 520 floats with its halo and padding, 1.08 MB, so 4.3 MB a
+// message, 17 MB a step. (That was rows padded to 4 floats; rows on 128-byte lines are 576 floats,
+// so 4.8 MB a message and 19.2 MB a step.)
 // Over PCIe (Gen5 x16: about 50 GB/s each way, an estimate) the copies out take 0.17 ms and
 // the copies in 0.17 ms after them, plus a synchronize and a barrier; none of it is hidden.
 // Predicted: weak scaling at 512^3 per GPU, 0.59 ms of compute + 0.35 ms of exchange:
@@ -24,9 +26,10 @@
 //     01_host_staging x2  weak 512^3 per GPU  33.5893 ms (20 time steps), 959 GB/s (0.227 of copy), 160 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
-// Measured on one rank (against step 00's): 0.347 ms more a step at 512^3 on the H100,
-// 0.344 on the H200, as predicted; efficiency 0.71 and 0.68, above 0.6 because step 00 is
-// slower than predicted.
+// Measured on one rank (against step 00's), weak 512^3: 0.347 ms more a step on the H100 (its
+// recording has the older step-08 kernel), efficiency 0.71, as predicted; on the H200, with
+// chapter 3's step-10 kernel, 1.16 ms more and efficiency 0.29, worse than predicted: the faster
+// kernel shrank the compute, and the round trip took over 3x the 0.35 ms bound.
 // END FINDINGS
 // Your parts: the exchange through the host (parts::exchange_through_host), in three parts, each
 // tested on its own: the copies to the host and the wait for them, the exchange with the right

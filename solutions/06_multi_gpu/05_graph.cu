@@ -29,8 +29,9 @@
 //     05_graph x2  weak 512^3 per GPU  11.1638 ms (20 time steps), 2885 GB/s (0.682 of copy), 481 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
-// Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100) and 1.27x (H200)
-// faster than step 04, the compute alone 0.025 ms; at 256^3, 5-6% slower than step 04.
+// Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100, the older step-08
+// kernel) and 1.27x (H200) faster than step 04, the compute alone 0.026 and 0.015 ms; at 256^3,
+// 5.5% (H100) and 2.3% (H200) slower than step 04.
 // END FINDINGS
 // Your parts: the launch of a time step's graph, the capture of the step (fork, step 04's halves
 // and exchange, join), and the instance made from it. It uses your exchange_nccl (step 03) and
