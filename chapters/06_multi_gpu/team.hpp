@@ -49,10 +49,23 @@ Launch launch();
 // How many processes the launcher started (1 for threads), and this one's place among them.
 int launched_processes();
 int launched_rank();
-// This process's place on its node (0 for threads): its device, as processes.
-int launched_node_rank();
+// The device of a process, `node_rank` of the `node_processes` on its node, where it sees
+// `devices`: its place on the node when the node has a device for each; device 0 when it sees one
+// device (a launcher that binds a GPU to each process: srun --gpus-per-task=1, --gpu-bind); else a
+// refusal in one line (std::invalid_argument).
+int device_for_process(int node_rank, int node_processes, int devices);
+// As processes, this process's device_for_process(), or, when any process is refused, that refusal
+// on every process alike (std::invalid_argument); as threads, 0.
+int launched_device();
+// As processes, ends every process of the run (MPI_Abort): after a failure that may be this
+// process's alone (say it first), which would leave the others waiting for it in a collective,
+// and MPI_Finalize at exit waiting for them. As threads, or once MPI is finalised, returns.
+void end_every_process();
 // Rank 0's `value` on every process (as threads, `value`): what every process must agree on, a seed.
 std::uint64_t from_rank_0(std::uint64_t value);
+// Over every process (as threads, at once and the value itself): a barrier, and the largest value.
+void wait_for_every_process();
+double largest_of_processes(double value);
 // Why, in the processes form, a rank cannot map its neighbours' device memory (step 02's peer
 // copies need CUDA IPC handles): nothing when it can, or in the threads form.
 std::optional<std::string> device_memory_not_shareable();
@@ -137,7 +150,9 @@ class Team {
     Slab slab;
     course::DeviceBuffer<float> arrays[2];
     ncclComm_t comm = nullptr;
-    std::vector<void*> opened;  // neighbours' memory opened through IPC handles, closed with the team
+    // Neighbours' memory and events opened through IPC handles, closed and destroyed with the team.
+    std::vector<void*> opened;
+    std::vector<gpuEvent_t> opened_events;
   };
   Rank& local(int rank);
   const Rank& local(int rank) const;
@@ -146,6 +161,7 @@ class Team {
   void serve(int rank);
   void stop_threads();
   void abort_communicator(int rank);  // a failed rank's
+  ncclUniqueId unique_id() const;      // rank 0's, on every rank
 
   Launch form_ = Launch::threads;
   int size_ = 0;
