@@ -74,11 +74,11 @@ class Team {
  public:
   // Ranks with slabs of `thicknesses` planes, bottom to top, summing to problem.nz. As threads,
   // rank r on device r modulo the devices; as processes, one rank each (as many slabs as
-  // processes), on the device of its place on its node. Refuses, in one line
-  // (std::invalid_argument, on every process alike), a slab thinner than the halo, a grid
-  // narrower than the halo in x or y, as processes a slab count other than the process count or
-  // more processes on a node than it has devices, and, with Communicator::nccl, two ranks on one
-  // device or a build without NCCL.
+  // processes), on launched_device(). Refuses, in one line (std::invalid_argument, on every
+  // process alike), a slab thinner than the halo, a grid narrower than the halo in x or y, as
+  // processes a slab count other than the process count or a process without a device
+  // (device_for_process), and, with Communicator::nccl, two ranks on one device (as threads) or a
+  // build without NCCL. NCCL's own failure to start fails every rank alike.
   Team(const Problem& problem, const std::vector<int>& thicknesses, Communicator communicator = Communicator::none);
   ~Team();
   Team(const Team&) = delete;
@@ -99,8 +99,11 @@ class Team {
 
   // Runs body(rank) for every rank this process runs (as threads, each on its own thread), its
   // device current, and returns when all have returned; rethrows the first failure. A rank that
-  // fails breaks the barrier for the others and aborts its NCCL communicator, so that the ranks
-  // waiting for it fail too instead of waiting forever; as processes, a failure other than a
+  // fails breaks the barrier for the others and aborts its own NCCL communicator. On the CPU
+  // backend that fails the ranks waiting for it in NCCL too; on GPUs, as threads, it does not:
+  // their NCCL kernels wait on their own communicators, and the run can hang (aborting theirs from
+  // the failed thread would free them, but would also free communicators their threads are still
+  // using; untested here, with no GPU). As processes, a failure other than a
   // refusal every rank makes alike (std::invalid_argument, course::NotImplemented,
   // course::Unsupported) ends the whole run with one line (MPI_Abort).
   void run(const std::function<void(int rank)>& body);
