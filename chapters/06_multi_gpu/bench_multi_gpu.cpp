@@ -28,8 +28,8 @@
 //
 // Started by mpirun -np N (or srun), the ranks are N processes, one a GPU: the benchmark times
 // the N-GPU decompositions only (mpirun -np 1, 2, 4 for each count), every process runs the same
-// cases, a case's run is bracketed by barriers so that rank 0's time is the slowest rank's, each
-// process checks the points of its own slab and the verdict is the first failure of any, and rank
+// cases (what one skips or fails, all do), each starts its clock after a barrier and a case's time
+// is the slowest process's, each process checks the points of its own slab and the verdict is the first failure of any, and rank
 // 0 alone prints and writes --benchmark_out. The seed is rank 0's. --pulse runs as threads only.
 //
 //   bench_multi_gpu [--gpus=N] [--strong=EDGE] [--weak=EDGE] [--steps=S] [--ceilings=FILE] [--quiet]
@@ -176,14 +176,6 @@ struct Configuration {
     }
     return team->first_failure(failure);
   }
-  // A case's timed work: every rank's steps, between two barriers as processes, so that each
-  // process's time (rank 0's is reported) runs until the slowest rank has finished.
-  void advance(const std::string& name, int steps) {
-    const bool processes = team->form() == ch06::Launch::processes;
-    if (processes) team->barrier();
-    crews.at(name)->advance(steps);
-    if (processes) team->barrier();
-  }
 };
 
 // The pulse's energy kSamples + 1 times over `steps` steps, and its slice y = ny/2 at the first,
@@ -240,14 +232,15 @@ course::bench::Problem weigh(const std::string& name, const Problem& p, int rank
 }
 
 // As processes: every process the seed of rank 0 (COURSE_SEED), its own device current before the
-// harness creates anything, and, past rank 0, no console output and no --benchmark_out.
+// harness creates anything (or, when a process has none, the refusal on every process alike), and,
+// past rank 0, no console output and no --benchmark_out.
 std::vector<char*> as_processes(int argc, char** argv) {
   std::vector<char*> kept(argv, argv + argc);
   if (ch06::launch() == ch06::Launch::threads) return kept;
   const char* fixed = std::getenv("COURSE_SEED");
   const std::uint64_t seed = ch06::from_rank_0(fixed != nullptr ? 0 : course::fresh_seed().value);
   if (fixed == nullptr) setenv("COURSE_SEED", std::to_string(seed).c_str(), 1);
-  GPU_CHECK(gpuSetDevice(ch06::launched_node_rank()));
+  GPU_CHECK(gpuSetDevice(ch06::launched_device()));
   if (ch06::launched_rank() == 0) return kept;
   std::erase_if(kept, [](const char* argument) { return std::strncmp(argument, "--benchmark_out", 15) == 0; });
   if (std::freopen("/dev/null", "w", stdout) == nullptr) std::perror("/dev/null");
@@ -292,9 +285,6 @@ int main(int raw_argc, char** raw_argv) try {
   if (processes && gpus != process_count)
     refuse("--gpus=" + std::to_string(gpus) + ", but mpirun started " + std::to_string(process_count) +
            " processes: as processes, the GPUs are the processes (mpirun -np " + std::to_string(gpus) + ")");
-  if (processes && ch06::launched_node_rank() >= devices)
-    refuse("more ranks than GPUs: " + std::to_string(ch06::launched_node_rank() + 1) + " or more processes on a node of " +
-           std::to_string(devices) + " devices (one process a GPU)");
   if (!processes && gpus > devices) refuse("--gpus=" + std::to_string(gpus) + ", but this machine has " + std::to_string(devices) + " devices");
   if (pulse) {
     if (processes) refuse("--pulse runs its ranks as threads of one process: run it without mpirun");
@@ -320,6 +310,13 @@ int main(int raw_argc, char** raw_argv) try {
   if (!nccl) std::printf("the NCCL steps are left out: %s\n", course::nccl_unavailable_reason()->c_str());
   session.add_context("nccl", nccl ? "yes" : "no");
   session.add_context("ranks", processes ? "MPI processes" : "threads");
+  if (processes)  // every process starts its clock after a barrier; a case's time is the slowest process's
+    session.set_processes({.barrier = ch06::wait_for_every_process,
+                           .max = ch06::largest_of_processes,
+                           .end_alone = [](const std::string& failure) {
+                             std::fprintf(stderr, "error: %s\n", failure.c_str());
+                             ch06::end_every_process();
+                           }});
   std::printf("a standing mode drawn from %s, %d steps a run\n", session.seed().describe().c_str(), steps);
 
   for (const bool is_strong : {true, false})
@@ -348,7 +345,7 @@ int main(int raw_argc, char** raw_argv) try {
               c->crew(name, make);
               c->team->set_standing_mode(c->mode);
             },
-            .run = [c, name, steps] { c->advance(name, steps); },
+            .run = [c, name, steps] { c->crews.at(name)->advance(steps); },
             .bytes = case_bytes, .rates = std::move(rates), .is_peer = is_peer, .family = group};
         if (!is_peer) bench_case.validate = [c, steps] { return c->check_mode(steps); };
         session.add(std::move(bench_case));
@@ -365,5 +362,6 @@ int main(int raw_argc, char** raw_argv) try {
   return session.run();
 } catch (const std::exception& error) {
   std::fprintf(stderr, "error: %s\n", error.what());
+  ch06::end_every_process();  // as processes, the others may be waiting for this one in a collective
   return 1;
 }

@@ -39,23 +39,39 @@ void finalize_mpi() {
 }
 
 // MPI, started on first use (the host calls it from one thread at a time), finalised at exit.
+// MPI_COMM_WORLD's errors are fatal (MPI's default, set here so that no MPI_* call's status needs
+// checking: a failed call ends every process with MPI's own message). An MPI that cannot give the
+// thread level asked for is refused in one line, by every process alike.
 void start_mpi() {
+  static std::string refused;
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (initialized) return;
-  int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
-  std::atexit(finalize_mpi);
+  if (!initialized) {
+    constexpr int kNeeded = MPI_THREAD_SERIALIZED;
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, kNeeded, &provided);
+    std::atexit(finalize_mpi);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (provided < kNeeded)
+      refused = "this MPI gives its processes thread level " + std::to_string(provided) +
+                ", below MPI_THREAD_SERIALIZED (" + std::to_string(kNeeded) +
+                "), which the ranks ask for: use an MPI built with thread support";
+  }
+  if (!refused.empty()) throw std::invalid_argument(refused);
 }
 
-// This process's place among those of its node.
-int node_rank() {
+// This process's place among those of its node, and how many processes the node has.
+struct NodePlace {
+  int rank = 0, processes = 1;
+};
+NodePlace node_place() {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int rank = 0;
-  MPI_Comm_rank(node, &rank);
+  NodePlace place;
+  MPI_Comm_rank(node, &place.rank);
+  MPI_Comm_size(node, &place.processes);
   MPI_Comm_free(&node);
-  return rank;
+  return place;
 }
 
 // The failure of the lowest world rank with one, on every process ("" when none).
@@ -112,20 +128,69 @@ int launched_rank() {
   return rank;
 }
 
-int launched_node_rank() {
-  if (launch() == Launch::threads) return 0;
-#if defined(COURSE_HAVE_MPI)
-  return node_rank();
-#else
-  no_mpi();
-#endif
-}
-
 std::uint64_t from_rank_0(std::uint64_t value) {
 #if defined(COURSE_HAVE_MPI)
   if (launch() == Launch::processes) MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 #endif
   return value;
+}
+
+void wait_for_every_process() {
+#if defined(COURSE_HAVE_MPI)
+  if (launch() == Launch::processes) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+double largest_of_processes(double value) {
+#if defined(COURSE_HAVE_MPI)
+  if (launch() == Launch::processes) MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+#endif
+  return value;
+}
+
+int device_for_process(int node_rank, int node_processes, int devices) {
+  if (node_processes <= devices) return node_rank;
+  if (devices == 1) return 0;  // the launcher bound one device to each process
+  throw std::invalid_argument("more ranks than devices: " + std::to_string(node_processes) + " processes on a node of " +
+                              std::to_string(devices) + " devices (one process a GPU: fewer processes a node, or a "
+                              "launcher that binds a GPU to each, such as srun --gpus-per-task=1)");
+}
+
+int launched_device() {
+  if (launch() == Launch::threads) return 0;
+#if defined(COURSE_HAVE_MPI)
+  const NodePlace place = node_place();
+  int devices = 0;
+  std::string refused;
+  int device = 0;
+  if (const gpuError_t status = gpuGetDeviceCount(&devices); status != gpuSuccess) {
+    refused = std::string("no device: ") + gpuGetErrorString(status);
+  } else {
+    try {
+      device = device_for_process(place.rank, place.processes, devices);
+    } catch (const std::invalid_argument& error) {
+      refused = error.what();
+    }
+  }
+  // Every process refuses alike, or none does: one that stopped alone would leave the others
+  // waiting for it in their next collective.
+  if (const std::string why = first_failure_everywhere(refused); !why.empty()) throw std::invalid_argument(why);
+  return device;
+#else
+  no_mpi();
+#endif
+}
+
+void end_every_process() {
+#if defined(COURSE_HAVE_MPI)
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized || launch() == Launch::threads) return;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
 }
 
 std::optional<std::string> device_memory_not_shareable() {
@@ -185,12 +250,7 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
                                   " MPI processes: one rank a process (mpirun -np " + std::to_string(size_) + ")");
     first_ = launched_rank();
     held = 1;
-    device_of_first = launched_node_rank();
-    std::string refused;
-    if (device_of_first >= devices)
-      refused = "more ranks than devices: " + std::to_string(device_of_first + 1) + " or more processes on a node of " +
-                std::to_string(devices) + " devices (one process a GPU; fewer processes a node)";
-    if (const std::string why = first_failure_everywhere(refused); !why.empty()) throw std::invalid_argument(why);
+    device_of_first = launched_device();
 #endif
   } else if (communicator == Communicator::nccl && size_ > devices) {
     throw std::invalid_argument("NCCL needs a device per rank: " + std::to_string(size_) + " ranks, " +
@@ -208,6 +268,10 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
     slab.z0 = z0;
     slab.grid = slab_grid(problem, thicknesses[rank]);
   }
+  // NVLink multicast (NVLS) stays off: its objects can take a shared machine's GPUs out of
+  // service, and point-to-point transfers do not use it. Set before any rank's thread starts,
+  // since setenv beside a thread that reads the environment is a race.
+  if (communicator == Communicator::nccl) setenv("NCCL_NVLS_ENABLE", "0", 1);
   if (form_ == Launch::threads) {
     // Every worker exists before any thread starts: a running thread reads workers_, which a
     // push_back beside it could reallocate.
@@ -223,14 +287,7 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
       }
     });
     if (communicator == Communicator::nccl) {
-      // NVLink multicast (NVLS) stays off: its objects can take a shared machine's GPUs out of
-      // service, and point-to-point transfers do not use it.
-      setenv("NCCL_NVLS_ENABLE", "0", 1);
-      ncclUniqueId id;
-      if (first_ == 0) GPU_CHECK(ncclGetUniqueId(&id));
-#if defined(COURSE_HAVE_MPI)
-      if (form_ == Launch::processes) MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);  // rank 0's, to every rank
-#endif
+      const ncclUniqueId id = unique_id();
       run([&](int rank) { GPU_CHECK(ncclCommInitRank(&local(rank).comm, size(), id, rank)); });
     }
   } catch (...) {
@@ -239,12 +296,29 @@ Team::Team(const Problem& problem, const std::vector<int>& thicknesses, Communic
   }
 }
 
+ncclUniqueId Team::unique_id() const {
+  ncclUniqueId id{};
+  std::string failure;
+  if (first_ == 0) {
+    if (const ncclResult_t status = ncclGetUniqueId(&id); status != ncclSuccess)
+      failure = std::string("ncclGetUniqueId failed: ") + ncclGetErrorString(status);
+  }
+  // As processes, rank 0's id, or its failure, on every rank: each fails alike instead of waiting
+  // for an id that never comes.
+  if (const std::string why = first_failure(failure); !why.empty()) throw std::runtime_error(why);
+#if defined(COURSE_HAVE_MPI)
+  if (form_ == Launch::processes) MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+#endif
+  return id;
+}
+
 Team::~Team() {
   try {
     run([this](int rank) {
       Rank& r = local(rank);
 #if defined(COURSE_BACKEND_CUDA)
       for (void* opened : r.opened) report_if_failed(cudaIpcCloseMemHandle(opened), "cudaIpcCloseMemHandle");
+      for (gpuEvent_t opened : r.opened_events) report_if_failed(cudaEventDestroy(opened), "cudaEventDestroy");
 #endif
       if (r.comm != nullptr) GPU_CHECK(ncclCommDestroy(r.comm));
       for (auto& array : r.arrays) array = course::DeviceBuffer<float>();
@@ -433,6 +507,7 @@ std::array<Team::Window, 2> Team::open_neighbours(int rank, const Window& mine) 
       local(rank).opened.push_back(field);
       neighbours[side].field[k] = reinterpret_cast<float*>(static_cast<std::byte*>(field) + from[side].offset[k]);
       GPU_CHECK(cudaIpcOpenEventHandle(&neighbours[side].computed[k], from[side].computed[k]));
+      local(rank).opened_events.push_back(neighbours[side].computed[k]);
     }
     neighbours[side].device = slab.device;  // mapped into this rank's device's address space
     neighbours[side].grid = from[side].grid;

@@ -49,10 +49,23 @@ Launch launch();
 // How many processes the launcher started (1 for threads), and this one's place among them.
 int launched_processes();
 int launched_rank();
-// This process's place on its node (0 for threads): its device, as processes.
-int launched_node_rank();
+// The device of a process, `node_rank` of the `node_processes` on its node, where it sees
+// `devices`: its place on the node when the node has a device for each; device 0 when it sees one
+// device (a launcher that binds a GPU to each process: srun --gpus-per-task=1, --gpu-bind); else a
+// refusal in one line (std::invalid_argument).
+int device_for_process(int node_rank, int node_processes, int devices);
+// As processes, this process's device_for_process(), or, when any process is refused, that refusal
+// on every process alike (std::invalid_argument); as threads, 0.
+int launched_device();
+// As processes, ends every process of the run (MPI_Abort): after a failure that may be this
+// process's alone (say it first), which would leave the others waiting for it in a collective,
+// and MPI_Finalize at exit waiting for them. As threads, or once MPI is finalised, returns.
+void end_every_process();
 // Rank 0's `value` on every process (as threads, `value`): what every process must agree on, a seed.
 std::uint64_t from_rank_0(std::uint64_t value);
+// Over every process (as threads, at once and the value itself): a barrier, and the largest value.
+void wait_for_every_process();
+double largest_of_processes(double value);
 // Why, in the processes form, a rank cannot map its neighbours' device memory (step 02's peer
 // copies need CUDA IPC handles): nothing when it can, or in the threads form.
 std::optional<std::string> device_memory_not_shareable();
@@ -61,11 +74,11 @@ class Team {
  public:
   // Ranks with slabs of `thicknesses` planes, bottom to top, summing to problem.nz. As threads,
   // rank r on device r modulo the devices; as processes, one rank each (as many slabs as
-  // processes), on the device of its place on its node. Refuses, in one line
-  // (std::invalid_argument, on every process alike), a slab thinner than the halo, a grid
-  // narrower than the halo in x or y, as processes a slab count other than the process count or
-  // more processes on a node than it has devices, and, with Communicator::nccl, two ranks on one
-  // device or a build without NCCL.
+  // processes), on launched_device(). Refuses, in one line (std::invalid_argument, on every
+  // process alike), a slab thinner than the halo, a grid narrower than the halo in x or y, as
+  // processes a slab count other than the process count or a process without a device
+  // (device_for_process), and, with Communicator::nccl, two ranks on one device (as threads) or a
+  // build without NCCL. NCCL's own failure to start fails every rank alike.
   Team(const Problem& problem, const std::vector<int>& thicknesses, Communicator communicator = Communicator::none);
   ~Team();
   Team(const Team&) = delete;
@@ -86,8 +99,11 @@ class Team {
 
   // Runs body(rank) for every rank this process runs (as threads, each on its own thread), its
   // device current, and returns when all have returned; rethrows the first failure. A rank that
-  // fails breaks the barrier for the others and aborts its NCCL communicator, so that the ranks
-  // waiting for it fail too instead of waiting forever; as processes, a failure other than a
+  // fails breaks the barrier for the others and aborts its own NCCL communicator. On the CPU
+  // backend that fails the ranks waiting for it in NCCL too; on GPUs, as threads, it does not:
+  // their NCCL kernels wait on their own communicators, and the run can hang (aborting theirs from
+  // the failed thread would free them, but would also free communicators their threads are still
+  // using; untested here, with no GPU). As processes, a failure other than a
   // refusal every rank makes alike (std::invalid_argument, course::NotImplemented,
   // course::Unsupported) ends the whole run with one line (MPI_Abort).
   void run(const std::function<void(int rank)>& body);
@@ -137,7 +153,9 @@ class Team {
     Slab slab;
     course::DeviceBuffer<float> arrays[2];
     ncclComm_t comm = nullptr;
-    std::vector<void*> opened;  // neighbours' memory opened through IPC handles, closed with the team
+    // Neighbours' memory and events opened through IPC handles, closed and destroyed with the team.
+    std::vector<void*> opened;
+    std::vector<gpuEvent_t> opened_events;
   };
   Rank& local(int rank);
   const Rank& local(int rank) const;
@@ -146,6 +164,7 @@ class Team {
   void serve(int rank);
   void stop_threads();
   void abort_communicator(int rank);  // a failed rank's
+  ncclUniqueId unique_id() const;      // rank 0's, on every rank
 
   Launch form_ = Launch::threads;
   int size_ = 0;

@@ -649,6 +649,22 @@ TEST_F(Decomposition, AsProcessesRefusesASlabCountOtherThanTheProcessCount) {
   EXPECT_NE(why.find("slabs for " + std::to_string(slabs - 1) + " MPI processes"), std::string::npos) << why;
 }
 
+// As processes: a device each by place on the node; one device seen (a launcher that binds a GPU
+// to each process) is every process's device 0; more processes than devices, a refusal.
+TEST_F(Decomposition, AsProcessesADeviceByPlaceOnTheNodeOrTheOneDeviceBound) {
+  EXPECT_EQ(ch06::device_for_process(0, 4, 4), 0);
+  EXPECT_EQ(ch06::device_for_process(3, 4, 8), 3);
+  EXPECT_EQ(ch06::device_for_process(1, 2, 1), 0) << "srun --gpus-per-task=1: each process sees its own GPU as 0";
+  EXPECT_EQ(ch06::device_for_process(0, 1, 1), 0);
+  std::string why;
+  try {
+    (void)ch06::device_for_process(2, 3, 2);
+  } catch (const std::invalid_argument& error) {
+    why = error.what();
+  }
+  EXPECT_NE(why.find("more ranks than devices: 3 processes on a node of 2 devices"), std::string::npos) << why;
+}
+
 TEST_F(Decomposition, EvenSplitsDifferByAtMostOnePlane) {
   EXPECT_EQ(Team::even_split(1024, 8), std::vector<int>(8, 128));
   EXPECT_EQ(Team::even_split(10, 4), (std::vector<int>{3, 3, 2, 2}));

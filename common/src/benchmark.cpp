@@ -568,6 +568,28 @@ struct Session::Timing {
     found_after_timing.push_back("FAILED " + case_id(session.cases_[i]) + " after timing: " + first_lines(what, 2));
   }
 
+  // Whether any process passed true (on every process alike).
+  bool any(bool mine) const { return session.processes_.max(mine ? 1.0 : 0.0) > 0; }
+
+  // Case `i`'s verdict made alike on every process: a case another process failed fails here too,
+  // else one it skipped is skipped, so that all run the same cases (each of which may wait in a
+  // collective for the others).
+  void agree_on(std::size_t i, bool timed) {
+    const std::string& note = cases[i].note;
+    const double mine = note.rfind("FAILED", 0) == 0 ? 2 : note.empty() ? 0 : 1;
+    const double worst = session.processes_.max(mine);
+    if (worst <= mine) return;
+    if (worst == 1) {
+      cases[i].note.clear();
+      skip(i, "skipped on another process (its line says why)");
+    } else if (timed) {
+      fail_after_timing(i, "failed on another process (its line says why)");
+    } else {
+      cases[i].note.clear();
+      fail(i, "failed on another process (its line says why)");
+    }
+  }
+
   // A stub, or a step this device cannot run, is skipped, saying why.
   void skip(std::size_t i, const char* why) {
     cases[i].note = std::string("skipped: ") + why;
@@ -600,27 +622,33 @@ struct Session::Timing {
     current = problem;
     const Problem& p = session.problems_[problem];
     progress("building " + p.name + ", then checking each of its cases once before timing");
+    std::string failure;
     try {
       p.build(session.seed_);
-      built = true;
     } catch (const std::exception& error) {
+      failure = error.what();
+    }
+    if (any(!failure.empty())) {
       p.release();
-      std::printf("FAILED %s: could not build it: %s\n", p.name.c_str(), error.what());
+      std::printf("FAILED %s: could not build it: %s\n", p.name.c_str(),
+                  failure.empty() ? "another process could not (its line says why)" : failure.c_str());
       for (const std::size_t i : selected_cases_of(problem)) {
         ++failures;
         cases[i].note = "FAILED (see above)";
       }
       return;
     }
+    built = true;
     for (const std::size_t i : selected_cases_of(problem)) {
       try {
         if (const std::string wrong = run_once_and_check(i); !wrong.empty()) fail(i, wrong);
-        else progress("  checked " + display_name(session.cases_[i]));
       } catch (const NotImplemented& stub) {
         skip(i, stub.what());
       } catch (const Unsupported& lacking) {
         skip(i, lacking.what());
       }
+      agree_on(i, false);
+      if (cases[i].note.empty()) progress("  checked " + display_name(session.cases_[i]));
     }
   }
 
@@ -648,15 +676,26 @@ struct Session::Timing {
       const std::string inputs = "on fresh inputs from seed " + std::to_string(fresh.value) + " (the run replays with " +
                                  replay_environment(session.seed_) + ")";
       progress("building " + p.name + " again on fresh inputs, then checking each timed case on them");
+      std::string failure;
       try {
         p.release();
         p.build(fresh);
-        for (const std::size_t i : timed) {
-          if (const std::string wrong = run_once_and_check(i); !wrong.empty()) fail_after_timing(i, inputs + ": " + wrong);
-          else progress("  checked again " + display_name(session.cases_[i]));
-        }
       } catch (const std::exception& error) {
-        for (const std::size_t i : timed) fail_after_timing(i, "could not build " + p.name + " " + inputs + ": " + error.what());
+        failure = error.what();
+      }
+      if (any(!failure.empty())) {
+        if (failure.empty()) failure = "another process could not (its line says why)";
+        for (const std::size_t i : timed) fail_after_timing(i, "could not build " + p.name + " " + inputs + ": " + failure);
+      } else {
+        for (const std::size_t i : timed) {
+          try {
+            if (const std::string wrong = run_once_and_check(i); !wrong.empty()) fail_after_timing(i, inputs + ": " + wrong);
+          } catch (const std::exception& error) {  // a stub's or a device's refusal, now: the step changed its answer
+            fail_after_timing(i, inputs + ": " + error.what());
+          }
+          agree_on(i, true);
+          if (cases[i].note.empty()) progress("  checked again " + display_name(session.cases_[i]));
+        }
       }
     }
     p.release();
@@ -671,18 +710,15 @@ struct Session::Timing {
   void after_last_run(std::size_t i) {
     const Case& c = session.cases_[i];
     CaseRecord& record = cases[i];
-    if (c.validate) {
-      if (const std::string wrong = c.validate(); !wrong.empty()) {
-        fail_after_timing(i, "the last timed run's output: " + wrong);
-        return;
-      }
-    }
+    if (c.validate)
+      if (const std::string wrong = c.validate(); !wrong.empty()) fail_after_timing(i, "the last timed run's output: " + wrong);
     const double event_ms = median(record.event_ms);
     const double busy_ms = median(record.busy_after_ms) - median(record.idle_sync_ms);
     if (busy_ms > std::max(0.1 * event_ms, 0.05))
       fail_after_timing(i, "work ran outside the timed stream (another stream?): the device was busy " + fixed(busy_ms, 3) +
                                " ms (median, beyond an idle synchronise) after the stop event of a " + fixed(event_ms, 3) +
                                " ms timed run");
+    agree_on(i, true);
   }
 
   // --quiet: one line as each case finishes, so that a long run is never silent for long.
@@ -719,6 +755,7 @@ struct Session::Timing {
       for (auto _ : state) {
         if (c.prepare) c.prepare();
         flusher.flush();
+        session.processes_.barrier();  // every process starts its clock together
         GPU_CHECK(gpuEventRecord(start));
         c.run();
         GPU_CHECK(gpuEventRecord(stop));
@@ -730,8 +767,9 @@ struct Session::Timing {
         const auto idle = std::chrono::steady_clock::now();
         record.busy_after_ms.push_back(std::chrono::duration<double, std::milli>(drained - stopped).count());
         record.idle_sync_ms.push_back(std::chrono::duration<double, std::milli>(idle - drained).count());
-        float ms = 0;
-        GPU_CHECK(gpuEventElapsedTime(&ms, start, stop));
+        float own_ms = 0;
+        GPU_CHECK(gpuEventElapsedTime(&own_ms, start, stop));
+        const double ms = session.processes_.max(own_ms);  // the slowest process's
         record.event_ms.push_back(ms);
         state.SetIterationTime(ms / 1e3);
         state.counters["GB/s"] = c.bytes / 1e9 / (ms / 1e3);
@@ -741,7 +779,11 @@ struct Session::Timing {
         after_last_run(i);
         if (session.quiet_) report_finished(i);
       }
+    } catch (const std::invalid_argument& error) {  // a refusal: every process makes it alike
+      fail_after_timing(i, error.what());
+      state.SkipWithError(record.note.c_str());
     } catch (const std::exception& error) {
+      session.processes_.end_alone("FAILED " + case_id(c) + ": " + error.what());
       fail_after_timing(i, error.what());
       state.SkipWithError(record.note.c_str());
     }
@@ -795,7 +837,14 @@ int Session::run() {
                                   : "; --all adds the experiments and the chapter's other sizes and sweeps");
     return 2;
   }
+  // Why each problem does not fit ("" when it does), alike on every process: each weighs its own
+  // memory, and a problem one process skips, the others cannot build without it.
   const Memory memory = available_memory(prop, device_memory_cap_);
+  std::vector<std::string> unfit(problems_.size());
+  for (std::size_t p = 0; p < problems_.size(); ++p) {
+    unfit[p] = why_it_does_not_fit(problems_[p], memory);
+    if (timing.any(!unfit[p].empty()) && unfit[p].empty()) unfit[p] = "does not fit another process's memory (its line says why)";
+  }
   if (verdict_) {
     // --verdict (exercises/grade.py --bench): each step case once per family, where it moves the
     // most bytes of all the problems that fit (the first such on a tie), and no peers, so that a
@@ -803,7 +852,7 @@ int Session::run() {
     std::map<std::pair<std::string, std::string>, std::size_t> chosen;  // (family, name) -> its case
     for (std::size_t i = 0; i < cases_.size(); ++i) {
       const Case& c = cases_[i];
-      const bool fits = why_it_does_not_fit(problems_[problem_of_[i]], memory).empty();
+      const bool fits = unfit[problem_of_[i]].empty();
       if (!timing.cases[i].selected || c.is_peer || c.family.empty() || !fits) continue;
       const auto [found, inserted] = chosen.emplace(std::pair(c.family, c.name), i);
       if (!inserted && c.bytes > cases_[found->second].bytes) found->second = i;
@@ -820,7 +869,7 @@ int Session::run() {
   std::vector<bool> skipped(problems_.size(), false);
   for (std::size_t p = 0; p < problems_.size(); ++p) {
     if (timing.selected_cases_of(p).empty()) continue;
-    if (const std::string why = why_it_does_not_fit(problems_[p], memory); !why.empty()) {
+    if (const std::string& why = unfit[p]; !why.empty()) {
       skipped[p] = true;
       std::printf("skipped %s: %s\n", problems_[p].name.c_str(), why.c_str());
       benchmark::AddCustomContext("skipped " + problems_[p].name, why);

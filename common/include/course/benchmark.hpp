@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/output_file.hpp"
@@ -99,6 +100,21 @@ constexpr bool on_cpu_backend() {
 #endif
 }
 
+// How the processes of one run agree, where a run spreads over several (chapter 6's ranks as MPI
+// processes, each timing its own device; the chapter supplies these, so the harness needs no MPI).
+// The session calls them wherever a process would otherwise decide alone: a problem that does not
+// fit its memory, a case that failed, was skipped or left work after its stop event, so that every
+// process takes the same path and none waits in a collective for one that went another way; and
+// around each timed run: every process starts its clock after a barrier, and the time reported is
+// the slowest process's. The default is one process.
+struct Processes {
+  std::function<void()> barrier = [] {};                          // returns once every process has called it
+  std::function<double(double)> max = [](double value) { return value; };  // the largest value of any process, on each
+  // A failure this process may have met alone in the middle of a timed run, where the others wait
+  // for it: ends every process after saying it (the default returns: the case fails as usual).
+  std::function<void(const std::string& failure)> end_alone = [](const std::string&) {};
+};
+
 class Session {
  public:
   // Takes the course's options, --warm-l2, --repetitions=N, --ceilings=FILE, --all (the
@@ -135,6 +151,9 @@ class Session {
   std::string does_not_fit(const Problem& problem) const;
   // Stops with one line naming the problem (exit code 2) when it would not fit.
   void require_fits(const Problem& problem) const;
+
+  // The processes of this run, when there are several (see Processes); before run().
+  void set_processes(Processes processes) { processes_ = std::move(processes); }
 
   // Declares a problem: the cases added after it, up to the next problem, share it.
   void add_problem(Problem problem);
@@ -177,6 +196,7 @@ class Session {
   bool verdict_ = false;  // --verdict: each step once per family, at its largest size that fits
   bool all_ = false;      // --all: the experiments as well as the taught steps and the peers
   Seed seed_;
+  Processes processes_;
   std::unique_ptr<OutputFile> json_out_;
   std::string json_out_flag_;  // --benchmark_out=<the partial file>, handed to Google Benchmark
 };
