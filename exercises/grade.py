@@ -270,11 +270,12 @@ def grade_tests(args, preset: str, build: pathlib.Path, known: dict, selected: l
     junit = build / "grade.junit.xml"
     junit.unlink(missing_ok=True)
     shown_log = log_path.relative_to(ROOT)
-    unstarted = {n: [s for s in exercise_steps(known[n]) if not started(known[n], s)] for n in selected}
     steps = {n: [s for s in exercise_steps(known[n]) if args.step is None or int(s[:2]) == args.step] for n in selected}
-    not_started = {n: [s for s in steps[n] if s in unstarted[n]] for n in selected}
     with log_path.open("w") as log:
         build_programs(preset, build, log, [known[n] for n in selected], ("test_*.cpp",))
+        # Read after the build: a file edited while it ran is graded as it is when the tests run.
+        unstarted = {n: [s for s in exercise_steps(known[n]) if not started(known[n], s)] for n in selected}
+        not_started = {n: [s for s in steps[n] if s in unstarted[n]] for n in selected}
         labels = "|".join(f"chapter{n}" + (f"-step{args.step:02d}" if args.step is not None else "") for n in selected)
         skip = [f"{known[n]}/{s}" for n in selected for s in not_started[n]]
         ran_any = args.step is None or any(set(steps[n]) - set(not_started[n]) for n in selected)

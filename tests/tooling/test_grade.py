@@ -185,6 +185,25 @@ def alive(pid: int) -> bool:
         return False
 
 
+class EditedDuringTheBuild(unittest.TestCase):
+    def test_a_step_started_while_the_build_runs_is_graded(self):
+        """A stub edited while the build runs (here by a cmake that only edits it) is run by the
+        tests (here a ctest that records its command line), not skipped as not started."""
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = pathlib.Path(tmp)
+            grader_tree(tree)
+            (tree / "bin").mkdir()
+            stub = tree / "exercises" / "01_transpose" / "03_flagged_column.cu"
+            for tool, script in (("cmake", f"echo '// started' >>{stub}\n"), ("ctest", f'echo "$@" >{tmp}/ctest.args\n')):
+                (tree / "bin" / tool).write_text("#!/bin/sh\n" + script)
+                (tree / "bin" / tool).chmod(0o755)
+            env = dict(os.environ, PATH=f"{tree / 'bin'}:{os.environ['PATH']}", PYTHONDONTWRITEBYTECODE="1")
+            subprocess.run([sys.executable, str(tree / "exercises" / "grade.py"), "1", "--step", "3"], cwd=tmp, env=env,
+                           capture_output=True, text=True, timeout=60)
+            self.assertTrue((tree / "ctest.args").exists(), "the step edited during the build was not run")
+            self.assertNotIn("03_flagged_column", (tree / "ctest.args").read_text())
+
+
 class Interruption(unittest.TestCase):
     """grade.py stopped while its build runs (here a cmake that only sleeps): one line, the
     signal's exit status, and the build stopped with it."""
