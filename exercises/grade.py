@@ -175,10 +175,14 @@ def describe_failure(output: str) -> str:
     detail = ""
     if match := re.search(r"\(?(\d+) of (\d+) elements of the (.*?) output differ.*\n\s*first wrong element "
                           r"(\[[^\]]*\]): got (\S+), expected ([^\s)]+)", failure):
-        detail = (f"first wrong element {match[4]} of the {match[3]} output: got {match[5]}, expected {match[6]} "
+        # Chapter 5 says what it compared after which time step, and may say which part that step ran:
+        # "the density rho after time step 3 of 3 (the moments of the last; time step 3 is ...)".
+        when = re.search(r"^(.*?) ?(after time step \d+ of \d+)(?: \([^;)\n]*(?:; ([^)\n]*))?\))?", failure, re.M)
+        what = f"{when[1]}, the {match[3]} output" if when and when[1] else f"the {match[3]} output"
+        detail = (f"first wrong element {match[4]} of {what}: got {match[5]}, expected {match[6]} "
                   f"({match[1]} of {match[2]} wrong)")
-        if when := re.search(r"(after time step \d+ of \d+)", failure):
-            detail += f", {when[1]}"
+        if when:
+            detail += f", {when[2]}" + (f" ({when[3]})" if when[3] else "")
     elif match := re.search(r"(\d+ elements? outside the interior written.*?\(z, y, x\))", failure):
         detail = match[1]
     elif match := re.search(r'C\+\+ exception with description "(.*)" thrown in the test body', failure):
