@@ -575,7 +575,8 @@ void test_store_cell(const course::Seed& seed, bool rest) {
             {got == round(sum - computed_sum, draws[8]).stored,
              got == round(collided[0], draws[8]).stored || stored[0] == format.nearest(collided[0]),
              stored[0] == format.nearest(sum - kept_sum)},
-            words("sum - kept_sum = ", sum - kept_sum, " (the mass the eight stored values leave) rounded with the cell's ninth draw"));
+            words("sum - kept_sum = ", sum - kept_sum,
+                  " (the mass the eight stored values leave) rounded with the cell's ninth draw"));
     }
     std::string why = "a wrong rounding, draw or slot";
     for (std::size_t m = 0; m < mistakes.size(); ++m)
