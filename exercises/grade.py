@@ -175,10 +175,14 @@ def describe_failure(output: str) -> str:
     detail = ""
     if match := re.search(r"\(?(\d+) of (\d+) elements of the (.*?) output differ.*\n\s*first wrong element "
                           r"(\[[^\]]*\]): got (\S+), expected ([^\s)]+)", failure):
-        detail = (f"first wrong element {match[4]} of the {match[3]} output: got {match[5]}, expected {match[6]} "
+        # Chapter 5 says what it compared after which time step, and may say which part that step ran:
+        # "the density rho after time step 3 of 3 (the moments of the last; time step 3 is ...)".
+        when = re.search(r"^(.*?) ?(after time step \d+ of \d+)(?: \([^;)\n]*(?:; ([^)\n]*))?\))?", failure, re.M)
+        what = f"{when[1]}, the {match[3]} output" if when and when[1] else f"the {match[3]} output"
+        detail = (f"first wrong element {match[4]} of {what}: got {match[5]}, expected {match[6]} "
                   f"({match[1]} of {match[2]} wrong)")
-        if when := re.search(r"(after time step \d+ of \d+)", failure):
-            detail += f", {when[1]}"
+        if when:
+            detail += f", {when[2]}" + (f" ({when[3]})" if when[3] else "")
     elif match := re.search(r"(\d+ elements? outside the interior written.*?\(z, y, x\))", failure):
         detail = match[1]
     elif match := re.search(r'C\+\+ exception with description "(.*)" thrown in the test body', failure):
@@ -270,11 +274,12 @@ def grade_tests(args, preset: str, build: pathlib.Path, known: dict, selected: l
     junit = build / "grade.junit.xml"
     junit.unlink(missing_ok=True)
     shown_log = log_path.relative_to(ROOT)
-    unstarted = {n: [s for s in exercise_steps(known[n]) if not started(known[n], s)] for n in selected}
     steps = {n: [s for s in exercise_steps(known[n]) if args.step is None or int(s[:2]) == args.step] for n in selected}
-    not_started = {n: [s for s in steps[n] if s in unstarted[n]] for n in selected}
     with log_path.open("w") as log:
         build_programs(preset, build, log, [known[n] for n in selected], ("test_*.cpp",))
+        # Read after the build: a file edited while it ran is graded as it is when the tests run.
+        unstarted = {n: [s for s in exercise_steps(known[n]) if not started(known[n], s)] for n in selected}
+        not_started = {n: [s for s in steps[n] if s in unstarted[n]] for n in selected}
         labels = "|".join(f"chapter{n}" + (f"-step{args.step:02d}" if args.step is not None else "") for n in selected)
         skip = [f"{known[n]}/{s}" for n in selected for s in not_started[n]]
         ran_any = args.step is None or any(set(steps[n]) - set(not_started[n]) for n in selected)

@@ -32,6 +32,13 @@ std::uint16_t pair_half(std::uint32_t word, int p);
 std::uint16_t fp16_round_stochastically(float value, std::uint32_t random, float& kept);
 std::uint16_t bf16_round_stochastically(float value, std::uint32_t random, float& kept);
 
+// Step 10, parts 2 and 3 (10_stochastic_rounding.cu, store_cell): a cell's nine stored values
+// (`stored`, the bits of slots 0 .. 8) from its collided shifted values (collided[1 .. 8], and
+// collided[0], what the collision formula gives the rest direction), the sum of its shifted
+// values before the collision, and the state of its draws (cell_hash of the cell and time step).
+void fp16_store_cell(const float (&collided)[kDirections], float sum, std::uint32_t random, std::uint16_t (&stored)[kDirections]);
+void bf16_store_cell(const float (&collided)[kDirections], float sum, std::uint32_t random, std::uint16_t (&stored)[kDirections]);
+
 // Step 13, parts 1 and 2 (13_pairs_stochastic.cu, straddled_pair, quad_from_west and
 // quad_from_east): the values of the cells x0 - e_x .. that straddle two words of a row. A pair:
 // the high half of `west` and the low half of `east`, the word after it. A quad (e_x = 1 or -1):

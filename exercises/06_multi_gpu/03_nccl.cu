@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/03_nccl.cu by exercises/generate.py (fingerprint 8e1a169d64ea): edit the TODOs.
+// Generated from solutions/06_multi_gpu/03_nccl.cu by exercises/generate.py (fingerprint 314f386b0446): edit the TODOs.
 // Step 03 — NCCL: sends and receives in a group.
 //
 // The exchange as NCCL point-to-point calls on the rank's stream: each rank sends its bottom R
@@ -26,7 +26,7 @@ namespace ch06 {
 
 parts::HaloMessages parts::halo_messages(const Slab& slab, float* v) {
   const Grid& g = slab.grid;
-  // TODO: part 1 of 2, the halo plan: two sends, v's top planes (top_planes) to the rank above (slab.up()) and its bottom planes (bottom_planes) to the rank below (slab.down()); two receives, the below halo (below_halo) from the rank below and the above halo (above_halo) from the rank above. Order them so that NCCL's pairing (the k-th send from A to B meets B's k-th receive from A) puts every message in the right halo, even when the rank above and the rank below are the same rank (two ranks) or this rank (one): with two ranks, follow each rank's first send to the other's first receive. Invariant: the rank below's top planes land in your below halo, the rank above's bottom planes in your above halo. Mistake to avoid: sending the bottom planes to the rank above, or receives listed in the other order than the sends (with two ranks the halos then swap).
+  // TODO: part 1 of 2, the halo plan: two sends, v's top planes (top_planes) to the rank above (slab.up()) and its bottom planes (bottom_planes) to the rank below (slab.down()); two receives, the below halo (below_halo) from the rank below and the above halo (above_halo) from the rank above. Order them so that NCCL's pairing (the k-th send from A to B meets B's k-th receive from A) puts every message in the right halo, even when the rank above and the rank below are the same rank (two ranks) or this rank (one): with two ranks, follow each rank's first send to the other's first receive. Invariant: the rank below's top planes land in your below halo, the rank above's bottom planes in your above halo. Mistake to avoid: sending the bottom planes to the rank above, or the receives' peers in the same order as the sends': the k-th receive must be the halo that your k-th send fills on the neighbour, so top planes up first pairs with below halo from down first, and the peers come in opposite orders (up, down against down, up); otherwise, with two ranks, the halos swap.
   (void)g; (void)v; throw course::NotImplemented(__FILE__);
 }
 

@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/04_overlap.cu by exercises/generate.py (fingerprint a7208ac42d4e): edit the TODOs.
+// Generated from solutions/06_multi_gpu/04_overlap.cu by exercises/generate.py (fingerprint f9d2f60bdfe2): edit the TODOs.
 // Step 04 — overlap: the boundary first, exchanged while the interior computes.
 //
 // Only a slab's R planes at each end are needed by its neighbours. So each step is split in
@@ -58,7 +58,7 @@ class Overlap final : public Propagator {
     exchange_nccl(slab_, slab_.field[a], comm_, boundary_stream_);
     for (int step = 0; step < steps; ++step) {
       const int from = slab_.current, to = 1 - from;
-      // TODO: part 3 of 3, the two streams and their events: on boundary_stream_ (high priority) wait for interior_done_[from], update_boundary from field[from] into field[to], record boundary_done_[to], then exchange_nccl of field[to]; on interior_stream_ (low priority) wait for boundary_done_[from], update_interior, record interior_done_[to]. Invariant: each half reads planes of field[from] that the other half of the previous step wrote (the stencil reaches R planes across the seam) and writes planes of field[to] that the other half of the previous step read: each stream waits for the other's event of the previous step, and boundary_done_ is recorded before the exchange, so the interior does not wait for NCCL. Mistake to avoid: an interior that does not wait for boundary_done_[from] (it then reads boundary planes, and halos, not yet computed or received: the result depends on which stream runs first), or records swapped between the two buffers.
+      // TODO: part 3 of 3, the two streams and their events: on boundary_stream_ (high priority) wait for interior_done_[from], update_boundary from field[from] into field[to], record boundary_done_[to], then exchange_nccl of field[to]; on interior_stream_ (low priority) wait for boundary_done_[from], update_interior, record interior_done_[to]. Invariant: each half reads planes of field[from] that the other half of the previous step wrote (the stencil reaches R planes across the seam) and writes planes of field[to] that the other half of the previous step read: each stream waits for the other's event of the previous step, and boundary_done_ is recorded before the exchange, so the interior does not wait for NCCL. Mistake to avoid: an interior that does not wait for boundary_done_[from] (it then reads the boundary planes, and their x and y images, not yet computed: the result depends on which stream runs first), or records swapped between the two buffers. The interior never reads the z halos, which is why it need not wait for NCCL; recording boundary_done_ after the exchange is still correct, so the CPU tests cannot see it: only --bench on a GPU shows the interior then waiting for NCCL.
       (void)from; (void)to; throw course::NotImplemented(__FILE__);
       slab_.current = to;
     }

@@ -21,11 +21,14 @@
 // 2^-24 apart, more than 2^13 patterns: there the value left after clearing is rounded to the
 // nearest fp16 number, a bias of at most half of 2^-24 (3.0e-8) on values under 6.1e-5: the
 // spacing of float32 near a rest value f_0 of 4/9, twice float32's own rounding error there.
+// `kept`, what the rest direction subtracts, is the value before that rounding: the cell's mass
+// is off by as little.
 // The random numbers are a hash of the cell and the time step (murmur3's finaliser) and, per
 // direction, a step of a linear congruential generator, whose top bits are taken: integer
-// arithmetic only, so every backend draws the same numbers, and the tests compare step for step
-// against the reference as for the other steps. Mass: the rest direction takes what the other
-// eight *stored* values leave (step 08 took what the unrounded ones left), so only its own
+// arithmetic only, so every backend draws the same numbers: the part tests check a cell's stores
+// bit for bit, and the whole step is compared step for step with the float64 reference, within
+// the tolerance of its storage, as the other steps are. Mass: the rest direction takes what the
+// other eight *stored* values leave (step 08 took what the unrounded ones left), so only its own
 // rounding changes the cell's mass, and that rounding is unbiased: the mass wanders as a random
 // walk.
 // Collision as in step 08 (its fused multiply-adds; shifted_collision.hpp, shared with steps 12
@@ -98,7 +101,7 @@ constexpr int kBlock = 128;  // cells of a row
 // its float32 bits; `kept` gets the stored number as a float.
 template <class Format>
 __host__ __device__ inline std::uint16_t round_stochastically(float value, std::uint32_t random, float& kept) {
-  // BEGIN SOLUTION: part 1 of 3, the rounding: float32 keeps 23 fraction bits, the 16-bit format Format::kFractionBits, so dropped = 23 - kFractionBits low bits of value's pattern (course::float_bits) lie between two 16-bit numbers; add random's top `dropped` bits to the pattern, clear its low `dropped` bits (course::float_from_bits back), and that float is `kept`, exactly a 16-bit number, whose bits Format::nearest gives without rounding. Invariant: the carry reaches the upper neighbour with probability (|value| - lo) / (hi - lo), so the mean of kept over the draws is value (unbiased), and kept is always one of the two neighbours. Mistake to avoid: the draw's low bits (a linear congruential generator's repeat with short periods; take the top ones, random >> (32 - dropped)), or a probability by the wrong neighbour's distance (going up with (hi - |value|) / (hi - lo) is biased towards the far one).
+  // BEGIN SOLUTION: part 1 of 3, the rounding: float32 keeps 23 fraction bits, the 16-bit format Format::kFractionBits, so dropped = 23 - kFractionBits low bits of value's pattern (course::float_bits) lie between two 16-bit numbers; add random's top `dropped` bits to the pattern, clear its low `dropped` bits (course::float_from_bits back), and that float is `kept`; Format::nearest(kept) gives its bits without rounding, as kept is a 16-bit number, except for fp16 below 2^-14 (its subnormals, spaced 2^-24 apart): there nearest rounds kept once more, and the number stored differs from kept by at most 2^-25 (the header says why that is acceptable). Invariant: the carry reaches the upper neighbour with probability (|value| - lo) / (hi - lo), so the mean of kept over the draws is value (unbiased), and kept is always one of the two neighbours. Mistake to avoid: the draw's low bits (a linear congruential generator's repeat with short periods; take the top ones, random >> (32 - dropped)), or a probability by the wrong neighbour's distance (going up with (hi - |value|) / (hi - lo) is biased towards the far one).
   constexpr int kDropped = 23 - Format::kFractionBits;
   constexpr std::uint32_t kBelow = (1u << kDropped) - 1;
   kept = course::float_from_bits((course::float_bits(value) + (random >> (32 - kDropped))) & ~kBelow);
@@ -128,6 +131,29 @@ __device__ inline void pull(const std::uint16_t* __restrict__ src, unsigned plan
   }
 }
 
+// Parts 2 and 3 of the exercise, tested on their own: a cell's nine stores, into dst's slots
+// k * plane + here. collided(k) gives direction k's collided shifted value, `sum` the sum of the
+// cell's shifted values (its mass less the weights'), `random` its first draw's state (cell_hash).
+template <class Format, class Collided>
+__host__ __device__ inline void store_cell(std::uint16_t* __restrict__ dst, unsigned plane, unsigned here,
+                                           const Collided& collide, float sum, std::uint32_t random) {
+  float kept_sum = 0.0f, kept;
+#pragma unroll
+  for (int k = 1; k < kDirections; ++k) {
+    const float collided = collide(k);
+    // BEGIN SOLUTION: part 2 of 3, the eight stores: collided rounded by round_stochastically with the cell's next draw (next_random(random): one draw a value, in the order k = 1 .. 8) into this cell's slot k of dst; add the kept (stored) value to kept_sum. Invariant: kept_sum is the sum of what was stored, not of what was computed, so that part 3 can hand the cell's exact remaining mass to the rest direction. Mistake to avoid: summing `collided` (the mass then drifts by the roundings), or reusing one draw for several values (their roundings are then correlated and the errors add up)
+    dst[k * plane + here] = round_stochastically<Format>(collided, next_random(random), kept);
+    kept_sum += kept;
+    // STUB: (void)collided; (void)random; (void)kept; (void)dst; (void)plane; (void)here;
+    // END SOLUTION
+  }
+  // The rest direction: the mass the eight stored values leave.
+  // BEGIN SOLUTION: part 3 of 3, the rest direction: it takes the mass that the eight stored values leave, sum - kept_sum, rounded by round_stochastically with the cell's next draw, into slot 0 (here). Invariant: only this one rounding changes the cell's mass, and it is unbiased, so the mass wanders as a random walk instead of drifting. Mistake to avoid: rounding the rest direction to nearest (a bias that repeats every step) or computing it by the collision formula, collide(0) (the mass is then no longer conserved)
+  dst[here] = round_stochastically<Format>(sum - kept_sum, next_random(random), kept);
+  // STUB: (void)kept_sum; (void)sum;
+  // END SOLUTION
+}
+
 template <class Format>
 __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, Fields moments,
                                   bool write_moments, Channel c, GridCollision g, std::uint32_t time) {
@@ -142,24 +168,10 @@ __global__ void stochastic_kernel(const std::uint16_t* __restrict__ src, std::ui
   float s[kDirections];
   pull<Format>(src, plane, n, s);
 
-  // Step 08's collision of the shifted values (shifted_collision.hpp).
+  // Step 08's collision of the shifted values (shifted_collision.hpp), each direction's as it is stored.
   const ShiftedCell cell = shifted_cell(s);
-  std::uint32_t random = cell_hash(n.here, time);
-  float kept_sum = 0.0f, kept;
-#pragma unroll
-  for (int k = 1; k < kDirections; ++k) {
-    const float collided = collide_shifted(k, s[k], cell, g);
-    // BEGIN SOLUTION: part 2 of 3, the eight stores: collided rounded by round_stochastically with the cell's next draw (next_random(random): one draw a value, in the order k = 1 .. 8) into this cell's slot k of dst; add the kept (stored) value to kept_sum. Invariant: kept_sum is the sum of what was stored, not of what was computed, so that part 3 can hand the cell's exact remaining mass to the rest direction. Mistake to avoid: summing `collided` (the mass then drifts by the roundings), or reusing one draw for several values (their roundings are then correlated and the errors add up)
-    dst[k * plane + n.here] = round_stochastically<Format>(collided, next_random(random), kept);
-    kept_sum += kept;
-    // STUB: (void)collided; (void)random; (void)kept;
-    // END SOLUTION
-  }
-  // The rest direction: the mass the eight stored values leave.
-  // BEGIN SOLUTION: part 3 of 3, the rest direction: it takes the mass that the eight stored values leave, cell.sum - kept_sum, rounded by round_stochastically with the cell's next draw, into slot 0. Invariant: only this one rounding changes the cell's mass, and it is unbiased, so the mass wanders as a random walk instead of drifting. Mistake to avoid: rounding the rest direction to nearest (a bias that repeats every step) or computing it by the collision formula (the mass is then no longer conserved)
-  dst[n.here] = round_stochastically<Format>(cell.sum - kept_sum, next_random(random), kept);
-  // STUB: (void)kept_sum;
-  // END SOLUTION
+  const auto collide = [&](int k) { return collide_shifted(k, s[k], cell, g); };
+  store_cell<Format>(dst, plane, n.here, collide, cell.sum, cell_hash(n.here, time));
   if (write_moments) {
     moments.rho[n.here] = cell.rho;
     moments.ux[n.here] = cell.ux;
@@ -219,6 +231,12 @@ class StochasticLattice final : public Lattice {
   std::uint32_t time_ = 0;
 };
 
+// The collided values a part test gives store_cell.
+struct Given {
+  const float (&collided)[kDirections];
+  __host__ __device__ float operator()(int k) const { return collided[k]; }
+};
+
 }  // namespace
 
 namespace parts {
@@ -227,6 +245,12 @@ std::uint16_t fp16_round_stochastically(float value, std::uint32_t random, float
 }
 std::uint16_t bf16_round_stochastically(float value, std::uint32_t random, float& kept) {
   return round_stochastically<Bf16Bits>(value, random, kept);
+}
+void fp16_store_cell(const float (&collided)[kDirections], float sum, std::uint32_t random, std::uint16_t (&stored)[kDirections]) {
+  store_cell<Fp16Bits>(stored, 1, 0, Given{collided}, sum, random);
+}
+void bf16_store_cell(const float (&collided)[kDirections], float sum, std::uint32_t random, std::uint16_t (&stored)[kDirections]) {
+  store_cell<Bf16Bits>(stored, 1, 0, Given{collided}, sum, random);
 }
 }  // namespace parts
 

@@ -31,9 +31,9 @@ def failing_test(name: str, body: str) -> str:
             f"/c/common/src/testing.cpp:30: seed 42 (replay with COURSE_SEED=42)\n[  FAILED  ] {name} (3 ms)\n")
 
 
-def wrong_element(where: str, when: str) -> str:
+def wrong_element(where: str, when: str, what="the state", note="the first that differs") -> str:
     """Chapter 5's failure after a time step, as test_lbm.cpp reports it (ADD_FAILURE: no parenthesis)."""
-    return (f"/c/chapters/05_x/test_lbm.cpp:76: Failure\nFailed\nthe state after time step {when} (the first that differs)\n"
+    return (f"/c/chapters/05_x/test_lbm.cpp:76: Failure\nFailed\n{what} after time step {when} ({note})\n"
             f"18 of 4329 elements of the 13 x 37 x 9 (y, x, k) output differ from the float64 reference by more than "
             f"atol + rtol*|ref| (atol 2e-06, rtol 1e-05)\n"
             f"  first wrong element {where}: got 0.455191761, expected 0.452113144\n  ... and 17 more")
@@ -48,6 +48,15 @@ class FailureLines(unittest.TestCase):
         self.assertIn("after time step 1 of 3", line)
         self.assertIn("in StepForStep.04/130x33_3_steps", line)
         self.assertIn("replay: COURSE_SEED=42", line)
+
+    def test_what_differs_and_the_part_its_time_step_ran_are_named(self):
+        moment = grade.describe_failure(failing_test("StepForStep.05/1x1_3_steps", wrong_element(
+            "[y=0, x=0]", "3 of 3", "the density rho", "the moments of the last; time step 3 is a pulling step: part 2")))
+        self.assertIn("of the density rho, the 13 x 37 x 9 (y, x, k) output", moment)
+        self.assertIn("after time step 3 of 3 (time step 3 is a pulling step: part 2)", moment)
+        state = grade.describe_failure(failing_test("StepForStep.04/1x1_3_steps", wrong_element("[y=0, x=0]", "2 of 3")))
+        self.assertIn("of the state, the 13 x 37 x 9 (y, x, k) output", state)
+        self.assertTrue(state.split(";")[0].endswith("after time step 2 of 3"), state)
 
     def test_a_read_past_the_end_is_named_an_out_of_bounds_access(self):
         output = "error: a kernel read or wrote past the end of a buffer (the CPU backend puts ...)\n"
@@ -183,6 +192,25 @@ def alive(pid: int) -> bool:
         return pathlib.Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+class EditedDuringTheBuild(unittest.TestCase):
+    def test_a_step_started_while_the_build_runs_is_graded(self):
+        """A stub edited while the build runs (here by a cmake that only edits it) is run by the
+        tests (here a ctest that records its command line), not skipped as not started."""
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = pathlib.Path(tmp)
+            grader_tree(tree)
+            (tree / "bin").mkdir()
+            stub = tree / "exercises" / "01_transpose" / "03_flagged_column.cu"
+            for tool, script in (("cmake", f"echo '// started' >>{stub}\n"), ("ctest", f'echo "$@" >{tmp}/ctest.args\n')):
+                (tree / "bin" / tool).write_text("#!/bin/sh\n" + script)
+                (tree / "bin" / tool).chmod(0o755)
+            env = dict(os.environ, PATH=f"{tree / 'bin'}:{os.environ['PATH']}", PYTHONDONTWRITEBYTECODE="1")
+            subprocess.run([sys.executable, str(tree / "exercises" / "grade.py"), "1", "--step", "3"], cwd=tmp, env=env,
+                           capture_output=True, text=True, timeout=60)
+            self.assertTrue((tree / "ctest.args").exists(), "the step edited during the build was not run")
+            self.assertNotIn("03_flagged_column", (tree / "ctest.args").read_text())
 
 
 class Interruption(unittest.TestCase):
