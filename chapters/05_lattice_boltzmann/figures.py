@@ -13,7 +13,7 @@
                 in each plane;
   fused_pull.png  step 04: one thread's time step: pull the nine values from the neighbours,
                 collide in registers, write the nine results once into its own cell;
-  aa_pattern.png  step 05: the AA pattern's two kinds of time step (even: pulling, odd: local)
+  aa_pattern.png  step 05: the AA pattern's two kinds of time step (the first and every other: pulling; those between: local)
                 along x, in one buffer;
   pairs_words.png  step 09: two cells' 16-bit values packed in one 4-byte word, and the shared
                 tile a block stages for the directions that move along x;
@@ -369,10 +369,10 @@ def draw_aa_pattern(axes, colours) -> None:
                           arrowprops={"arrowstyle": "->", "color": "tab:red", "linewidth": 1.3, "linestyle": "--",
                                       "connectionstyle": "arc3,rad=0.15"})
         if kind == "pulling step":
-            rule = ("even time steps (0, 2, 4, ...), pulling: f_k = A[opp k][x - e_k], then A[k][x + e_k] = f*_k\n"
+            rule = ("time steps 1, 3, 5, ... (the first, and every other one), pulling: f_k = A[opp k][x - e_k], then A[k][x + e_k] = f*_k\n"
                     "from each neighbour the cell reads the slot that points back at it, and later writes into that same slot")
         else:
-            rule = ("odd time steps (1, 3, 5, ...), local: f_k = A[k][x], then A[opp k][x] = f*_k\n"
+            rule = ("time steps 2, 4, 6, ... (those between), local: f_k = A[k][x], then A[opp k][x] = f*_k\n"
                     "the cell reads and writes only its own slots, each value into the opposite one (swapped)")
         axis.set_title(rule, fontsize=8, loc="left")
         axis.set_xlim(origin[-1] - 0.5, origin[1] + cell_width + 0.5)
