@@ -247,6 +247,14 @@ __host__ __device__ inline float float_from_bits(std::uint32_t bits) {
 #endif
 }
 
+// Whether warp_slot() below says where a warp sits (NVIDIA's %warpid): host code asks too, so it
+// stands outside the kernel compiler's part.
+#if defined(COURSE_BACKEND_CUDA)
+inline constexpr bool has_warp_slots = true;
+#else
+inline constexpr bool has_warp_slots = false;
+#endif
+
 // Kernel code and launches need the kernel compiler; host-only files (tests, benchmarks) may
 // include this header for the runtime calls alone.
 #if defined(COURSE_BACKEND_CPU) || defined(__CUDACC__) || defined(__HIPCC__)
@@ -330,14 +338,12 @@ inline unsigned multiprocessor_id() { return 0; }
 // with the warps whose work must not wait in the lowest slots. Elsewhere (not implemented for AMD,
 // whose HW_ID register holds it; nothing to say on the CPU backend) 0.
 #if defined(COURSE_BACKEND_CUDA)
-inline constexpr bool has_warp_slots = true;
 __device__ __forceinline__ unsigned warp_slot() {
   unsigned slot;
   asm volatile("mov.u32 %0, %%warpid;" : "=r"(slot));
   return slot;
 }
 #else
-inline constexpr bool has_warp_slots = false;
 __host__ __device__ inline unsigned warp_slot() { return 0; }
 #endif
 
