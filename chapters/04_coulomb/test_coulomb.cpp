@@ -58,18 +58,24 @@ void plant(std::vector<ch04::Atom>& atoms, const ch04::Slice& slice) {
   }
 }
 
+// `potential` of `atoms` on `slice`, run on the device into an output poisoned first.
+std::vector<float> device_potential(ch04::PotentialFn potential, const std::vector<ch04::SliceAtom>& atoms,
+                                    const ch04::Slice& slice) {
+  DeviceBuffer<ch04::SliceAtom> d_atoms(std::max<std::size_t>(atoms.size(), 1));
+  if (!atoms.empty()) d_atoms.copy_from(atoms);
+  DeviceBuffer<float> d_out(std::size_t(slice.nx) * slice.ny);
+  d_out.poison();
+  potential(d_atoms.data(), int(atoms.size()), d_out.data(), slice);
+  GPU_CHECK(gpuDeviceSynchronize());
+  return d_out.to_host();
+}
+
 void test_step(ch04::PotentialFn potential, Case c, const course::Seed& seed) {
   const ch04::Slice slice{c.nx, c.ny, c.spacing, 1.25f};
   std::vector<ch04::Atom> raw = ch04::random_atoms(c.atoms, slice, seed);
   if (c.planted) plant(raw, slice);
   const std::vector<ch04::SliceAtom> atoms = ch04::atoms_on_slice(raw, slice.z);
-  DeviceBuffer<ch04::SliceAtom> d_atoms(std::max<std::size_t>(atoms.size(), 1));
-  if (!atoms.empty()) d_atoms.copy_from(atoms);
-  DeviceBuffer<float> d_out(std::size_t(c.nx) * c.ny);
-  d_out.poison();
-  potential(d_atoms.data(), c.atoms, d_out.data(), slice);
-  GPU_CHECK(gpuDeviceSynchronize());
-  EXPECT_TRUE(course::matches_reference(ch04::check_potential(atoms, d_out.to_host(), slice)));
+  EXPECT_TRUE(course::matches_reference(ch04::check_potential(atoms, device_potential(potential, atoms, slice), slice)));
 }
 
 // An atom exactly on a grid point (here the coordinates are exact: h = 0.5) gives that point
@@ -80,12 +86,7 @@ void test_atom_on_a_grid_point(ch04::PotentialFn potential, const course::Seed& 
   std::vector<ch04::Atom> raw = ch04::random_atoms(20, slice, seed);
   raw[7] = {3 * slice.spacing, 2 * slice.spacing, slice.z, 1.0f};
   const std::vector<ch04::SliceAtom> atoms = ch04::atoms_on_slice(raw, slice.z);
-  DeviceBuffer<ch04::SliceAtom> d_atoms{std::span<const ch04::SliceAtom>(atoms)};
-  DeviceBuffer<float> d_out(std::size_t(slice.nx) * slice.ny);
-  d_out.poison();
-  potential(d_atoms.data(), int(atoms.size()), d_out.data(), slice);
-  GPU_CHECK(gpuDeviceSynchronize());
-  const std::vector<float> out = d_out.to_host();
+  const std::vector<float> out = device_potential(potential, atoms, slice);
   const std::size_t on_atom = 2 * slice.nx + 3;
   EXPECT_TRUE(std::isinf(out[on_atom]) || out[on_atom] > 1e19f) << "the point on the atom holds " << out[on_atom];
   course::Comparison others;
@@ -216,12 +217,7 @@ void run_planted(ch04::PotentialFn potential, Mismatches& wrong, Check&& on_plan
     for (int i = 0; i < slice.nx; ++i)
       if (PlantedSlice::planted(i, j)) raw.push_back({i * slice.spacing, j * slice.spacing, slice.z, 1.0f});
   const std::vector<ch04::SliceAtom> atoms = ch04::atoms_on_slice(raw, slice.z);
-  DeviceBuffer<ch04::SliceAtom> d_atoms{std::span<const ch04::SliceAtom>(atoms)};
-  DeviceBuffer<float> d_out(std::size_t(slice.nx) * slice.ny);
-  d_out.poison();
-  potential(d_atoms.data(), int(atoms.size()), d_out.data(), slice);
-  GPU_CHECK(gpuDeviceSynchronize());
-  const std::vector<float> out = d_out.to_host();
+  const std::vector<float> out = device_potential(potential, atoms, slice);
   for (int j = 0; j < slice.ny; ++j)
     for (int i = 0; i < slice.nx; ++i) {
       if (!PlantedSlice::planted(i, j)) continue;
