@@ -198,13 +198,7 @@ std::optional<std::string> device_memory_not_shareable() {
 #if defined(COURSE_HAVE_MPI)
   if (launch() == Launch::processes && launched_processes() > 1) {
     // IPC handles map memory within one machine only.
-    int world = 0, node = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
-    MPI_Comm shared;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
-    MPI_Comm_size(shared, &node);
-    MPI_Comm_free(&shared);
-    int all_on_one = node == world, everywhere = 0;
+    int all_on_one = node_place().processes == launched_processes(), everywhere = 0;
     MPI_Allreduce(&all_on_one, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!everywhere)
       return "step 02's peer copies map the neighbours' memory through CUDA IPC handles, which reach within one machine "
@@ -381,7 +375,7 @@ void Team::serve(int rank) {
         broken_ = true;
         turn_.notify_all();
       }
-      abort_communicator(rank);  // the ranks waiting in NCCL for this one fail too
+      abort_communicator(rank);  // on the CPU backend the ranks waiting for this one fail too (team.hpp)
     }
     finished_.release();
   }
@@ -593,7 +587,6 @@ std::string Team::first_failure(const std::string& mine) const {
   no_mpi();
 #endif
 }
-
 
 int Team::rank_of_plane(int z) const {
   for (const Rank& r : ranks_)
