@@ -125,8 +125,9 @@ class Team {
   };
   // Inside run(), every rank together: publishes rank `rank`'s window and returns its
   // neighbours', {below, above}, usable on its device until the team is destroyed. As threads
-  // they are the neighbours' own pointers and events; as processes, CUDA IPC handles opened in
-  // this process (device_memory_not_shareable() says when that cannot be).
+  // they are the neighbours' own pointers and events, with peer access on where the devices have
+  // a direct path; as processes, CUDA IPC handles opened in this process, which turns peer access
+  // on itself (device_memory_not_shareable() says when that cannot be).
   std::array<Window, 2> open_neighbours(int rank, const Window& mine);
 
   // The state, as dense global arrays (x fastest, then y, then z): set with every halo poisoned

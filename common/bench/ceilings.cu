@@ -60,16 +60,7 @@ class PeerCopy {
   explicit PeerCopy(std::size_t bytes) : bytes_(bytes) {
     for (int device : {1, 0}) {
       GPU_CHECK(gpuSetDevice(device));
-      int can_access = 0;
-      GPU_CHECK(gpuDeviceCanAccessPeer(&can_access, device, 1 - device));
-      if (can_access) {
-        const gpuError_t status = gpuDeviceEnablePeerAccess(1 - device, 0);
-        if (status == gpuErrorPeerAccessAlreadyEnabled) {
-          (void)gpuGetLastError();
-        } else {
-          GPU_CHECK(status);
-        }
-      }
+      course::enable_peer_access(device, 1 - device);
       buffers_[device][0] = course::DeviceBuffer<std::byte>(bytes);
       buffers_[device][1] = course::DeviceBuffer<std::byte>(bytes);
     }

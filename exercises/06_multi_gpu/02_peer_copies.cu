@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint bb937d807164): edit the TODOs.
+// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint b332a4168b92): edit the TODOs.
 // Step 02 — peer-to-peer copies between devices.
 //
 // The halos come straight from the neighbours' memory: each rank pulls the planes it needs
@@ -24,8 +24,8 @@
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 6 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 // Your parts: the handshake that orders the ranks' streams (record, barrier, waits), and the two
-// peer copies (parts::pull_halos), which are tested on their own. Peer access and the windows are
-// given.
+// peer copies (parts::pull_halos), which are tested on their own. The windows, with peer access
+// on, are given (Team::open_neighbours).
 #include <stdexcept>
 
 #include "course/exercise.hpp"
@@ -40,8 +40,7 @@ class PeerCopies final : public Propagator {
   PeerCopies(Crew& crew, int rank) : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
     if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);
     Team::Window mine{{slab_.field[0], slab_.field[1]}, {computed_[0], computed_[1]}, slab_.device, slab_.grid};
-    neighbours_ = team_.open_neighbours(slab_.rank, mine);
-    for (const Team::Window& neighbour : neighbours_) enable_peer_access(neighbour.device);
+    neighbours_ = team_.open_neighbours(slab_.rank, mine);  // peer access on, where there is a direct path
   }
 
   void advance(int steps) override {
@@ -49,20 +48,6 @@ class PeerCopies final : public Propagator {
   }
 
  private:
-  // A device reads its neighbours' memory directly once peer access is on; without it (no
-  // NVLink or PCIe path between them) peer copies still work, staged by the driver.
-  void enable_peer_access(int peer) {
-    int can_access = 0;
-    GPU_CHECK(gpuDeviceCanAccessPeer(&can_access, slab_.device, peer));
-    if (!can_access) return;  // the same device, or no direct path
-    const gpuError_t status = gpuDeviceEnablePeerAccess(peer, 0);
-    if (status == gpuErrorPeerAccessAlreadyEnabled) {
-      (void)gpuGetLastError();  // another step enabled it before: fine, and not an error to keep
-      return;
-    }
-    GPU_CHECK(status);
-  }
-
   // Buffer b's x and y images, then its z halos pulled from the neighbours' buffer b, once they
   // have computed it.
   void refresh_halos(int b) {

@@ -1,0 +1,17 @@
+#include "course/gpu.hpp"
+
+namespace course {
+
+void enable_peer_access(int device, int peer) {
+  int can_access = 0;
+  GPU_CHECK(gpuDeviceCanAccessPeer(&can_access, device, peer));
+  if (!can_access) return;  // the same device, or no direct path
+  const gpuError_t status = gpuDeviceEnablePeerAccess(peer, 0);
+  if (status == gpuErrorPeerAccessAlreadyEnabled) {
+    (void)gpuGetLastError();  // turned on before (another step or case): not an error to keep
+    return;
+  }
+  GPU_CHECK(status);
+}
+
+}  // namespace course
