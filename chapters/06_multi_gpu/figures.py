@@ -10,11 +10,11 @@
                 neighbours);
   exchange.png  step 03: a rank's four messages in one NCCL group, and the same calls outside a
                 group, where each rank's first send waits for a receive its neighbour never posts;
-  overlap.png   steps 03 and 04: one time step on two GPUs at weak 512^3, to scale from the H200's
-                measured times (results/h200/bench.json): step 03's compute then exchange on one
-                stream; step 04's boundary and exchange on a high-priority stream beside the
-                interior, as a model (the boundary's time is its share of the planes, assumed), and
-                the time step 04 measured;
+  overlap.png   steps 03 and 04: one time step on the most GPUs recorded at strong 1024^3, to scale
+                from the H200's measured times (results/h200/bench.json): step 03's compute then
+                exchange on one stream; step 04's boundary and exchange on a high-priority stream
+                beside the interior, as a model (the boundary's time is its share of the planes,
+                assumed), and the times step 04 and its copy-engine experiment measured;
   graph.png     step 05: the graph of one time step as its capture records it, its nodes and
                 their dependencies, the boundary's branch at high priority.
 
@@ -164,35 +164,44 @@ def measured_step_ms(group_prefix: str, name: str, gpus: int) -> float:
 
 
 def draw_overlap(plt, out: pathlib.Path) -> None:
-    """One time step of steps 03 and 04 on two GPUs, weak 512^3, to scale from the measured times."""
-    compute, split = measured_step_ms("weak", "compute only", 2), measured_step_ms("weak", "split compute only", 2)
-    exchange = measured_step_ms("weak", "exchange only (NCCL)", 2)
-    step03, step04 = measured_step_ms("weak", "03_nccl", 2), measured_step_ms("weak", "04_overlap", 2)
-    planes = 512
-    boundary = split * 2 * R / planes  # assumed: the boundary's share of the planes
+    """One time step of steps 03 and 04 on the most GPUs recorded, strong 1024^3, to scale from the
+    measured times, with the time of the experiment that moves step 04's exchange by copy engines."""
+    context, _ = results.load(RECORDING / "bench.json", "bench_multi_gpu")
+    gpus = results.context_number(context, "gpus", RECORDING / "bench.json", whole=True)
+    edge = results.context_number(context, "strong", RECORDING / "bench.json", whole=True)
+    ms = {name: measured_step_ms("strong", name, gpus)
+          for name in ("compute only", "split compute only", "exchange only (NCCL)", "03_nccl", "04_overlap", "overlap by peer copies")}
+    compute, split, exchange = ms["compute only"], ms["split compute only"], ms["exchange only (NCCL)"]
+    planes = edge // gpus
+    boundary = split * 2 * R / planes  # assumed: the boundary's share of the slab's planes
     interior = split - boundary
     us = 1e3
-    figure, ax = plt.subplots(figsize=(11, 3.6))
-    rows = [("step 03: one stream", [(0, compute, COLOURS[0], "leapfrog, all planes"), (compute, exchange, COLOURS[1], "exchange")], step03),
-            ("step 04: high priority", [(0, boundary, COLOURS[3], ""), (boundary, exchange, COLOURS[1], "exchange")], step04),
-            ("step 04: low priority", [(0, interior, COLOURS[2], "interior planes")], None)]
+    figure, ax = plt.subplots(figsize=(11, 3.8))
+    rows = [("step 03: one stream", [(0, compute, COLOURS[0], "leapfrog, all planes"), (compute, exchange, COLOURS[1], "exchange")],
+             [(ms["03_nccl"], "03 measured")]),
+            ("step 04: high priority", [(0, boundary, COLOURS[3], ""), (boundary, exchange, COLOURS[1], "exchange")],
+             [(ms["04_overlap"], "04 measured"), (ms["overlap by peer copies"], "copy engines measured")]),
+            ("step 04: low priority", [(0, interior, COLOURS[2], "interior planes")], [])]
     for y, (name, bars, measured) in zip((2, 1, 0), rows):
         for start, length, colour, text in bars:
             ax.barh(y, length * us, left=start * us, height=0.5, color=colour, edgecolor="black")
             if text:
                 ax.text((start + length / 2) * us, y, text, ha="center", va="center", fontsize=8)
-        if measured:  # step 04's time spans both of its streams
+        for k, (time, text) in enumerate(measured):  # step 04's times span both of its streams
             low = y - 0.35 if y == 2 else -0.35
-            ax.plot([measured * us] * 2, [low, y + 0.35], color="black", linewidth=2)
-            ax.text(measured * us + 4, y + 0.3, f"measured: {measured * us:.0f} us a step", fontsize=8, va="bottom")
+            style = "-" if k == 0 else "--"
+            ax.plot([time * us] * 2, [low, y + 0.35], color="black", linewidth=2, linestyle=style)
+            left = k > 0  # the second label beside its line's other side, clear of the first
+            ax.text(time * us + (-4 if left else 4), y + 0.3 - 0.45 * k, f"{text}: {time * us:.0f} us", fontsize=8,
+                    va="bottom", ha="right" if left else "left")
     ax.annotate("boundary planes", xy=(boundary * us / 2, 1.25), xytext=(20, 1.55), fontsize=8, arrowprops=dict(arrowstyle="->"))
     ax.set_yticks([2, 1, 0])
     ax.set_yticklabels([name for name, _, _ in rows])
     ax.set_xlabel("microseconds into the time step")
-    ax.set_xlim(0, max(step03, step04) * us * 1.18)
-    ax.set_title("One time step on two H200s, weak 512^3 a GPU: bars to scale from the measured compute and exchange alone; "
-                 "step 04's split between\nboundary and interior assumed (8 of 512 planes). Step 04 could end when its "
-                 "interior does; it ends later, so part of the exchange still shows.", fontsize=9)
+    ax.set_xlim(0, max(ms["03_nccl"], ms["04_overlap"]) * us * 1.25)
+    ax.set_title(f"One time step on {gpus} H200s, strong {edge}^3: bars to scale from the measured compute and exchange alone; "
+                 f"step 04's split assumed ({2 * R} of {planes} planes).\nStep 04 could end when its interior does; with NCCL "
+                 "it ends later. With copy engines moving the halos (an experiment) it nearly does.", fontsize=9)
     figure.tight_layout()
     save(figure, out)
 

@@ -93,7 +93,7 @@ def scaling_tables(cases: list, steps: int) -> str:
                 ms = per_step_ms(by_count[n], steps)
                 shown = t1 is not None and step != EXCHANGE
                 cells.append(f"{ms:.4f}" + (f" ({efficiency(group, t1, ms, n):.2f})" if shown else ""))
-            label = f"*{step}* (peer)" if step in (COMPUTE, EXCHANGE) else f"`{step}`"
+            label = f"`{step}`" if step[:2].isdigit() else f"*{step}* (peer)"
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
@@ -183,6 +183,7 @@ def targets_table(res, steps: int) -> str:
 
 LESSON_GPU = "h200"  # the one GPU model recorded on several GPUs, with the chapter's kernel
 SPLIT = "split compute only"
+PEER_COPY_OVERLAP = "overlap by peer copies"  # the experiment peer: step 04 with step 02's copies
 # Each taught step's idea and its prediction, in the lesson's words (README.md's step sections);
 # the predictions were written before the runs, from the bounds (NOTES.md).
 LESSON = {
@@ -385,6 +386,28 @@ def hidden_table(res, steps: int) -> str:
     return "\n".join(lines)
 
 
+def copy_engines_table(res, steps: int) -> str:
+    """Step 04's exchange by NCCL's kernels beside the experiment that moves it with peer copies
+    (copy engines): each against the split work alone, the time it leaves showing, and the
+    efficiency, on the most GPUs recorded."""
+    lines = ["| on {n} GPUs, ms a time step | split compute alone | `04_overlap` (NCCL's kernels) | showing | "
+             f"*{PEER_COPY_OVERLAP}* (copy engines) | showing | efficiency: 04 | efficiency: copy engines |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    n = None
+    for kind in ("weak", "strong"):
+        group = group_of(res, kind)
+        rows = by_step(res.cases, group)
+        n = most_gpus(rows)
+        split, nccl, copies = (step_ms(rows, name, n, steps) for name in (SPLIT, "04", PEER_COPY_OVERLAP))
+        if copies is None:
+            return f"*Not measured: no '{PEER_COPY_OVERLAP}' case (bench_multi_gpu --all) in this GPU's results.*"
+        t1 = step_ms(rows, BASELINE, 1, steps)
+        lines.append(f"| {group} | {split:.4f} | {nccl:.4f} | {nccl - split:.4f} | {copies:.4f} | {copies - split:.4f} | "
+                     f"{efficiency(group, t1, nccl, n):.2f} | {efficiency(group, t1, copies, n):.2f} |")
+    lines[0] = lines[0].replace("{n}", str(n))
+    return "\n".join(lines)
+
+
 def graph_table(res, steps: int) -> str:
     """Step 05's result: steps 03-05 on n GPUs at the two sizes and at weak 128^3, where launches cost."""
     columns = [(res.cases, steps, group_of(res, "weak")), (res.cases, steps, group_of(res, "strong"))]
@@ -472,7 +495,8 @@ def lesson_tables(res, steps: int) -> dict:
     return {"bound": lesson_bound(res, steps), "glance": glance_table(res, steps), "headline": headline(res, steps),
             "result_00": kernel_table(res, steps), "result_01": steps_table(res, [BASELINE, "01"], steps),
             "result_02": steps_table(res, ["02", COMPUTE], steps), "result_03": exchange_rate_table(res, steps),
-            "hidden": hidden_table(res, steps), "result_05": graph_table(res, steps),
+            "hidden": hidden_table(res, steps), "copy_engines": copy_engines_table(res, steps),
+            "result_05": graph_table(res, steps),
             "processes": processes_table(res, steps), "nodes": nodes_table(res, steps)}
 
 def tables(res) -> dict:

@@ -17,9 +17,9 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     00_one_gpu x1  strong 1024^3       135.3170 ms (20 time steps), 1904 GB/s (0.636 of copy), 159 GLUP/s
 //     00_one_gpu x1  weak 512^3 per GPU  17.0549 ms (20 time steps), 1889 GB/s (0.631 of copy), 157 GLUP/s
-//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
-//     00_one_gpu x1  strong 1024^3       72.7626 ms (20 time steps), 3542 GB/s (0.838 of copy), 295 GLUP/s
-//     00_one_gpu x1  weak 512^3 per GPU  9.6322 ms (20 time steps), 3344 GB/s (0.791 of copy), 279 GLUP/s
+//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
+//     00_one_gpu x1  strong 1024^3       73.5033 ms (20 time steps), 3506 GB/s (0.828 of copy), 292 GLUP/s
+//     00_one_gpu x1  weak 512^3 per GPU  9.6757 ms (20 time steps), 3329 GB/s (0.786 of copy), 277 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured: 0.853 ms a step at 512^3 on the H100, 0.719 ms on the H200, the leapfrog

@@ -19,11 +19,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     01_host_staging x1  strong 1024^3       161.2899 ms (20 time steps), 1598 GB/s (0.534 of copy), 133 GLUP/s
 //     01_host_staging x1  weak 512^3 per GPU  24.0044 ms (20 time steps), 1342 GB/s (0.448 of copy), 112 GLUP/s
-//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
-//     01_host_staging x1  strong 1024^3       193.8591 ms (20 time steps), 1329 GB/s (0.314 of copy), 111 GLUP/s
-//     01_host_staging x2  strong 1024^3       153.5764 ms (20 time steps), 839 GB/s (0.198 of copy), 140 GLUP/s
-//     01_host_staging x1  weak 512^3 per GPU  32.8432 ms (20 time steps), 981 GB/s (0.232 of copy), 82 GLUP/s
-//     01_host_staging x2  weak 512^3 per GPU  33.5893 ms (20 time steps), 959 GB/s (0.227 of copy), 160 GLUP/s
+//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
+//     01_host_staging x1  strong 1024^3       210.1050 ms (20 time steps), 1227 GB/s (0.290 of copy), 102 GLUP/s
+//     01_host_staging x2  strong 1024^3       189.1316 ms (20 time steps), 681 GB/s (0.161 of copy), 114 GLUP/s
+//     01_host_staging x4  strong 1024^3       188.4107 ms (20 time steps), 342 GB/s (0.081 of copy), 114 GLUP/s
+//     01_host_staging x1  weak 512^3 per GPU  35.5482 ms (20 time steps), 906 GB/s (0.214 of copy), 76 GLUP/s
+//     01_host_staging x2  weak 512^3 per GPU  37.4753 ms (20 time steps), 860 GB/s (0.203 of copy), 143 GLUP/s
+//     01_host_staging x4  weak 512^3 per GPU  38.1666 ms (20 time steps), 844 GB/s (0.199 of copy), 281 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured on one rank (against step 00's), weak 512^3: 0.347 ms more a step on the H100 (its

@@ -24,11 +24,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     02_peer_copies x1  strong 1024^3       135.3233 ms (20 time steps), 1904 GB/s (0.636 of copy), 159 GLUP/s
 //     02_peer_copies x1  weak 512^3 per GPU  17.0611 ms (20 time steps), 1888 GB/s (0.631 of copy), 157 GLUP/s
-//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
-//     02_peer_copies x1  strong 1024^3       72.6675 ms (20 time steps), 3546 GB/s (0.839 of copy), 296 GLUP/s
-//     02_peer_copies x2  strong 1024^3       38.7152 ms (20 time steps), 3328 GB/s (0.787 of copy), 555 GLUP/s
-//     02_peer_copies x1  weak 512^3 per GPU  9.7443 ms (20 time steps), 3306 GB/s (0.782 of copy), 275 GLUP/s
-//     02_peer_copies x2  weak 512^3 per GPU  10.6104 ms (20 time steps), 3036 GB/s (0.718 of copy), 506 GLUP/s
+//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
+//     02_peer_copies x1  strong 1024^3       73.4248 ms (20 time steps), 3510 GB/s (0.829 of copy), 292 GLUP/s
+//     02_peer_copies x2  strong 1024^3       39.0972 ms (20 time steps), 3296 GB/s (0.778 of copy), 549 GLUP/s
+//     02_peer_copies x4  strong 1024^3       21.2577 ms (20 time steps), 3031 GB/s (0.716 of copy), 1010 GLUP/s
+//     02_peer_copies x1  weak 512^3 per GPU  9.6905 ms (20 time steps), 3324 GB/s (0.785 of copy), 277 GLUP/s
+//     02_peer_copies x2  weak 512^3 per GPU  10.6663 ms (20 time steps), 3020 GB/s (0.713 of copy), 503 GLUP/s
+//     02_peer_copies x4  weak 512^3 per GPU  10.8993 ms (20 time steps), 2955 GB/s (0.698 of copy), 985 GLUP/s
 // END MEASURED
 // Your parts: the handshake that orders the ranks' streams (record, barrier, waits), and the two
 // peer copies (parts::pull_halos), which are tested on their own. The windows, with peer access

@@ -17,11 +17,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     03_nccl x1  strong 1024^3       135.2627 ms (20 time steps), 1905 GB/s (0.636 of copy), 159 GLUP/s
 //     03_nccl x1  weak 512^3 per GPU  17.0180 ms (20 time steps), 1893 GB/s (0.632 of copy), 158 GLUP/s
-//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
-//     03_nccl x1  strong 1024^3       72.8058 ms (20 time steps), 3540 GB/s (0.837 of copy), 295 GLUP/s
-//     03_nccl x2  strong 1024^3       39.4408 ms (20 time steps), 3267 GB/s (0.773 of copy), 544 GLUP/s
-//     03_nccl x1  weak 512^3 per GPU  9.7443 ms (20 time steps), 3306 GB/s (0.782 of copy), 275 GLUP/s
-//     03_nccl x2  weak 512^3 per GPU  10.7888 ms (20 time steps), 2986 GB/s (0.706 of copy), 498 GLUP/s
+//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
+//     03_nccl x1  strong 1024^3       73.5798 ms (20 time steps), 3502 GB/s (0.827 of copy), 292 GLUP/s
+//     03_nccl x2  strong 1024^3       39.8836 ms (20 time steps), 3231 GB/s (0.763 of copy), 538 GLUP/s
+//     03_nccl x4  strong 1024^3       21.4051 ms (20 time steps), 3010 GB/s (0.711 of copy), 1003 GLUP/s
+//     03_nccl x1  weak 512^3 per GPU  9.7212 ms (20 time steps), 3314 GB/s (0.783 of copy), 276 GLUP/s
+//     03_nccl x2  weak 512^3 per GPU  10.8686 ms (20 time steps), 2964 GB/s (0.700 of copy), 494 GLUP/s
+//     03_nccl x4  weak 512^3 per GPU  10.7717 ms (20 time steps), 2990 GB/s (0.706 of copy), 997 GLUP/s
 // END MEASURED
 // Your parts: the plan of the four messages (parts::halo_messages) and the exchange that posts
 // them in one group (exchange_nccl), each tested on its own. The time loop is given.

@@ -24,11 +24,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     04_overlap x1  strong 1024^3       135.5829 ms (20 time steps), 1901 GB/s (0.635 of copy), 158 GLUP/s
 //     04_overlap x1  weak 512^3 per GPU  17.0507 ms (20 time steps), 1889 GB/s (0.631 of copy), 157 GLUP/s
-//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
-//     04_overlap x1  strong 1024^3       72.9225 ms (20 time steps), 3534 GB/s (0.836 of copy), 294 GLUP/s
-//     04_overlap x2  strong 1024^3       38.3173 ms (20 time steps), 3363 GB/s (0.795 of copy), 560 GLUP/s
-//     04_overlap x1  weak 512^3 per GPU  10.5931 ms (20 time steps), 3041 GB/s (0.719 of copy), 253 GLUP/s
-//     04_overlap x2  weak 512^3 per GPU  10.0638 ms (20 time steps), 3201 GB/s (0.757 of copy), 533 GLUP/s
+//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
+//     04_overlap x1  strong 1024^3       73.7966 ms (20 time steps), 3492 GB/s (0.825 of copy), 291 GLUP/s
+//     04_overlap x2  strong 1024^3       38.7923 ms (20 time steps), 3322 GB/s (0.785 of copy), 554 GLUP/s
+//     04_overlap x4  strong 1024^3       21.3572 ms (20 time steps), 3017 GB/s (0.713 of copy), 1006 GLUP/s
+//     04_overlap x1  weak 512^3 per GPU  10.6576 ms (20 time steps), 3022 GB/s (0.714 of copy), 252 GLUP/s
+//     04_overlap x2  weak 512^3 per GPU  10.1088 ms (20 time steps), 3187 GB/s (0.753 of copy), 531 GLUP/s
+//     04_overlap x4  weak 512^3 per GPU  10.0707 ms (20 time steps), 3199 GB/s (0.756 of copy), 1066 GLUP/s
 // END MEASURED
 // Your parts: the two halves of a time step (update_boundary, update_interior), each tested on its
 // own, and their order on two streams with four events, tested under many stream orders. The

@@ -22,11 +22,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
 //     05_graph x1  strong 1024^3       135.7337 ms (20 time steps), 1899 GB/s (0.634 of copy), 158 GLUP/s
 //     05_graph x1  weak 512^3 per GPU  16.8474 ms (20 time steps), 1912 GB/s (0.639 of copy), 159 GLUP/s
-//   NVIDIA H200 (commit 3f9e2b78de20, 2026-11-27):
-//     05_graph x1  strong 1024^3       73.2283 ms (20 time steps), 3519 GB/s (0.832 of copy), 293 GLUP/s
-//     05_graph x2  strong 1024^3       37.9725 ms (20 time steps), 3393 GB/s (0.803 of copy), 566 GLUP/s
-//     05_graph x1  weak 512^3 per GPU  10.8888 ms (20 time steps), 2958 GB/s (0.700 of copy), 247 GLUP/s
-//     05_graph x2  weak 512^3 per GPU  11.1638 ms (20 time steps), 2885 GB/s (0.682 of copy), 481 GLUP/s
+//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
+//     05_graph x1  strong 1024^3       73.9737 ms (20 time steps), 3484 GB/s (0.823 of copy), 290 GLUP/s
+//     05_graph x2  strong 1024^3       38.4113 ms (20 time steps), 3354 GB/s (0.792 of copy), 559 GLUP/s
+//     05_graph x4  strong 1024^3       21.4812 ms (20 time steps), 2999 GB/s (0.708 of copy), 1000 GLUP/s
+//     05_graph x1  weak 512^3 per GPU  11.1363 ms (20 time steps), 2893 GB/s (0.683 of copy), 241 GLUP/s
+//     05_graph x2  weak 512^3 per GPU  11.3765 ms (20 time steps), 2831 GB/s (0.669 of copy), 472 GLUP/s
+//     05_graph x4  weak 512^3 per GPU  11.3748 ms (20 time steps), 2832 GB/s (0.669 of copy), 944 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100, the older step-08
