@@ -107,14 +107,28 @@ class SplitComputeOnly final : public ch06::Propagator {
   ch06::Event boundary_done_[2], interior_done_[2];
 };
 
-// An experiment (--all): step 04 with step 02's peer copies in place of NCCL. The copy engines move
-// the halos, so no multiprocessor is taken from the interior, and none has to be freed for
-// NCCL's kernels, which wait for the interior's blocks; were that why step 04 hides little of its
-// exchange, this one hides more. The pulls follow step 02's handshake (record, barrier, waits), all
-// on the boundary stream; the interior waits for nothing from the neighbours. Checked as the steps are.
-class OverlapPeerCopies final : public ch06::Propagator {
+// The experiments (--all): step 04 changed in one of two ways, checked against the exact solution
+// as the steps are.
+//   * The exchange by step 02's peer copies in place of NCCL (Halos::peer_copies). The copy engines
+//     move the halos, so no multiprocessor is taken from the interior, and none has to be freed for
+//     NCCL's kernels, which wait for the interior's blocks; were that why step 04 hides little of
+//     its exchange, this one hides more. The pulls follow step 02's handshake (record, barrier,
+//     waits), all on the boundary stream; the interior waits for nothing from the neighbours.
+//   * The interior after this step's boundary, not the last one's (Start::after_this_boundary):
+//     the boundary's end then releases NCCL's kernels and the interior together, and the high
+//     priority lets NCCL's blocks onto the multiprocessors first, at the boundary's cost (no
+//     longer under the interior).
+enum class Halos { nccl, peer_copies };
+enum class Start { after_last_boundary, after_this_boundary };
+
+class OverlapExperiment final : public ch06::Propagator {
  public:
-  OverlapPeerCopies(Crew& crew, int rank) : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {
+  OverlapExperiment(Crew& crew, int rank, Halos halos, Start start)
+      : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()), halos_(halos), start_(start) {
+    if (halos_ == Halos::nccl) {
+      comm_ = team_.comm(rank);
+      return;
+    }
     if (const auto why = ch06::device_memory_not_shareable()) throw course::Unsupported(*why);
     const Team::Window mine{{slab_.field[0], slab_.field[1]}, {computed_[0], computed_[1]}, slab_.device, slab_.grid};
     neighbours_ = team_.open_neighbours(slab_.rank, mine);
@@ -124,14 +138,15 @@ class OverlapPeerCopies final : public ch06::Propagator {
     ch06::wrap_xy(slab_.field[a], slab_.grid, ch06::all_planes(slab_.grid), boundary_stream_);
     GPU_CHECK(gpuEventRecord(boundary_done_[a], boundary_stream_));
     GPU_CHECK(gpuEventRecord(interior_done_[a], boundary_stream_));
-    pull_halos(a);
+    exchange(a);
     for (int step = 0; step < steps; ++step) {
       const int from = slab_.current, to = 1 - from;
       GPU_CHECK(gpuStreamWaitEvent(boundary_stream_, interior_done_[from], 0));
       ch06::update_boundary(slab_, problem_, slab_.field[from], slab_.field[to], boundary_stream_);
       GPU_CHECK(gpuEventRecord(boundary_done_[to], boundary_stream_));
-      pull_halos(to);
-      GPU_CHECK(gpuStreamWaitEvent(interior_stream_, boundary_done_[from], 0));
+      exchange(to);
+      const int boundary = start_ == Start::after_this_boundary ? to : from;
+      GPU_CHECK(gpuStreamWaitEvent(interior_stream_, boundary_done_[boundary], 0));
       ch06::update_interior(slab_, problem_, slab_.field[from], slab_.field[to], interior_stream_);
       GPU_CHECK(gpuEventRecord(interior_done_[to], interior_stream_));
       slab_.current = to;
@@ -141,8 +156,12 @@ class OverlapPeerCopies final : public ch06::Propagator {
   }
 
  private:
-  // Field b's halos from the neighbours' planes, once they have queued them (step 02's handshake).
-  void pull_halos(int b) {
+  // Field b's halos from the neighbours' planes: NCCL's group, or step 02's handshake and pulls.
+  void exchange(int b) {
+    if (halos_ == Halos::nccl) {
+      ch06::exchange_nccl(slab_, slab_.field[b], comm_, boundary_stream_);
+      return;
+    }
     GPU_CHECK(gpuEventRecord(computed_[b], boundary_stream_));
     team_.barrier();
     for (const Team::Window& neighbour : neighbours_) GPU_CHECK(gpuStreamWaitEvent(boundary_stream_, neighbour.computed[b], 0));
@@ -152,6 +171,9 @@ class OverlapPeerCopies final : public ch06::Propagator {
   Team& team_;
   ch06::Slab& slab_;
   const Problem& problem_;
+  const Halos halos_;
+  const Start start_;
+  ncclComm_t comm_{};
   ch06::Stream boundary_stream_{ch06::Stream::Priority::high}, interior_stream_{ch06::Stream::Priority::low};
   ch06::Event boundary_done_[2], interior_done_[2];
   ch06::Event computed_[2]{ch06::Event(ch06::launch() == ch06::Launch::processes), ch06::Event(ch06::launch() == ch06::Launch::processes)};
@@ -178,7 +200,10 @@ std::unique_ptr<ch06::Propagator> make_split_compute_only(Crew& crew, int rank) 
 }
 std::unique_ptr<ch06::Propagator> make_exchange_only(Crew& crew, int rank) { return std::make_unique<ExchangeOnly>(crew, rank); }
 std::unique_ptr<ch06::Propagator> make_overlap_peer_copies(Crew& crew, int rank) {
-  return std::make_unique<OverlapPeerCopies>(crew, rank);
+  return std::make_unique<OverlapExperiment>(crew, rank, Halos::peer_copies, Start::after_last_boundary);
+}
+std::unique_ptr<ch06::Propagator> make_overlap_interior_after_boundary(Crew& crew, int rank) {
+  return std::make_unique<OverlapExperiment>(crew, rank, Halos::nccl, Start::after_this_boundary);
 }
 
 // One decomposition, the harness's problem: while it is built, its team, the standing mode drawn
@@ -413,7 +438,10 @@ int main(int raw_argc, char** raw_argv) try {
       add("split compute only", make_split_compute_only, bytes, true, {updates});
       // Bytes sent and received per GPU: two messages each way.
       if (nccl) add("exchange only (NCCL)", make_exchange_only, 4 * message_bytes * steps, true, {});
-      if (session.all()) add("overlap by peer copies", make_overlap_peer_copies, bytes, true, {updates}, true);
+      if (session.all()) {
+        add("overlap by peer copies", make_overlap_peer_copies, bytes, true, {updates}, true);
+        if (nccl) add("overlap, interior after the boundary", make_overlap_interior_after_boundary, bytes, true, {updates}, true);
+      }
     }
   return session.run();
 } catch (const std::exception& error) {
