@@ -200,8 +200,9 @@ def draw_overlap(plt, out: pathlib.Path) -> None:
     ax.set_xlabel("microseconds into the time step")
     ax.set_xlim(0, max(ms["03_nccl"], ms["04_overlap"]) * us * 1.25)
     ax.set_title(f"One time step on {gpus} H200s, strong {edge}^3: bars to scale from the measured compute and exchange alone; "
-                 f"step 04's split assumed ({2 * R} of {planes} planes).\nStep 04 could end when its interior does; with NCCL "
-                 "it ends later. With copy engines moving the halos (an experiment) it nearly does.", fontsize=9)
+                 f"step 04's split assumed ({2 * R} of {planes} planes),\nits exchange drawn where it is issued (where it "
+                 "runs was not measured). Step 04 could end when its interior does; with NCCL it ends later; with copy engines "
+                 "(an experiment) it nearly does.", fontsize=9)
     figure.tight_layout()
     save(figure, out)
 

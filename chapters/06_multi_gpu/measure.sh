@@ -11,8 +11,8 @@
 #             pulse.json (the Ricker pulse at 128^3, for figures.py --pulse) and topology.txt
 #             (nvidia-smi topo -m: how the GPUs are linked), each noted in its README.md.
 #   mpi       into the same folder, the ranks as MPI processes (a build that found MPI):
-#             bench-mpi-N.json, `mpirun -np N bench_multi_gpu` for N = 1, 2, 4 ... every GPU (the
-#             threads' bench.json beside it), after the tests under mpirun -np 2 and -np N and
+#             bench-mpi-N.json, `mpirun -np N bench_multi_gpu --all` for N = 1, 2, 4 ... every GPU
+#             (the threads' bench.json beside it, experiments included), after the tests under mpirun -np 2 and -np N and
 #             compute-sanitizer memcheck over a two-rank run of the tests.
 # Then copy RESULTS_DIR/chapters/ over chapters/ and run profiling/report.py chapters/06_multi_gpu.
 # A GPU model keeps one folder: record it on the machine with the most GPUs of that model (its
@@ -94,7 +94,7 @@ if [[ $part != validate ]]; then
       compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode=1 "$tests" --gtest_brief=1 \
       --gtest_filter='-Hangs.*'
     for ((ranks = 1; ranks <= gpus; ranks *= 2)); do
-      extra "the benchmark as $ranks MPI processes" "bench-mpi-$ranks.json" "$mpirun" -np "$ranks" "$bench" \
+      extra "the benchmark as $ranks MPI processes" "bench-mpi-$ranks.json" "$mpirun" -np "$ranks" "$bench" --all \
         "${ceilings[@]}" --benchmark_out="$folder/bench-mpi-$ranks.json" --benchmark_out_format=json
     done
   fi

@@ -367,7 +367,7 @@ def exchange_rate_table(res, steps: int) -> str:
 
 def hidden_table(res, steps: int) -> str:
     """Step 04's result: the share of the exchange hidden, against step 04's split work alone."""
-    lines = ["| on {n} GPUs | exchange alone | split compute alone | `04_overlap` | hidden by 04 (± 1 sd) | `05_graph` | "
+    lines = ["| on {n} GPUs | exchange alone | split compute only | `04_overlap` | hidden by 04 (± 1 sd) | `05_graph` | "
              "hidden by 05 (± 1 sd) |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     n = None
@@ -390,21 +390,19 @@ def copy_engines_table(res, steps: int) -> str:
     """Step 04's exchange by NCCL's kernels beside the experiment that moves it with peer copies
     (copy engines): each against the split work alone, the time it leaves showing, and the
     efficiency, on the most GPUs recorded."""
-    lines = ["| on {n} GPUs, ms a time step | split compute alone | `04_overlap` (NCCL's kernels) | showing | "
+    n = most_gpus(by_step(res.cases, group_of(res, "weak")))
+    lines = [f"| on {n} GPUs, ms a time step | split compute only | `04_overlap` (NCCL's kernels) | showing | "
              f"*{PEER_COPY_OVERLAP}* (copy engines) | showing | efficiency: 04 | efficiency: copy engines |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    n = None
     for kind in ("weak", "strong"):
         group = group_of(res, kind)
         rows = by_step(res.cases, group)
-        n = most_gpus(rows)
         split, nccl, copies = (step_ms(rows, name, n, steps) for name in (SPLIT, "04", PEER_COPY_OVERLAP))
-        if copies is None:
-            return f"*Not measured: no '{PEER_COPY_OVERLAP}' case (bench_multi_gpu --all) in this GPU's results.*"
+        if None in (split, nccl, copies):
+            return f"*Not measured: step 04, *{SPLIT}* or *{PEER_COPY_OVERLAP}* (bench_multi_gpu --all) on {n} GPUs is missing.*"
         t1 = step_ms(rows, BASELINE, 1, steps)
         lines.append(f"| {group} | {split:.4f} | {nccl:.4f} | {nccl - split:.4f} | {copies:.4f} | {copies - split:.4f} | "
                      f"{efficiency(group, t1, nccl, n):.2f} | {efficiency(group, t1, copies, n):.2f} |")
-    lines[0] = lines[0].replace("{n}", str(n))
     return "\n".join(lines)
 
 

@@ -460,7 +460,7 @@ std::array<Team::Window, 2> Team::open_neighbours(int rank, const Window& mine) 
     barrier();
     const std::array<Window, 2> neighbours{published_[slab.down()].window, published_[slab.up()].window};
     barrier();  // every rank has read the windows: they may change
-    for (const Window& neighbour : neighbours) course::enable_peer_access(slab.device, neighbour.device);
+    for (const Window& neighbour : neighbours) course::enable_peer_access(neighbour.device);  // slab.device is current
     return neighbours;
   }
   if (const auto why = device_memory_not_shareable()) throw course::Unsupported(*why);

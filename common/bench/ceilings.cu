@@ -60,7 +60,7 @@ class PeerCopy {
   explicit PeerCopy(std::size_t bytes) : bytes_(bytes) {
     for (int device : {1, 0}) {
       GPU_CHECK(gpuSetDevice(device));
-      course::enable_peer_access(device, 1 - device);
+      course::enable_peer_access(1 - device);
       buffers_[device][0] = course::DeviceBuffer<std::byte>(bytes);
       buffers_[device][1] = course::DeviceBuffer<std::byte>(bytes);
     }

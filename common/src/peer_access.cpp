@@ -2,7 +2,9 @@
 
 namespace course {
 
-void enable_peer_access(int device, int peer) {
+void enable_peer_access(int peer) {
+  int device = 0;
+  GPU_CHECK(gpuGetDevice(&device));
   int can_access = 0;
   GPU_CHECK(gpuDeviceCanAccessPeer(&can_access, device, peer));
   if (!can_access) return;  // the same device, or no direct path

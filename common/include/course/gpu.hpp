@@ -198,10 +198,10 @@ namespace course {
 // Thrown by every failed runtime call and launch; the message names the call, file and line.
 [[noreturn]] void throw_gpu_error(gpuError_t status, const char* call, const char* file, int line);
 
-// Turns on `device`'s (the current one's) direct access to `peer`'s memory where the two have a
-// path (NVLink, or PCIe peer to peer); on already is fine. Without a path peer copies still work,
+// Turns on the current device's direct access to `peer`'s memory where the two have a path
+// (NVLink, or PCIe peer to peer); on already is fine. Without a path peer copies still work,
 // staged by the driver.
-void enable_peer_access(int device, int peer);
+void enable_peer_access(int peer);
 
 inline void check_gpu(gpuError_t status, const char* call, const char* file, int line) {
   if (status != gpuSuccess) throw_gpu_error(status, call, file, line);
