@@ -75,60 +75,30 @@ class ComputeOnly final : public ch06::Propagator {
   ch06::Stream stream_;
 };
 
-// Step 04's work without its exchange: the same launches on the same two streams with the same
-// events (04_overlap.cu's update_boundary and update_interior), so that 04's time less this one is
-// what the exchange costs when overlapped, and the share it hides is measured alone.
-class SplitComputeOnly final : public ch06::Propagator {
- public:
-  SplitComputeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {}
-  void advance(int steps) override {
-    const int a = slab_.current;
-    ch06::wrap_xy(slab_.field[a], slab_.grid, ch06::all_planes(slab_.grid), boundary_stream_);
-    GPU_CHECK(gpuEventRecord(boundary_done_[a], boundary_stream_));
-    GPU_CHECK(gpuEventRecord(interior_done_[a], boundary_stream_));
-    for (int step = 0; step < steps; ++step) {
-      const int from = slab_.current, to = 1 - from;
-      GPU_CHECK(gpuStreamWaitEvent(boundary_stream_, interior_done_[from], 0));
-      ch06::update_boundary(slab_, problem_, slab_.field[from], slab_.field[to], boundary_stream_);
-      GPU_CHECK(gpuEventRecord(boundary_done_[to], boundary_stream_));
-      GPU_CHECK(gpuStreamWaitEvent(interior_stream_, boundary_done_[from], 0));
-      ch06::update_interior(slab_, problem_, slab_.field[from], slab_.field[to], interior_stream_);
-      GPU_CHECK(gpuEventRecord(interior_done_[to], interior_stream_));
-      slab_.current = to;
-    }
-    GPU_CHECK(gpuStreamSynchronize(boundary_stream_));
-    GPU_CHECK(gpuStreamSynchronize(interior_stream_));
-  }
-
- private:
-  ch06::Slab& slab_;
-  const Problem& problem_;
-  ch06::Stream boundary_stream_{ch06::Stream::Priority::high}, interior_stream_{ch06::Stream::Priority::low};
-  ch06::Event boundary_done_[2], interior_done_[2];
-};
-
-// The experiments (--all): step 04 changed in one of two ways, checked against the exact solution
-// as the steps are.
+// Step 04's time step, two halves on two streams (04_overlap.cu's update_boundary and
+// update_interior, with its events), with its halos filled one of three ways.
+//   * None (Halos::none): "split compute only", step 04's work without its exchange, so that 04's
+//     time less this one is what the exchange costs when overlapped, and the share it hides is
+//     measured alone.
+// The experiments (--all), each checked against the exact solution as the steps are:
 //   * The exchange by step 02's peer copies in place of NCCL (Halos::peer_copies). The copy engines
 //     move the halos, so no multiprocessor is taken from the interior, and none has to be freed for
 //     NCCL's kernels, which wait for the interior's blocks; were that why step 04 hides little of
 //     its exchange, this one hides more. The pulls follow step 02's handshake (record, barrier,
 //     waits), all on the boundary stream; the interior waits for nothing from the neighbours.
-//   * The interior after this step's boundary, not the last one's (Start::after_this_boundary):
-//     the boundary's end then releases NCCL's kernels and the interior together, and the high
-//     priority lets NCCL's blocks onto the multiprocessors first, at the boundary's cost (no
-//     longer under the interior).
-enum class Halos { nccl, peer_copies };
+//   * NCCL's exchange with the interior after this step's boundary, not the last one's
+//     (Start::after_this_boundary): the boundary's end then releases NCCL's kernels and the
+//     interior together, and the high priority lets NCCL's blocks onto the multiprocessors first,
+//     at the boundary's cost (no longer under the interior).
+enum class Halos { none, nccl, peer_copies };
 enum class Start { after_last_boundary, after_this_boundary };
 
-class OverlapExperiment final : public ch06::Propagator {
+class SplitStep final : public ch06::Propagator {
  public:
-  OverlapExperiment(Crew& crew, int rank, Halos halos, Start start)
+  SplitStep(Crew& crew, int rank, Halos halos, Start start)
       : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()), halos_(halos), start_(start) {
-    if (halos_ == Halos::nccl) {
-      comm_ = team_.comm(rank);
-      return;
-    }
+    if (halos_ == Halos::nccl) comm_ = team_.comm(rank);
+    if (halos_ != Halos::peer_copies) return;
     if (const auto why = ch06::device_memory_not_shareable()) throw course::Unsupported(*why);
     const Team::Window mine{{slab_.field[0], slab_.field[1]}, {computed_[0], computed_[1]}, slab_.device, slab_.grid};
     neighbours_ = team_.open_neighbours(slab_.rank, mine);
@@ -158,6 +128,7 @@ class OverlapExperiment final : public ch06::Propagator {
  private:
   // Field b's halos from the neighbours' planes: NCCL's group, or step 02's handshake and pulls.
   void exchange(int b) {
+    if (halos_ == Halos::none) return;
     if (halos_ == Halos::nccl) {
       ch06::exchange_nccl(slab_, slab_.field[b], comm_, boundary_stream_);
       return;
@@ -196,14 +167,14 @@ class ExchangeOnly final : public ch06::Propagator {
 
 std::unique_ptr<ch06::Propagator> make_compute_only(Crew& crew, int rank) { return std::make_unique<ComputeOnly>(crew, rank); }
 std::unique_ptr<ch06::Propagator> make_split_compute_only(Crew& crew, int rank) {
-  return std::make_unique<SplitComputeOnly>(crew, rank);
+  return std::make_unique<SplitStep>(crew, rank, Halos::none, Start::after_last_boundary);
 }
 std::unique_ptr<ch06::Propagator> make_exchange_only(Crew& crew, int rank) { return std::make_unique<ExchangeOnly>(crew, rank); }
 std::unique_ptr<ch06::Propagator> make_overlap_peer_copies(Crew& crew, int rank) {
-  return std::make_unique<OverlapExperiment>(crew, rank, Halos::peer_copies, Start::after_last_boundary);
+  return std::make_unique<SplitStep>(crew, rank, Halos::peer_copies, Start::after_last_boundary);
 }
 std::unique_ptr<ch06::Propagator> make_overlap_interior_after_boundary(Crew& crew, int rank) {
-  return std::make_unique<OverlapExperiment>(crew, rank, Halos::nccl, Start::after_this_boundary);
+  return std::make_unique<SplitStep>(crew, rank, Halos::nccl, Start::after_this_boundary);
 }
 
 // One decomposition, the harness's problem: while it is built, its team, the standing mode drawn
