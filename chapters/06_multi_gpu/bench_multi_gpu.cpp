@@ -5,10 +5,10 @@
 // decomposition (scaling, GPU count) is one of the harness's problems: its team (threads,
 // arrays, NCCL communicators) is made when the session reaches it and released after, and each
 // step's propagators on it when its case first runs. Case "03_nccl x4" is step 03 on 4 GPUs; beside
-// the steps, on each count, peers that split a step: "compute only" (the leapfrog and the x
-// and y images on every slab, no exchange), "split compute only" (step 04's launches, boundary
-// then interior on two streams, without the exchange: the hidden share's compute) and "exchange
-// only" (step 03's NCCL exchange alone).
+// the steps, on each count, peers that split a step (peers.hpp): "compute only", "split compute
+// only" (step 04's launches without the exchange: the hidden share's compute) and "exchange only
+// (NCCL)"; with --all also the two experiments on step 04's exchange and the exchange of one of
+// them alone, "exchange only (peer copies)".
 //
 // Times are whole runs (all ranks' streams synchronised: the host's wall time between two events
 // on device 0), so they include every launch and wait a step costs. Bytes are per GPU: the 12
@@ -49,7 +49,7 @@
 #include "course/benchmark.hpp"
 #include "course/exercise.hpp"
 #include "course/output_file.hpp"
-#include "parts.hpp"
+#include "peers.hpp"
 #include "steps.hpp"
 
 namespace {
@@ -59,123 +59,6 @@ using ch06::Problem;
 using ch06::Team;
 
 constexpr int kCheckedPoints = 1000;
-
-// The peers: a step's compute without its exchange, and its exchange without its compute.
-class ComputeOnly final : public ch06::Propagator {
- public:
-  ComputeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), problem_(crew.team().problem()) {}
-  void advance(int steps) override {
-    ch06::advance_on_one_stream(slab_, problem_, steps, stream_,
-                                [this](int b) { ch06::wrap_xy(slab_.field[b], slab_.grid, ch06::all_planes(slab_.grid), stream_); });
-  }
-
- private:
-  ch06::Slab& slab_;
-  const Problem& problem_;
-  ch06::Stream stream_;
-};
-
-// Step 04's time step, two halves on two streams (04_overlap.cu's update_boundary and
-// update_interior, with its events), with its halos filled one of three ways.
-//   * None (Halos::none): "split compute only", step 04's work without its exchange, so that 04's
-//     time less this one is what the exchange costs when overlapped, and the share it hides is
-//     measured alone.
-// The experiments (--all), each checked against the exact solution as the steps are:
-//   * The exchange by step 02's peer copies in place of NCCL (Halos::peer_copies). The copy engines
-//     move the halos, so no multiprocessor is taken from the interior, and none has to be freed for
-//     NCCL's kernels, which wait for the interior's blocks; were that why step 04 hides little of
-//     its exchange, this one hides more. The pulls follow step 02's handshake (record, barrier,
-//     waits), all on the boundary stream; the interior waits for nothing from the neighbours.
-//   * NCCL's exchange with the interior after this step's boundary, not the last one's
-//     (Start::after_this_boundary): the boundary's end then releases NCCL's kernels and the
-//     interior together, and the high priority lets NCCL's blocks onto the multiprocessors first,
-//     at the boundary's cost (no longer under the interior).
-enum class Halos { none, nccl, peer_copies };
-enum class Start { after_last_boundary, after_this_boundary };
-
-class SplitStep final : public ch06::Propagator {
- public:
-  SplitStep(Crew& crew, int rank, Halos halos, Start start)
-      : team_(crew.team()), slab_(crew.team().slab(rank)), problem_(crew.team().problem()), halos_(halos), start_(start) {
-    if (halos_ == Halos::nccl) comm_ = team_.comm(rank);
-    if (halos_ != Halos::peer_copies) return;
-    if (const auto why = ch06::device_memory_not_shareable()) throw course::Unsupported(*why);
-    const Team::Window mine{{slab_.field[0], slab_.field[1]}, {computed_[0], computed_[1]}, slab_.device, slab_.grid};
-    neighbours_ = team_.open_neighbours(slab_.rank, mine);
-  }
-  void advance(int steps) override {
-    const int a = slab_.current;
-    ch06::wrap_xy(slab_.field[a], slab_.grid, ch06::all_planes(slab_.grid), boundary_stream_);
-    GPU_CHECK(gpuEventRecord(boundary_done_[a], boundary_stream_));
-    GPU_CHECK(gpuEventRecord(interior_done_[a], boundary_stream_));
-    exchange(a);
-    for (int step = 0; step < steps; ++step) {
-      const int from = slab_.current, to = 1 - from;
-      GPU_CHECK(gpuStreamWaitEvent(boundary_stream_, interior_done_[from], 0));
-      ch06::update_boundary(slab_, problem_, slab_.field[from], slab_.field[to], boundary_stream_);
-      GPU_CHECK(gpuEventRecord(boundary_done_[to], boundary_stream_));
-      exchange(to);
-      const int boundary = start_ == Start::after_this_boundary ? to : from;
-      GPU_CHECK(gpuStreamWaitEvent(interior_stream_, boundary_done_[boundary], 0));
-      ch06::update_interior(slab_, problem_, slab_.field[from], slab_.field[to], interior_stream_);
-      GPU_CHECK(gpuEventRecord(interior_done_[to], interior_stream_));
-      slab_.current = to;
-    }
-    GPU_CHECK(gpuStreamSynchronize(boundary_stream_));
-    GPU_CHECK(gpuStreamSynchronize(interior_stream_));
-  }
-
- private:
-  // Field b's halos from the neighbours' planes: NCCL's group, or step 02's handshake and pulls.
-  void exchange(int b) {
-    if (halos_ == Halos::none) return;
-    if (halos_ == Halos::nccl) {
-      ch06::exchange_nccl(slab_, slab_.field[b], comm_, boundary_stream_);
-      return;
-    }
-    GPU_CHECK(gpuEventRecord(computed_[b], boundary_stream_));
-    team_.barrier();
-    for (const Team::Window& neighbour : neighbours_) GPU_CHECK(gpuStreamWaitEvent(boundary_stream_, neighbour.computed[b], 0));
-    ch06::parts::pull_halos(slab_, b, neighbours_, boundary_stream_);
-  }
-
-  Team& team_;
-  ch06::Slab& slab_;
-  const Problem& problem_;
-  const Halos halos_;
-  const Start start_;
-  ncclComm_t comm_{};
-  ch06::Stream boundary_stream_{ch06::Stream::Priority::high}, interior_stream_{ch06::Stream::Priority::low};
-  ch06::Event boundary_done_[2], interior_done_[2];
-  ch06::Event computed_[2]{ch06::Event(ch06::launch() == ch06::Launch::processes), ch06::Event(ch06::launch() == ch06::Launch::processes)};
-  std::array<Team::Window, 2> neighbours_{};
-};
-
-class ExchangeOnly final : public ch06::Propagator {
- public:
-  ExchangeOnly(Crew& crew, int rank) : slab_(crew.team().slab(rank)), comm_(crew.team().comm(rank)) {}
-  void advance(int steps) override {
-    for (int step = 0; step < steps; ++step) ch06::exchange_nccl(slab_, slab_.field[slab_.current], comm_, stream_);
-    GPU_CHECK(gpuStreamSynchronize(stream_));
-  }
-
- private:
-  ch06::Slab& slab_;
-  ncclComm_t comm_;
-  ch06::Stream stream_;
-};
-
-std::unique_ptr<ch06::Propagator> make_compute_only(Crew& crew, int rank) { return std::make_unique<ComputeOnly>(crew, rank); }
-std::unique_ptr<ch06::Propagator> make_split_compute_only(Crew& crew, int rank) {
-  return std::make_unique<SplitStep>(crew, rank, Halos::none, Start::after_last_boundary);
-}
-std::unique_ptr<ch06::Propagator> make_exchange_only(Crew& crew, int rank) { return std::make_unique<ExchangeOnly>(crew, rank); }
-std::unique_ptr<ch06::Propagator> make_overlap_peer_copies(Crew& crew, int rank) {
-  return std::make_unique<SplitStep>(crew, rank, Halos::peer_copies, Start::after_last_boundary);
-}
-std::unique_ptr<ch06::Propagator> make_overlap_interior_after_boundary(Crew& crew, int rank) {
-  return std::make_unique<SplitStep>(crew, rank, Halos::nccl, Start::after_this_boundary);
-}
 
 // One decomposition, the harness's problem: while it is built, its team, the standing mode drawn
 // from its seed, and each case's crew of propagators, made when the case first runs (so that a
@@ -405,13 +288,16 @@ int main(int raw_argc, char** raw_argv) try {
         if ((step.needs == ch06::Needs::one_rank && n > 1) || (step.needs == ch06::Needs::nccl && !nccl)) continue;
         add(step.source.id(), step.make, bytes, false, {updates});
       }
-      add("compute only", make_compute_only, bytes, true, {updates});
-      add("split compute only", make_split_compute_only, bytes, true, {updates});
+      add("compute only", ch06::peers::make_compute_only, bytes, true, {updates});
+      add("split compute only", ch06::peers::make_split_compute_only, bytes, true, {updates});
       // Bytes sent and received per GPU: two messages each way.
-      if (nccl) add("exchange only (NCCL)", make_exchange_only, 4 * message_bytes * steps, true, {});
+      const double exchanged = 4 * message_bytes * steps;
+      if (nccl) add("exchange only (NCCL)", ch06::peers::make_exchange_only_nccl, exchanged, true, {});
       if (session.all()) {
-        add("overlap by peer copies", make_overlap_peer_copies, bytes, true, {updates}, true);
-        if (nccl) add("overlap, interior after the boundary", make_overlap_interior_after_boundary, bytes, true, {updates}, true);
+        add("exchange only (peer copies)", ch06::peers::make_exchange_only_peer_copies, exchanged, true, {});
+        add("overlap by peer copies", ch06::peers::make_overlap_peer_copies, bytes, true, {updates}, true);
+        if (nccl)
+          add("overlap, interior after the boundary", ch06::peers::make_overlap_interior_after_boundary, bytes, true, {updates}, true);
       }
     }
   return session.run();

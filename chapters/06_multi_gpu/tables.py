@@ -184,6 +184,7 @@ def targets_table(res, steps: int) -> str:
 LESSON_GPU = "h200"  # the one GPU model recorded on several GPUs, with the chapter's kernel
 SPLIT = "split compute only"
 PEER_COPY_OVERLAP = "overlap by peer copies"  # the experiment peer: step 04 with step 02's copies
+PEER_COPY_EXCHANGE = "exchange only (peer copies)"  # its exchange alone (recorded since 2026-11-27's evening)
 # Each taught step's idea and its prediction, in the lesson's words (README.md's step sections);
 # the predictions were written before the runs, from the bounds (NOTES.md).
 LESSON = {
@@ -220,9 +221,9 @@ def most_gpus(rows: dict) -> int:
     return max(n for by_count in rows.values() for n in by_count)
 
 
-def split_hidden(rows: dict, prefix: str, n: int, steps: int):
+def split_hidden(rows: dict, prefix: str, n: int, steps: int, exchange_name: str = EXCHANGE):
     """The share of the exchange that the step hides, against step 04's split work without it."""
-    step, split, exchange = (step_ms(rows, name, n, steps) for name in (prefix, SPLIT, EXCHANGE))
+    step, split, exchange = (step_ms(rows, name, n, steps) for name in (prefix, SPLIT, exchange_name))
     if None in (step, split, exchange):
         return None
     return (exchange + split - step) / exchange
@@ -389,11 +390,14 @@ def hidden_table(res, steps: int) -> str:
 def copy_engines_table(res, steps: int) -> str:
     """Step 04's exchange by NCCL's kernels beside the experiment that moves it with peer copies
     (copy engines): each against the split work alone, the time it leaves showing, and the
-    efficiency, on the most GPUs recorded."""
+    efficiency, on the most GPUs recorded; and the share of each one's own exchange hidden, where
+    the recording has the copies' exchange alone."""
     n = most_gpus(by_step(res.cases, group_of(res, "weak")))
+    measured = any(c.name == f"{PEER_COPY_EXCHANGE} x{n}" for c in res.cases)
+    hidden = " hidden: 04 | hidden: copy engines |" if measured else ""
     lines = [f"| on {n} GPUs, ms a time step | split compute only | `04_overlap` (NCCL's kernels) | showing | "
-             f"*{PEER_COPY_OVERLAP}* (copy engines) | showing | efficiency: 04 | efficiency: copy engines |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             f"*{PEER_COPY_OVERLAP}* (copy engines) | showing | efficiency: 04 | efficiency: copy engines |" + hidden,
+             "|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * (2 if measured else 0)]
     for kind in ("weak", "strong"):
         group = group_of(res, kind)
         rows = by_step(res.cases, group)
@@ -401,8 +405,12 @@ def copy_engines_table(res, steps: int) -> str:
         if None in (split, nccl, copies):
             return f"*Not measured: step 04, *{SPLIT}* or *{PEER_COPY_OVERLAP}* (bench_multi_gpu --all) on {n} GPUs is missing.*"
         t1 = step_ms(rows, BASELINE, 1, steps)
-        lines.append(f"| {group} | {split:.4f} | {nccl:.4f} | {nccl - split:.4f} | {copies:.4f} | {copies - split:.4f} | "
-                     f"{efficiency(group, t1, nccl, n):.2f} | {efficiency(group, t1, copies, n):.2f} |")
+        line = (f"| {group} | {split:.4f} | {nccl:.4f} | {nccl - split:.4f} | {copies:.4f} | {copies - split:.4f} | "
+                f"{efficiency(group, t1, nccl, n):.2f} | {efficiency(group, t1, copies, n):.2f} |")
+        if measured:
+            shares = (split_hidden(rows, "04", n, steps), split_hidden(rows, PEER_COPY_OVERLAP, n, steps, PEER_COPY_EXCHANGE))
+            line += "".join(f" {share:.2f} |" if share is not None else " — |" for share in shares)
+        lines.append(line)
     return "\n".join(lines)
 
 

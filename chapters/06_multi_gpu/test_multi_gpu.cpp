@@ -2,7 +2,8 @@
 // against the halos it must fill, step 03's plan of messages, step 04's two halves, and its order
 // of streams under many orders of their work), each naming its part; every step on 1 to 4 ranks
 // with slabs of unequal thickness (R planes, between R and 2R, more than 2R), from fresh random
-// fields whose halos are poisoned, against the float64 leapfrog; the exact standing mode to
+// fields whose halos are poisoned, against the float64 leapfrog (the benchmark's two experiments
+// on step 04's exchange too, under many orders of their streams' work); the exact standing mode to
 // round-off; the leapfrog's energy conserved from a Ricker pulse; the refusals: a slab thinner
 // than the halo, step 00 on several ranks; and what a GPU would hang on, failing in one line
 // instead: an exchange of sends and receives outside a group (the CPU backend), a rank that fails
@@ -28,6 +29,7 @@
 
 #include "course/testing.hpp"
 #include "parts.hpp"
+#include "peers.hpp"
 #include "steps.hpp"
 
 namespace {
@@ -74,7 +76,7 @@ std::optional<std::string> cannot_run(const ch06::Step& step, int ranks) {
            " MPI processes (mpirun -np " + std::to_string(ranks) + " runs it)";
   if (as_processes())
     if (const auto why = more_processes_than_devices()) return why;
-  if (step.source.file == "02_peer_copies")
+  if (step.source.variant.find("peer_copies") != std::string_view::npos)  // step 02 and the experiment on its pulls
     if (auto why = ch06::device_memory_not_shareable()) return why;
   if (step.needs != Needs::nccl) return std::nullopt;
   if (const auto& reason = course::nccl_unavailable_reason()) return *reason;
@@ -482,12 +484,11 @@ void test_half(bool boundary, int thickness, const course::Seed& seed) {
                   << first_written;
 }
 
-// Step 04's order of its two streams: the whole step, under many orders in which the CPU backend
-// may run the streams' work (the stream order of COURSE_CPU_SHUFFLE, each seed another), so that
-// an order the events do not enforce shows; a GPU runs it once, in its own order.
+// Step 04's order of its two streams (or an experiment's): the whole step, under many orders in
+// which the CPU backend may run the streams' work (the stream order of COURSE_CPU_SHUFFLE, each
+// seed another), so that an order the events do not enforce shows; a GPU runs it once, in its own order.
 constexpr int kStreamOrders = 8;
-void test_stream_orders(const Layout& layout, const course::Seed& seed) {
-  const ch06::Step& step = step_named("04_overlap");
+void test_stream_orders(const ch06::Step& step, const Layout& layout, const course::Seed& seed) {
 #if defined(COURSE_BACKEND_CPU)
   struct RestoreShuffle {
     std::uint64_t seed = course::cpu::shuffle_seed();
@@ -550,7 +551,7 @@ const bool parts_registered = [] {
               [boundary, thickness](const course::Seed& seed) { test_half(boundary, thickness, seed); });
   for (const Layout& layout : exchanged)
     register_part(s04, 3, "the two streams and their events", "OverlapPart", "3_stream_orders/" + layout.name(),
-        [layout](const course::Seed& seed) { test_stream_orders(layout, seed); });
+        [layout](const course::Seed& seed) { test_stream_orders(step_named("04_overlap"), layout, seed); });
   return true;
 }();
 
@@ -569,6 +570,24 @@ const bool registered = [] {
     course::register_step_test(step.source, "Energy", step.source.id(),
                                [&step, unequal](const course::Seed& seed) { test_energy(step, unequal, seed); });
   }
+  return true;
+}();
+
+// The benchmark's experiments on step 04's exchange (peers.hpp), checked as step 04's part 3 is:
+// counted as step 04's tests, since they run its two halves (and step 02's pulls, step 03's group).
+const std::array<ch06::Step, 2> kExperiments{
+    ch06::Step{COURSE_EXPERIMENT_SOURCE(04_overlap, overlap_peer_copies), ch06::peers::make_overlap_peer_copies, Needs::ranks},
+    ch06::Step{COURSE_EXPERIMENT_SOURCE(04_overlap, overlap_interior_after_boundary),
+               ch06::peers::make_overlap_interior_after_boundary, Needs::nccl}};
+const bool experiments_registered = [] {
+  for (const ch06::Step& step : kExperiments)
+    for (const Layout& layout : kLayouts)
+      course::register_step_test(step.source, "OverlapExperiment", step.source.id() + "/" + layout.name(),
+                                 [&step, layout](const course::Seed& seed) {
+                                   SCOPED_TRACE("an experiment of the benchmark (chapters/06_multi_gpu/peers.cpp) on your step 04's "
+                                                "halves: if step 02's, 03's or 04's tests fail, fix those first");
+                                   test_stream_orders(step, layout, seed);
+                                 });
   return true;
 }();
 

@@ -139,6 +139,27 @@ class MultiGpuTables(unittest.TestCase):
             merged = report.chapter_tables(chapter, results.load_chapter(chapter))["targets"]
             self.assertEqual(len(rows_of(merged)), 4, merged)  # one row a target, each GPU's column beside the other's
 
+    def test_the_copy_engines_hidden_share_only_where_their_exchange_alone_was_recorded(self):
+        with tempfile.TemporaryDirectory() as folder:
+            gpu = several_gpus(pathlib.Path(folder), [2, 4], WEAK, STRONG)
+            self.assertNotIn("hidden", tables.copy_engines_table(results.load_gpu(gpu), 20))
+            bench = json.loads((gpu / "bench.json").read_text())
+            copies = [dict(run, run_name=run["run_name"].replace(tables.EXCHANGE, tables.PEER_COPY_EXCHANGE),
+                           real_time=0.8 * run["real_time"])
+                      for run in bench["benchmarks"] if f"/{tables.EXCHANGE} x" in run["run_name"]]
+            bench["benchmarks"] += [dict(run, name=run["run_name"]) for run in copies]
+            (gpu / "bench.json").write_text(json.dumps(bench))
+            res = results.load_gpu(gpu)
+            steps = int(res.context["steps"])
+            made = tables.copy_engines_table(res, steps)
+        self.assertIn("hidden: 04 | hidden: copy engines |", made)
+        for group, row in rows_of(made).items():
+            rows = tables.by_step(res.cases, group)
+            exchange = tables.step_ms(rows, tables.PEER_COPY_EXCHANGE, 4, steps)
+            split, overlapped = float(row[1]), float(row[4])
+            self.assertEqual(row[-1], f"{(exchange + split - overlapped) / exchange:.2f}", row)
+            self.assertEqual(row[-2], f"{tables.split_hidden(rows, '04', 4, steps):.2f}", row)
+
     def test_without_steps_04_and_05_the_targets_say_why_they_are_not_measured(self):
         res = results.load_gpu(CHAPTER6 / "results" / "h100-80gb-hbm3")
         res.cases = [c for c in res.cases if not c.name.startswith(tables.OVERLAPPED)]  # as a build without NCCL runs
