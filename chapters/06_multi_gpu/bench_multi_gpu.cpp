@@ -216,6 +216,8 @@ int main(int raw_argc, char** raw_argv) try {
   const bool pulse = session.mode({{.option = "", .uses = {"gpus", "strong", "weak", "steps"}, .times = true},
                                    {.option = "pulse", .uses = {"gpus", "pulse-size", "pulse-steps"}}}) == "pulse";
   if (devices == 0) return session.run();  // which says there is no device
+  if (processes)
+    if (const auto why = ch06::processes_share_a_device()) refuse(*why);
   if (processes && gpus != process_count)
     refuse("--gpus=" + std::to_string(gpus) + ", but mpirun started " + std::to_string(process_count) +
            " processes: as processes, the GPUs are the processes (mpirun -np " + std::to_string(gpus) + ")");
@@ -258,7 +260,8 @@ int main(int raw_argc, char** raw_argv) try {
       auto c = std::make_shared<Configuration>();
       c->problem = is_strong ? Problem{strong, strong, strong} : Problem{weak, weak, weak * n};
       c->gpus = n;
-      c->communicator = nccl && n <= devices ? ch06::Communicator::nccl : ch06::Communicator::none;
+      // A device a rank (refused above otherwise): as processes, each may see only its own.
+      c->communicator = nccl ? ch06::Communicator::nccl : ch06::Communicator::none;
       const Problem& p = c->problem;
       const std::string group = is_strong ? "strong " + std::to_string(strong) + "^3" : "weak " + std::to_string(weak) + "^3 per GPU";
       const std::string suffix = " x" + std::to_string(n);

@@ -1,5 +1,6 @@
 #include "team.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #if defined(COURSE_HAVE_MPI)
 #include <mpi.h>
@@ -178,6 +180,36 @@ int launched_device() {
   return device;
 #else
   no_mpi();
+#endif
+}
+
+std::optional<std::string> processes_share_a_device() {
+#if defined(COURSE_HAVE_MPI) && !defined(COURSE_BACKEND_CPU)
+  if (launch() == Launch::threads) return std::nullopt;
+  int devices = 0;
+  GPU_CHECK(gpuGetDeviceCount(&devices));
+  const int device = launched_device();
+  if (devices > 1) return std::nullopt;  // device_for_process gave each process of the node its own
+  // Each process sees one device: its PCI address, against those of the others on its node.
+  gpuDeviceProp properties{};
+  GPU_CHECK(gpuGetDeviceProperties(&properties, device));
+  const long long mine = (static_cast<long long>(properties.pciDomainID) << 32) | (properties.pciBusID << 8) |
+                         properties.pciDeviceID;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int processes = 0;
+  MPI_Comm_size(node, &processes);
+  std::vector<long long> addresses(static_cast<std::size_t>(processes));
+  MPI_Allgather(&mine, 1, MPI_LONG_LONG, addresses.data(), 1, MPI_LONG_LONG, node);
+  MPI_Comm_free(&node);
+  const int copies = static_cast<int>(std::count(addresses.begin(), addresses.end(), mine));
+  const std::string refused = copies < 2 ? "" : "more ranks than devices: " + std::to_string(processes) +
+      " processes on a node of 1 devices, " + std::to_string(copies) + " of them on the same GPU (one process a GPU: "
+      "fewer processes a node, or a launcher that binds a GPU to each, such as srun --gpus-per-task=1)";
+  if (const std::string why = first_failure_everywhere(refused); !why.empty()) return why;
+  return std::nullopt;
+#else
+  return std::nullopt;
 #endif
 }
 
