@@ -13,7 +13,9 @@
             until the counts it names ran (the strong one 8 GPUs, the others 2 or more); a figure
             names the counts it comes from, and a row's label is the same whatever ran, since
             report.py matches the GPU models' rows by it;
-  traffic   profile.sh's traffic per kernel (step 00 at 512^3), when it was recorded.
+  traffic   profile.sh's traffic per kernel (step 00 at 512^3), when it was recorded;
+  between   step 00's table (result_00 below) on every GPU model, side by side: the one-GPU kernel,
+            which both models have recorded.
 The lesson's tables (README.md), from the lesson's GPU only (LESSON_GPU; the H100's recording is of
 an older kernel on one GPU and stays in NOTES.md's tables):
   bound     the bytes a GPU moves a step and the time the measured ceilings allow for them;
@@ -91,7 +93,7 @@ def scaling_tables(cases: list, steps: int) -> str:
                     cells.append("")
                     continue
                 ms = per_step_ms(by_count[n], steps)
-                shown = t1 is not None and step != EXCHANGE
+                shown = t1 is not None and not step.startswith("exchange only")  # no update: no efficiency
                 cells.append(f"{ms:.4f}" + (f" ({efficiency(group, t1, ms, n):.2f})" if shown else ""))
             label = f"`{step}`" if step[:2].isdigit() else f"*{step}* (peer)"
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -184,7 +186,7 @@ def targets_table(res, steps: int) -> str:
 LESSON_GPU = "h200"  # the one GPU model recorded on several GPUs, with the chapter's kernel
 SPLIT = "split compute only"
 PEER_COPY_OVERLAP = "overlap by peer copies"  # the experiment peer: step 04 with step 02's copies
-PEER_COPY_EXCHANGE = "exchange only (peer copies)"  # its exchange alone (recorded since 2026-11-27's evening)
+PEER_COPY_EXCHANGE = "exchange only (peer copies)"  # its exchange alone (recorded since 800529d)
 # Each taught step's idea and its prediction, in the lesson's words (README.md's step sections);
 # the predictions were written before the runs, from the bounds (NOTES.md).
 LESSON = {
@@ -328,7 +330,7 @@ def steps_table(res, names: list, steps: int) -> str:
         for rows, group, t1, gpus in ((weak, weak_group, t1_weak, 1), (weak, weak_group, t1_weak, n),
                                       (strong, strong_group, t1_strong, n)):
             ms = step_ms(rows, name, gpus, steps)
-            shown = ms is not None and name != EXCHANGE
+            shown = ms is not None and not name.startswith("exchange only")
             cells.append("—" if ms is None else f"{ms:.4f}" + (f" ({efficiency(group, t1, ms, gpus):.2f})" if shown else ""))
         lines.append(f"| {label(next((s for s in weak if s.startswith(name)), name))} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -515,4 +517,5 @@ def tables(res) -> dict:
         found["small"] = scaling_tables(cases, results.context_number(context, "steps", small, whole=True))
     if (res.folder / "traffic.csv").exists():
         found["traffic"] = report_tables.traffic_table(res.folder / "traffic.csv", "512^3 field (the update moves 3)")
+    found["between"] = kernel_table(res, steps)  # the lesson's "Between GPUs": every model's one-GPU kernel
     return found | lesson_tables(res, steps)

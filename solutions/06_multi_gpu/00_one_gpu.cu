@@ -14,9 +14,9 @@
 // ms a step at 512^3, the halos a few percent more. Every later step is measured against this one:
 // it is T1 in the parallel efficiency T1 / (N TN).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     00_one_gpu x1  strong 1024^3       135.3170 ms (20 time steps), 1904 GB/s (0.636 of copy), 159 GLUP/s
-//     00_one_gpu x1  weak 512^3 per GPU  17.0549 ms (20 time steps), 1889 GB/s (0.631 of copy), 157 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
+//     00_one_gpu x1  strong 1024^3       107.4773 ms (20 time steps), 2398 GB/s (0.799 of copy), 200 GLUP/s
+//     00_one_gpu x1  weak 512^3 per GPU  13.8597 ms (20 time steps), 2324 GB/s (0.774 of copy), 194 GLUP/s
 //   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
 //     00_one_gpu x1  strong 1024^3       73.5033 ms (20 time steps), 3506 GB/s (0.828 of copy), 292 GLUP/s
 //     00_one_gpu x1  weak 512^3 per GPU  9.6757 ms (20 time steps), 3329 GB/s (0.786 of copy), 277 GLUP/s

@@ -16,9 +16,9 @@
 // efficiency about 0.6 at every count (one rank exchanges with itself the same way); strong
 // scaling at 1024^3 falls further as the slabs thin and the exchange stays the same size.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     01_host_staging x1  strong 1024^3       161.2899 ms (20 time steps), 1598 GB/s (0.534 of copy), 133 GLUP/s
-//     01_host_staging x1  weak 512^3 per GPU  24.0044 ms (20 time steps), 1342 GB/s (0.448 of copy), 112 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
+//     01_host_staging x1  strong 1024^3       249.8200 ms (20 time steps), 1032 GB/s (0.344 of copy), 86 GLUP/s
+//     01_host_staging x1  weak 512^3 per GPU  39.7632 ms (20 time steps), 810 GB/s (0.270 of copy), 68 GLUP/s
 //   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
 //     01_host_staging x1  strong 1024^3       210.1050 ms (20 time steps), 1227 GB/s (0.290 of copy), 102 GLUP/s
 //     01_host_staging x2  strong 1024^3       189.1316 ms (20 time steps), 681 GB/s (0.161 of copy), 114 GLUP/s

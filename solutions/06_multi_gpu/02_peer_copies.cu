@@ -21,9 +21,9 @@
 // 0.95. Strong scaling at 1024^3 on 8 GPUs, 128 planes a slab: the same compute per GPU as 512^3
 // and planes 4x larger, 34 MB in, 0.08 ms: about 0.88.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     02_peer_copies x1  strong 1024^3       135.3233 ms (20 time steps), 1904 GB/s (0.636 of copy), 159 GLUP/s
-//     02_peer_copies x1  weak 512^3 per GPU  17.0611 ms (20 time steps), 1888 GB/s (0.631 of copy), 157 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
+//     02_peer_copies x1  strong 1024^3       107.4469 ms (20 time steps), 2398 GB/s (0.799 of copy), 200 GLUP/s
+//     02_peer_copies x1  weak 512^3 per GPU  13.8106 ms (20 time steps), 2332 GB/s (0.777 of copy), 194 GLUP/s
 //   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
 //     02_peer_copies x1  strong 1024^3       73.4248 ms (20 time steps), 3510 GB/s (0.829 of copy), 292 GLUP/s
 //     02_peer_copies x2  strong 1024^3       39.0972 ms (20 time steps), 3296 GB/s (0.778 of copy), 549 GLUP/s

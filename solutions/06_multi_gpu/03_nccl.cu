@@ -14,9 +14,9 @@
 // Predicted: about step 02's times, a little slower for small messages (NCCL's launch and
 // protocol), faster where step 02's barrier cost more than NCCL's kernel launch.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     03_nccl x1  strong 1024^3       135.2627 ms (20 time steps), 1905 GB/s (0.636 of copy), 159 GLUP/s
-//     03_nccl x1  weak 512^3 per GPU  17.0180 ms (20 time steps), 1893 GB/s (0.632 of copy), 158 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
+//     03_nccl x1  strong 1024^3       107.5222 ms (20 time steps), 2397 GB/s (0.798 of copy), 200 GLUP/s
+//     03_nccl x1  weak 512^3 per GPU  13.9361 ms (20 time steps), 2311 GB/s (0.770 of copy), 193 GLUP/s
 //   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
 //     03_nccl x1  strong 1024^3       73.5798 ms (20 time steps), 3502 GB/s (0.827 of copy), 292 GLUP/s
 //     03_nccl x2  strong 1024^3       39.8836 ms (20 time steps), 3231 GB/s (0.763 of copy), 538 GLUP/s

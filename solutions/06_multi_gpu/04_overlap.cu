@@ -21,9 +21,9 @@
 // 1024^3 on 8 GPUs, 0.95 (the exchange, 0.08 ms, still under the interior's 0.58 ms); the share
 // of the exchange hidden (compute + exchange - this step) / exchange: above 0.9.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     04_overlap x1  strong 1024^3       135.5829 ms (20 time steps), 1901 GB/s (0.635 of copy), 158 GLUP/s
-//     04_overlap x1  weak 512^3 per GPU  17.0507 ms (20 time steps), 1889 GB/s (0.631 of copy), 157 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
+//     04_overlap x1  strong 1024^3       108.8286 ms (20 time steps), 2368 GB/s (0.789 of copy), 197 GLUP/s
+//     04_overlap x1  weak 512^3 per GPU  14.0122 ms (20 time steps), 2299 GB/s (0.766 of copy), 192 GLUP/s
 //   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
 //     04_overlap x1  strong 1024^3       73.7966 ms (20 time steps), 3492 GB/s (0.825 of copy), 291 GLUP/s
 //     04_overlap x2  strong 1024^3       38.7923 ms (20 time steps), 3322 GB/s (0.785 of copy), 554 GLUP/s

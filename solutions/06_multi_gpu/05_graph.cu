@@ -19,9 +19,9 @@
 // Predicted: step 04's times at 512^3 per GPU (0.6 ms a step hides 10 launches); at small slabs,
 // e.g. 128^3 per GPU (0.01 ms of compute a step), up to 2x faster than step 04.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 1ab8094ed146, 2026-11-24):
-//     05_graph x1  strong 1024^3       135.7337 ms (20 time steps), 1899 GB/s (0.634 of copy), 158 GLUP/s
-//     05_graph x1  weak 512^3 per GPU  16.8474 ms (20 time steps), 1912 GB/s (0.639 of copy), 159 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
+//     05_graph x1  strong 1024^3       109.0152 ms (20 time steps), 2364 GB/s (0.787 of copy), 197 GLUP/s
+//     05_graph x1  weak 512^3 per GPU  13.9834 ms (20 time steps), 2304 GB/s (0.767 of copy), 192 GLUP/s
 //   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
 //     05_graph x1  strong 1024^3       73.9737 ms (20 time steps), 3484 GB/s (0.823 of copy), 290 GLUP/s
 //     05_graph x2  strong 1024^3       38.4113 ms (20 time steps), 3354 GB/s (0.792 of copy), 559 GLUP/s
