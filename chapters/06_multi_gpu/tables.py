@@ -16,8 +16,8 @@
   traffic   profile.sh's traffic per kernel (step 00 at 512^3), when it was recorded;
   between   step 00's table (result_00 below) on every GPU model, side by side: the one-GPU kernel,
             which both models have recorded.
-The lesson's tables (README.md), from the lesson's GPU only (LESSON_GPU; the H100's recording is of
-an older kernel on one GPU and stays in NOTES.md's tables):
+The lesson's tables (README.md), from the lesson's GPU only (LESSON_GPU, the one model recorded on
+several GPUs; the H100's one-GPU recording is in `between` and NOTES.md's tables):
   bound     the bytes a GPU moves a step and the time the measured ceilings allow for them;
   glance    each taught step: its idea, its prediction, its time on 1 and 2 GPUs and its
             parallel efficiency, weak and strong;

@@ -186,26 +186,33 @@ int launched_device() {
 std::optional<std::string> processes_share_a_device() {
 #if defined(COURSE_HAVE_MPI) && !defined(COURSE_BACKEND_CPU)
   if (launch() == Launch::threads) return std::nullopt;
-  int devices = 0;
-  GPU_CHECK(gpuGetDeviceCount(&devices));
-  const int device = launched_device();
-  if (devices > 1) return std::nullopt;  // device_for_process gave each process of the node its own
-  // Each process sees one device: its PCI address, against those of the others on its node.
-  gpuDeviceProp properties{};
-  GPU_CHECK(gpuGetDeviceProperties(&properties, device));
-  const long long mine = (static_cast<long long>(properties.pciDomainID) << 32) | (properties.pciBusID << 8) |
-                         properties.pciDeviceID;
+  const int device = launched_device();  // refuses on every process alike, or on none
+  // Every process of the node its device's PCI address (MIG instances of one GPU share it, and
+  // count as one GPU), each joining every collective below whatever it found, so that none waits
+  // for one that returned early; a process whose query failed sends an address no GPU has.
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int processes = 0;
+  int processes = 0, node_rank = 0;
   MPI_Comm_size(node, &processes);
+  MPI_Comm_rank(node, &node_rank);
+  int devices = 0;
+  gpuDeviceProp properties{};
+  std::string refused;
+  long long mine = -1 - node_rank;
+  if (const gpuError_t status = gpuGetDeviceCount(&devices); status != gpuSuccess)
+    refused = std::string("gpuGetDeviceCount failed: ") + gpuGetErrorString(status);
+  else if (const gpuError_t status = gpuGetDeviceProperties(&properties, device); status != gpuSuccess)
+    refused = std::string("gpuGetDeviceProperties failed: ") + gpuGetErrorString(status);
+  else
+    mine = (static_cast<long long>(properties.pciDomainID) << 32) | (properties.pciBusID << 8) | properties.pciDeviceID;
   std::vector<long long> addresses(static_cast<std::size_t>(processes));
   MPI_Allgather(&mine, 1, MPI_LONG_LONG, addresses.data(), 1, MPI_LONG_LONG, node);
   MPI_Comm_free(&node);
   const int copies = static_cast<int>(std::count(addresses.begin(), addresses.end(), mine));
-  const std::string refused = copies < 2 ? "" : "more ranks than devices: " + std::to_string(processes) +
-      " processes on a node of 1 devices, " + std::to_string(copies) + " of them on the same GPU (one process a GPU: "
-      "fewer processes a node, or a launcher that binds a GPU to each, such as srun --gpus-per-task=1)";
+  if (refused.empty() && copies > 1)
+    refused = "more ranks than devices: " + std::to_string(processes) + " processes on a node of " + std::to_string(devices) +
+              " devices, " + std::to_string(copies) + " of them on the same GPU (one process a GPU: fewer processes a "
+              "node, or a launcher that binds a GPU to each, such as srun --gpus-per-task=1)";
   if (const std::string why = first_failure_everywhere(refused); !why.empty()) return why;
   return std::nullopt;
 #else

@@ -58,9 +58,9 @@ int device_for_process(int node_rank, int node_processes, int devices);
 // on every process alike (std::invalid_argument); as threads, 0.
 int launched_device();
 // As processes, why they cannot each have a GPU of their own, if they cannot: processes of one
-// node that each see one device and find it is the same GPU (mpirun -np 2 on a machine of one GPU,
-// which device_for_process cannot tell from a launcher that bound a GPU to each). Decided by
-// every process together (collective), alike on all; nothing as threads or on the CPU backend,
+// node whose devices are the same GPU (mpirun -np 2 on a machine of one GPU, which
+// device_for_process cannot tell from a launcher that bound a GPU to each). Every process must
+// call it (collective); the answer is alike on all. Nothing as threads or on the CPU backend,
 // whose processes each have devices of their own.
 std::optional<std::string> processes_share_a_device();
 // As processes, ends every process of the run (MPI_Abort): after a failure that may be this

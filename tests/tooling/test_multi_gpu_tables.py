@@ -155,10 +155,10 @@ class MultiGpuTables(unittest.TestCase):
         self.assertIn("hidden: 04 | hidden: copy engines |", made)
         for group, row in rows_of(made).items():
             rows = tables.by_step(res.cases, group)
-            exchange = tables.step_ms(rows, tables.PEER_COPY_EXCHANGE, 4, steps)
-            split, overlapped = float(row[1]), float(row[4])
-            self.assertEqual(row[-1], f"{(exchange + split - overlapped) / exchange:.2f}", row)
-            self.assertEqual(row[-2], f"{tables.split_hidden(rows, '04', 4, steps):.2f}", row)
+            copies, nccl = (tables.step_ms(rows, name, 4, steps) for name in (tables.PEER_COPY_EXCHANGE, tables.EXCHANGE))
+            split, step_04, overlapped = float(row[1]), float(row[2]), float(row[4])
+            self.assertEqual(row[-1], f"{(copies + split - overlapped) / copies:.2f}", row)
+            self.assertEqual(row[-2], f"{(nccl + split - step_04) / nccl:.2f}", row)
 
     def test_without_steps_04_and_05_the_targets_say_why_they_are_not_measured(self):
         res = results.load_gpu(CHAPTER6 / "results" / "h100-80gb-hbm3")
