@@ -3,7 +3,8 @@
 // exchange (bench_multi_gpu --all). They are built from the steps' own pieces (steps.hpp, parts.hpp),
 // so in a student's build they run the student's halves and exchanges. The tests check the
 // experiments as they check step 04: against the float64 leapfrog, under many orders of the
-// streams' work; the peers' halos are never filled, so only their times mean anything.
+// streams' work. The peers' results are not checked (the compute alone never fills the z halos,
+// the exchange alone updates nothing): only their times mean anything.
 #pragma once
 
 #include <memory>

@@ -62,16 +62,20 @@ void start_mpi() {
   if (!refused.empty()) throw std::invalid_argument(refused);
 }
 
-// This process's place among those of its node, and how many processes the node has.
+// This process's place among those of its node, how many processes the node has, and the value
+// each of them passed as `mine`, in the node's order (every process calls it together).
 struct NodePlace {
   int rank = 0, processes = 1;
+  std::vector<long long> told;
 };
-NodePlace node_place() {
+NodePlace node_place(long long mine = 0) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   NodePlace place;
   MPI_Comm_rank(node, &place.rank);
   MPI_Comm_size(node, &place.processes);
+  place.told.resize(static_cast<std::size_t>(place.processes));
+  MPI_Allgather(&mine, 1, MPI_LONG_LONG, place.told.data(), 1, MPI_LONG_LONG, node);
   MPI_Comm_free(&node);
   return place;
 }
@@ -187,30 +191,24 @@ std::optional<std::string> processes_share_a_device() {
 #if defined(COURSE_HAVE_MPI) && !defined(COURSE_BACKEND_CPU)
   if (launch() == Launch::threads) return std::nullopt;
   const int device = launched_device();  // refuses on every process alike, or on none
-  // Every process of the node its device's PCI address (MIG instances of one GPU share it, and
-  // count as one GPU), each joining every collective below whatever it found, so that none waits
-  // for one that returned early; a process whose query failed sends an address no GPU has.
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int processes = 0, node_rank = 0;
-  MPI_Comm_size(node, &processes);
-  MPI_Comm_rank(node, &node_rank);
+  // Every process of the node tells the others its device's PCI address (MIG instances of one GPU
+  // share it, and count as one GPU), each joining every collective below whatever it found, so
+  // that none waits for one that returned early; a process whose query failed tells an address no
+  // GPU has.
   int devices = 0;
   gpuDeviceProp properties{};
   std::string refused;
-  long long mine = -1 - node_rank;
+  long long mine = -1 - launched_rank();
   if (const gpuError_t status = gpuGetDeviceCount(&devices); status != gpuSuccess)
     refused = std::string("gpuGetDeviceCount failed: ") + gpuGetErrorString(status);
   else if (const gpuError_t status = gpuGetDeviceProperties(&properties, device); status != gpuSuccess)
     refused = std::string("gpuGetDeviceProperties failed: ") + gpuGetErrorString(status);
   else
     mine = (static_cast<long long>(properties.pciDomainID) << 32) | (properties.pciBusID << 8) | properties.pciDeviceID;
-  std::vector<long long> addresses(static_cast<std::size_t>(processes));
-  MPI_Allgather(&mine, 1, MPI_LONG_LONG, addresses.data(), 1, MPI_LONG_LONG, node);
-  MPI_Comm_free(&node);
-  const int copies = static_cast<int>(std::count(addresses.begin(), addresses.end(), mine));
+  const NodePlace node = node_place(mine);
+  const int copies = static_cast<int>(std::count(node.told.begin(), node.told.end(), mine));
   if (refused.empty() && copies > 1)
-    refused = "more ranks than devices: " + std::to_string(processes) + " processes on a node of " + std::to_string(devices) +
+    refused = "more ranks than devices: " + std::to_string(node.processes) + " processes on a node of " + std::to_string(devices) +
               " devices, " + std::to_string(copies) + " of them on the same GPU (one process a GPU: fewer processes a "
               "node, or a launcher that binds a GPU to each, such as srun --gpus-per-task=1)";
   if (const std::string why = first_failure_everywhere(refused); !why.empty()) return why;
