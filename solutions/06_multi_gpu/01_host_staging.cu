@@ -19,13 +19,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     01_host_staging x1  strong 1024^3       249.8200 ms (20 time steps), 1032 GB/s (0.344 of copy), 86 GLUP/s
 //     01_host_staging x1  weak 512^3 per GPU  39.7632 ms (20 time steps), 810 GB/s (0.270 of copy), 68 GLUP/s
-//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
-//     01_host_staging x1  strong 1024^3       210.1050 ms (20 time steps), 1227 GB/s (0.290 of copy), 102 GLUP/s
-//     01_host_staging x2  strong 1024^3       189.1316 ms (20 time steps), 681 GB/s (0.161 of copy), 114 GLUP/s
-//     01_host_staging x4  strong 1024^3       188.4107 ms (20 time steps), 342 GB/s (0.081 of copy), 114 GLUP/s
-//     01_host_staging x1  weak 512^3 per GPU  35.5482 ms (20 time steps), 906 GB/s (0.214 of copy), 76 GLUP/s
-//     01_host_staging x2  weak 512^3 per GPU  37.4753 ms (20 time steps), 860 GB/s (0.203 of copy), 143 GLUP/s
-//     01_host_staging x4  weak 512^3 per GPU  38.1666 ms (20 time steps), 844 GB/s (0.199 of copy), 281 GLUP/s
+//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
+//     01_host_staging x1  strong 1024^3       215.0903 ms (20 time steps), 1198 GB/s (0.285 of copy), 100 GLUP/s
+//     01_host_staging x2  strong 1024^3       190.4556 ms (20 time steps), 677 GB/s (0.161 of copy), 113 GLUP/s
+//     01_host_staging x4  strong 1024^3       183.8690 ms (20 time steps), 350 GB/s (0.083 of copy), 117 GLUP/s
+//     01_host_staging x1  weak 512^3 per GPU  33.8508 ms (20 time steps), 952 GB/s (0.226 of copy), 79 GLUP/s
+//     01_host_staging x2  weak 512^3 per GPU  43.8805 ms (20 time steps), 734 GB/s (0.174 of copy), 122 GLUP/s
+//     01_host_staging x4  weak 512^3 per GPU  39.6522 ms (20 time steps), 812 GB/s (0.193 of copy), 271 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured on one rank (against step 00's), weak 512^3: 0.347 ms more a step on the H100 (its

@@ -17,13 +17,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     03_nccl x1  strong 1024^3       107.5222 ms (20 time steps), 2397 GB/s (0.798 of copy), 200 GLUP/s
 //     03_nccl x1  weak 512^3 per GPU  13.9361 ms (20 time steps), 2311 GB/s (0.770 of copy), 193 GLUP/s
-//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
-//     03_nccl x1  strong 1024^3       73.5798 ms (20 time steps), 3502 GB/s (0.827 of copy), 292 GLUP/s
-//     03_nccl x2  strong 1024^3       39.8836 ms (20 time steps), 3231 GB/s (0.763 of copy), 538 GLUP/s
-//     03_nccl x4  strong 1024^3       21.4051 ms (20 time steps), 3010 GB/s (0.711 of copy), 1003 GLUP/s
-//     03_nccl x1  weak 512^3 per GPU  9.7212 ms (20 time steps), 3314 GB/s (0.783 of copy), 276 GLUP/s
-//     03_nccl x2  weak 512^3 per GPU  10.8686 ms (20 time steps), 2964 GB/s (0.700 of copy), 494 GLUP/s
-//     03_nccl x4  weak 512^3 per GPU  10.7717 ms (20 time steps), 2990 GB/s (0.706 of copy), 997 GLUP/s
+//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
+//     03_nccl x1  strong 1024^3       72.7485 ms (20 time steps), 3542 GB/s (0.842 of copy), 295 GLUP/s
+//     03_nccl x2  strong 1024^3       39.5079 ms (20 time steps), 3261 GB/s (0.775 of copy), 544 GLUP/s
+//     03_nccl x4  strong 1024^3       21.2805 ms (20 time steps), 3027 GB/s (0.719 of copy), 1009 GLUP/s
+//     03_nccl x1  weak 512^3 per GPU  9.6817 ms (20 time steps), 3327 GB/s (0.791 of copy), 277 GLUP/s
+//     03_nccl x2  weak 512^3 per GPU  10.8159 ms (20 time steps), 2978 GB/s (0.708 of copy), 496 GLUP/s
+//     03_nccl x4  weak 512^3 per GPU  10.7399 ms (20 time steps), 2999 GB/s (0.713 of copy), 1000 GLUP/s
 // END MEASURED
 // Your parts: the plan of the four messages (parts::halo_messages) and the exchange that posts
 // them in one group (exchange_nccl), each tested on its own. The time loop is given.

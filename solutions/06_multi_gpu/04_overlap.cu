@@ -24,13 +24,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     04_overlap x1  strong 1024^3       108.8286 ms (20 time steps), 2368 GB/s (0.789 of copy), 197 GLUP/s
 //     04_overlap x1  weak 512^3 per GPU  14.0122 ms (20 time steps), 2299 GB/s (0.766 of copy), 192 GLUP/s
-//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
-//     04_overlap x1  strong 1024^3       73.7966 ms (20 time steps), 3492 GB/s (0.825 of copy), 291 GLUP/s
-//     04_overlap x2  strong 1024^3       38.7923 ms (20 time steps), 3322 GB/s (0.785 of copy), 554 GLUP/s
-//     04_overlap x4  strong 1024^3       21.3572 ms (20 time steps), 3017 GB/s (0.713 of copy), 1006 GLUP/s
-//     04_overlap x1  weak 512^3 per GPU  10.6576 ms (20 time steps), 3022 GB/s (0.714 of copy), 252 GLUP/s
-//     04_overlap x2  weak 512^3 per GPU  10.1088 ms (20 time steps), 3187 GB/s (0.753 of copy), 531 GLUP/s
-//     04_overlap x4  weak 512^3 per GPU  10.0707 ms (20 time steps), 3199 GB/s (0.756 of copy), 1066 GLUP/s
+//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
+//     04_overlap x1  strong 1024^3       72.9609 ms (20 time steps), 3532 GB/s (0.839 of copy), 294 GLUP/s
+//     04_overlap x2  strong 1024^3       38.2840 ms (20 time steps), 3366 GB/s (0.800 of copy), 561 GLUP/s
+//     04_overlap x4  strong 1024^3       21.1552 ms (20 time steps), 3045 GB/s (0.724 of copy), 1015 GLUP/s
+//     04_overlap x1  weak 512^3 per GPU  10.4687 ms (20 time steps), 3077 GB/s (0.731 of copy), 256 GLUP/s
+//     04_overlap x2  weak 512^3 per GPU  10.0718 ms (20 time steps), 3198 GB/s (0.760 of copy), 533 GLUP/s
+//     04_overlap x4  weak 512^3 per GPU  10.0491 ms (20 time steps), 3205 GB/s (0.762 of copy), 1068 GLUP/s
 // END MEASURED
 // Your parts: the two halves of a time step (update_boundary, update_interior), each tested on its
 // own, and their order on two streams with four events, tested under many stream orders. The

@@ -22,13 +22,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     05_graph x1  strong 1024^3       109.0152 ms (20 time steps), 2364 GB/s (0.787 of copy), 197 GLUP/s
 //     05_graph x1  weak 512^3 per GPU  13.9834 ms (20 time steps), 2304 GB/s (0.767 of copy), 192 GLUP/s
-//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
-//     05_graph x1  strong 1024^3       73.9737 ms (20 time steps), 3484 GB/s (0.823 of copy), 290 GLUP/s
-//     05_graph x2  strong 1024^3       38.4113 ms (20 time steps), 3354 GB/s (0.792 of copy), 559 GLUP/s
-//     05_graph x4  strong 1024^3       21.4812 ms (20 time steps), 2999 GB/s (0.708 of copy), 1000 GLUP/s
-//     05_graph x1  weak 512^3 per GPU  11.1363 ms (20 time steps), 2893 GB/s (0.683 of copy), 241 GLUP/s
-//     05_graph x2  weak 512^3 per GPU  11.3765 ms (20 time steps), 2831 GB/s (0.669 of copy), 472 GLUP/s
-//     05_graph x4  weak 512^3 per GPU  11.3748 ms (20 time steps), 2832 GB/s (0.669 of copy), 944 GLUP/s
+//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
+//     05_graph x1  strong 1024^3       73.1496 ms (20 time steps), 3523 GB/s (0.837 of copy), 294 GLUP/s
+//     05_graph x2  strong 1024^3       37.8728 ms (20 time steps), 3402 GB/s (0.808 of copy), 567 GLUP/s
+//     05_graph x4  strong 1024^3       21.2765 ms (20 time steps), 3028 GB/s (0.719 of copy), 1009 GLUP/s
+//     05_graph x1  weak 512^3 per GPU  11.0057 ms (20 time steps), 2927 GB/s (0.695 of copy), 244 GLUP/s
+//     05_graph x2  weak 512^3 per GPU  11.2527 ms (20 time steps), 2863 GB/s (0.680 of copy), 477 GLUP/s
+//     05_graph x4  weak 512^3 per GPU  11.3143 ms (20 time steps), 2847 GB/s (0.676 of copy), 949 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100, the older step-08

@@ -142,8 +142,11 @@ class MultiGpuTables(unittest.TestCase):
     def test_the_copy_engines_hidden_share_only_where_their_exchange_alone_was_recorded(self):
         with tempfile.TemporaryDirectory() as folder:
             gpu = several_gpus(pathlib.Path(folder), [2, 4], WEAK, STRONG)
-            self.assertNotIn("hidden", tables.copy_engines_table(results.load_gpu(gpu), 20))
             bench = json.loads((gpu / "bench.json").read_text())
+            bench["benchmarks"] = [run for run in bench["benchmarks"]
+                                   if f"/{tables.PEER_COPY_EXCHANGE} x" not in run["run_name"]]
+            (gpu / "bench.json").write_text(json.dumps(bench))
+            self.assertNotIn("hidden", tables.copy_engines_table(results.load_gpu(gpu), 20))
             copies = [dict(run, run_name=run["run_name"].replace(tables.EXCHANGE, tables.PEER_COPY_EXCHANGE),
                            real_time=0.8 * run["real_time"])
                       for run in bench["benchmarks"] if f"/{tables.EXCHANGE} x" in run["run_name"]]
