@@ -34,6 +34,11 @@ class HaloExchange {
     for (const Team::Window& neighbour : neighbours_) GPU_CHECK(gpuStreamWaitEvent(stream, neighbour.computed[b], 0));
     parts::pull_halos(slab_, b, neighbours_, stream);
   }
+  // Called once this rank's streams are done: with peer copies, waits until every neighbour's
+  // pulls from this rank's fields are done too (step 02's end of advance()).
+  void settle() {
+    if (halos_ == Halos::peer_copies) team_.barrier();
+  }
 
  private:
   Team& team_;
@@ -85,6 +90,7 @@ class SplitStep final : public Propagator {
     }
     GPU_CHECK(gpuStreamSynchronize(boundary_stream_));
     GPU_CHECK(gpuStreamSynchronize(interior_stream_));
+    halos_.settle();
   }
 
  private:
@@ -102,6 +108,7 @@ class ExchangeOnly final : public Propagator {
   void advance(int steps) override {
     for (int step = 0; step < steps; ++step) halos_.fill(slab_.current, stream_);
     GPU_CHECK(gpuStreamSynchronize(stream_));
+    halos_.settle();
   }
 
  private:

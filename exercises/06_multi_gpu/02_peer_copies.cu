@@ -1,4 +1,4 @@
-// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint b332a4168b92): edit the TODOs.
+// Generated from solutions/06_multi_gpu/02_peer_copies.cu by exercises/generate.py (fingerprint 69b460e0687c): edit the TODOs.
 // Step 02 — peer-to-peer copies between devices.
 //
 // The halos come straight from the neighbours' memory: each rank pulls the planes it needs
@@ -45,6 +45,9 @@ class PeerCopies final : public Propagator {
 
   void advance(int steps) override {
     advance_on_one_stream(slab_, problem_, steps, stream_, [this](int b) { refresh_halos(b); });
+    // The neighbours' last pulls from this rank's fields ran on their streams, not this one: no
+    // rank returns (and lets its caller rewrite its fields) until every rank's stream is done.
+    team_.barrier();
   }
 
  private:

@@ -24,13 +24,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     02_peer_copies x1  strong 1024^3       107.4469 ms (20 time steps), 2398 GB/s (0.799 of copy), 200 GLUP/s
 //     02_peer_copies x1  weak 512^3 per GPU  13.8106 ms (20 time steps), 2332 GB/s (0.777 of copy), 194 GLUP/s
-//   NVIDIA H200 (commit ffe4a1a53f25189ab804b2224845a98d693161d0, 2026-11-27):
-//     02_peer_copies x1  strong 1024^3       73.4248 ms (20 time steps), 3510 GB/s (0.829 of copy), 292 GLUP/s
-//     02_peer_copies x2  strong 1024^3       39.0972 ms (20 time steps), 3296 GB/s (0.778 of copy), 549 GLUP/s
-//     02_peer_copies x4  strong 1024^3       21.2577 ms (20 time steps), 3031 GB/s (0.716 of copy), 1010 GLUP/s
-//     02_peer_copies x1  weak 512^3 per GPU  9.6905 ms (20 time steps), 3324 GB/s (0.785 of copy), 277 GLUP/s
-//     02_peer_copies x2  weak 512^3 per GPU  10.6663 ms (20 time steps), 3020 GB/s (0.713 of copy), 503 GLUP/s
-//     02_peer_copies x4  weak 512^3 per GPU  10.8993 ms (20 time steps), 2955 GB/s (0.698 of copy), 985 GLUP/s
+//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
+//     02_peer_copies x1  strong 1024^3       72.6730 ms (20 time steps), 3546 GB/s (0.843 of copy), 295 GLUP/s
+//     02_peer_copies x2  strong 1024^3       38.7408 ms (20 time steps), 3326 GB/s (0.790 of copy), 554 GLUP/s
+//     02_peer_copies x4  strong 1024^3       21.0584 ms (20 time steps), 3059 GB/s (0.727 of copy), 1020 GLUP/s
+//     02_peer_copies x1  weak 512^3 per GPU  9.6205 ms (20 time steps), 3348 GB/s (0.796 of copy), 279 GLUP/s
+//     02_peer_copies x2  weak 512^3 per GPU  10.6099 ms (20 time steps), 3036 GB/s (0.721 of copy), 506 GLUP/s
+//     02_peer_copies x4  weak 512^3 per GPU  10.7965 ms (20 time steps), 2984 GB/s (0.709 of copy), 995 GLUP/s
 // END MEASURED
 // Your parts: the handshake that orders the ranks' streams (record, barrier, waits), and the two
 // peer copies (parts::pull_halos), which are tested on their own. The windows, with peer access
@@ -54,6 +54,9 @@ class PeerCopies final : public Propagator {
 
   void advance(int steps) override {
     advance_on_one_stream(slab_, problem_, steps, stream_, [this](int b) { refresh_halos(b); });
+    // The neighbours' last pulls from this rank's fields ran on their streams, not this one: no
+    // rank returns (and lets its caller rewrite its fields) until every rank's stream is done.
+    team_.barrier();
   }
 
  private:
