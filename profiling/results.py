@@ -163,9 +163,10 @@ def load(path, program: str | None = None) -> tuple[dict, list]:
     return context, cases
 
 
-# Every measurement course_ceilings writes (common/bench/ceilings.cu); the peer copies with two GPUs or more.
+# Every measurement course_ceilings writes (common/bench/ceilings.cu); the host copies since
+# 2026-11-27 (older recordings lack them); the peer copies with two GPUs or more.
 MEASURED_CEILINGS = ("copy_bytes", "memcpy_GBps", "copy_kernel_GBps", "copy_GBps", "fma_GFLOPs", "rsqrt_Gops",
-                     "peer_GBps", "peer_both_ways_GBps")
+                     "host_to_device_GBps", "device_to_host_GBps", "peer_GBps", "peer_both_ways_GBps")
 
 
 def load_ceilings(path, cases: list = ()) -> dict:

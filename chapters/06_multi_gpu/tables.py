@@ -269,7 +269,8 @@ def headline(res, steps: int) -> str:
 
 def lesson_bound(res, steps: int) -> str:
     """The bytes a GPU moves a time step, from the recording's counts, and the time the measured
-    ceilings allow for them: the update at the copy rate, the halos at the peer copy's."""
+    ceilings allow for them: the update at the copy rate, the halos at the peer copy's, and (where
+    the ceilings have the host copies) step 01's halos down to the host and then up."""
     lines = ["| what a GPU moves a time step | problem | bytes | ceiling (course_ceilings) | ms at the ceiling |",
              "|---|---|---:|---:|---:|"]
     copy, peer = res.ceilings["copy_GBps"], res.ceilings["peer_both_ways_GBps"]
@@ -286,6 +287,11 @@ def lesson_bound(res, steps: int) -> str:
         halo = rows[EXCHANGE][n].bytes_per_run / steps
         lines.append(f"| the halos: R = 4 planes sent up and down, 4 received from each side | {group}, {n} GPUs | "
                      f"{halo / 1e6:.1f} MB | peer copy both ways {peer:.0f} GB/s | {halo / peer / 1e6:.4f} |")
+        if kind == "weak" and "host_to_device_GBps" in res.ceilings:
+            down, up = res.ceilings["device_to_host_GBps"], res.ceilings["host_to_device_GBps"]
+            lines.append(f"| step 01's halos: the planes sent down to the host, then those received up | {group} | "
+                         f"{halo / 1e6:.1f} MB | host copy {down:.0f} down, {up:.0f} up GB/s | "
+                         f"{(halo / 2 / down + halo / 2 / up) / 1e6:.4f} |")
     return "\n".join(lines)
 
 

@@ -1,8 +1,9 @@
 // course_ceilings: measures this machine's ceilings once, for every benchmark's "fraction of
 // ceiling": device-to-device copy bandwidth (the runtime's memcpy and a 16-byte-per-thread copy
-// kernel; bytes read + written), the FMA rate and the rsqrt rate; with two devices or more, the
-// peer copy between devices 0 and 1 (bytes moved, one way, then both ways at once), what a
-// halo exchange between GPUs can reach.
+// kernel; bytes read + written), the FMA rate and the rsqrt rate, the copies between pinned host
+// memory and the device (each way, bytes moved), what a halo exchange through the host can reach;
+// with two devices or more, the peer copy between devices 0 and 1 (bytes moved, one way, then
+// both ways at once), what a halo exchange between GPUs can reach.
 //
 //   course_ceilings [--out=FILE] [--megabytes=N]
 #include <algorithm>
@@ -78,6 +79,20 @@ class PeerCopy {
   std::size_t bytes_;
   course::DeviceBuffer<std::byte> buffers_[2][2];  // [device][destination, source]
   gpuStream_t streams_[2] = {};
+};
+
+// Page-locked host memory, which the device's copy engines reach directly (a pageable buffer is
+// staged through one of the driver's own first).
+class PinnedBytes {
+ public:
+  explicit PinnedBytes(std::size_t bytes) { GPU_CHECK(gpuMallocHost(&data_, bytes)); }
+  ~PinnedBytes() { (void)gpuFreeHost(data_); }  // unchecked, as PeerCopy's
+  PinnedBytes(const PinnedBytes&) = delete;
+  PinnedBytes& operator=(const PinnedBytes&) = delete;
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
 };
 
 // Median of `repetitions` event-timed runs of `work`, after one warm-up run, in seconds.
@@ -174,6 +189,16 @@ int main(int argc, char** argv) try {
     course::launch(rsqrt_chains, {blocks, threads}, sink.data(), iterations);
   }, repetitions);
 
+  // Far past the size where the rate levels off, and small enough to pin on a laptop.
+  const std::size_t host_bytes = std::min<std::size_t>(in.bytes(), std::size_t{256} << 20);
+  const PinnedBytes host(host_bytes);
+  const double host_to_device_GBps = host_bytes / 1e9 / median_seconds([&] {
+    GPU_CHECK(gpuMemcpy(in.data(), host.data(), host_bytes, gpuMemcpyHostToDevice));
+  }, repetitions);
+  const double device_to_host_GBps = host_bytes / 1e9 / median_seconds([&] {
+    GPU_CHECK(gpuMemcpy(host.data(), in.data(), host_bytes, gpuMemcpyDeviceToHost));
+  }, repetitions);
+
   std::string peer;  // the peer copy's lines of the JSON, with two devices or more
   if (devices >= 2) {
     PeerCopy copy(in.bytes());
@@ -188,9 +213,10 @@ int main(int argc, char** argv) try {
   std::snprintf(json, sizeof json,
                 "{\n  \"gpu\": \"%s\",\n  \"backend\": \"%s\",\n  \"copy_bytes\": %.0f,\n"
                 "  \"memcpy_GBps\": %.1f,\n  \"copy_kernel_GBps\": %.1f,\n  \"copy_GBps\": %.1f,\n"
-                "  \"fma_GFLOPs\": %.1f,\n  \"rsqrt_Gops\": %.1f%s\n}\n",
+                "  \"fma_GFLOPs\": %.1f,\n  \"rsqrt_Gops\": %.1f,\n"
+                "  \"host_to_device_GBps\": %.1f,\n  \"device_to_host_GBps\": %.1f%s\n}\n",
                 prop.name, COURSE_BACKEND_NAME, bytes, memcpy_GBps, kernel_GBps, std::max(memcpy_GBps, kernel_GBps),
-                fma_GFLOPs, rsqrt_Gops, peer.c_str());
+                fma_GFLOPs, rsqrt_Gops, host_to_device_GBps, device_to_host_GBps, peer.c_str());
   std::fputs(json, stdout);
   if (json_file) {
     json_file->write(json);

@@ -218,7 +218,8 @@ ROWS = [
     # numbers the tables read; results some other chapter's benchmark wrote
     *[Row(REPORT, ["ch"], rf'ceilings.json: "{key}" needs a finite number above zero, not {shown}', status=1,
           files=chapter(CHAPTER6, **{"results/h200/ceilings.json": json.dumps(CEILINGS6 | {key: value})}))
-      for key, value, shown in (("peer_both_ways_GBps", -773.3, "-773.3"), ("peer_GBps", "abc", '"abc"'))],
+      for key, value, shown in (("peer_both_ways_GBps", -773.3, "-773.3"), ("peer_GBps", "abc", '"abc"'),
+                                ("host_to_device_GBps", 0, "0"))],
     *[Row(REPORT, ["ch"], rf'bench.json: its context\'s "steps" needs a whole number above zero, not {shown}', status=1,
           files=chapter(CHAPTER6, **{"results/h200/bench.json": json.dumps(
               BENCH6_RUN | {"context": BENCH6_RUN["context"] | {"steps": value}})}))

@@ -168,6 +168,20 @@ class MultiGpuTables(unittest.TestCase):
         res.cases = [c for c in res.cases if not c.name.startswith(tables.OVERLAPPED)]  # as a build without NCCL runs
         self.assertIn("Not measured: steps 04 and 05", tables.targets_table(res, int(res.context["steps"])))
 
+    def test_step_01s_host_round_trip_is_bounded_only_where_the_host_copies_were_measured(self):
+        with tempfile.TemporaryDirectory() as folder:
+            gpu = several_gpus(pathlib.Path(folder), [2, 4], WEAK, STRONG)
+            res = results.load_gpu(gpu)
+            res.ceilings = {key: value for key, value in res.ceilings.items() if "host" not in key}
+            self.assertNotIn("host copy", tables.lesson_bound(res, 20))
+            res.ceilings |= {"device_to_host_GBps": 40.0, "host_to_device_GBps": 60.0}
+            made = tables.lesson_bound(res, 20)
+        host = next(row for label, row in rows_of(made).items() if label.startswith("step 01"))
+        rows = tables.by_step(res.cases, tables.group_of(res, "weak"))
+        halo = rows[tables.EXCHANGE][4].bytes_per_run / 20  # what a GPU sends and receives a step
+        self.assertEqual(host[3], "host copy 40 down, 60 up GB/s")
+        self.assertEqual(host[4], f"{(halo / 2 / 40e9 + halo / 2 / 60e9) * 1e3:.4f}")  # ms: half down, then half up
+
 
 if __name__ == "__main__":
     unittest.main()
