@@ -17,9 +17,9 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     00_one_gpu x1  strong 1024^3       107.4773 ms (20 time steps), 2398 GB/s (0.799 of copy), 200 GLUP/s
 //     00_one_gpu x1  weak 512^3 per GPU  13.8597 ms (20 time steps), 2324 GB/s (0.774 of copy), 194 GLUP/s
-//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
-//     00_one_gpu x1  strong 1024^3       72.6970 ms (20 time steps), 3545 GB/s (0.842 of copy), 295 GLUP/s
-//     00_one_gpu x1  weak 512^3 per GPU  9.6368 ms (20 time steps), 3343 GB/s (0.794 of copy), 279 GLUP/s
+//   NVIDIA H200 (commit c81c09d, 2026-11-27):
+//     00_one_gpu x1  strong 1024^3       72.6696 ms (20 time steps), 3546 GB/s (0.841 of copy), 296 GLUP/s
+//     00_one_gpu x1  weak 512^3 per GPU  9.7553 ms (20 time steps), 3302 GB/s (0.783 of copy), 275 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured: 0.853 ms a step at 512^3 on the H100, 0.719 ms on the H200, the leapfrog

@@ -19,13 +19,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     01_host_staging x1  strong 1024^3       249.8200 ms (20 time steps), 1032 GB/s (0.344 of copy), 86 GLUP/s
 //     01_host_staging x1  weak 512^3 per GPU  39.7632 ms (20 time steps), 810 GB/s (0.270 of copy), 68 GLUP/s
-//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
-//     01_host_staging x1  strong 1024^3       215.0903 ms (20 time steps), 1198 GB/s (0.285 of copy), 100 GLUP/s
-//     01_host_staging x2  strong 1024^3       190.4556 ms (20 time steps), 677 GB/s (0.161 of copy), 113 GLUP/s
-//     01_host_staging x4  strong 1024^3       183.8690 ms (20 time steps), 350 GB/s (0.083 of copy), 117 GLUP/s
-//     01_host_staging x1  weak 512^3 per GPU  33.8508 ms (20 time steps), 952 GB/s (0.226 of copy), 79 GLUP/s
-//     01_host_staging x2  weak 512^3 per GPU  43.8805 ms (20 time steps), 734 GB/s (0.174 of copy), 122 GLUP/s
-//     01_host_staging x4  weak 512^3 per GPU  39.6522 ms (20 time steps), 812 GB/s (0.193 of copy), 271 GLUP/s
+//   NVIDIA H200 (commit c81c09d, 2026-11-27):
+//     01_host_staging x1  strong 1024^3       189.8065 ms (20 time steps), 1358 GB/s (0.322 of copy), 113 GLUP/s
+//     01_host_staging x2  strong 1024^3       153.3258 ms (20 time steps), 840 GB/s (0.199 of copy), 140 GLUP/s
+//     01_host_staging x4  strong 1024^3       188.6104 ms (20 time steps), 342 GB/s (0.081 of copy), 114 GLUP/s
+//     01_host_staging x1  weak 512^3 per GPU  34.0717 ms (20 time steps), 945 GB/s (0.224 of copy), 79 GLUP/s
+//     01_host_staging x2  weak 512^3 per GPU  35.2238 ms (20 time steps), 915 GB/s (0.217 of copy), 152 GLUP/s
+//     01_host_staging x4  weak 512^3 per GPU  36.9275 ms (20 time steps), 872 GB/s (0.207 of copy), 291 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured on one rank (against step 00's), weak 512^3: 0.347 ms more a step on the H100 (its

@@ -24,13 +24,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     02_peer_copies x1  strong 1024^3       107.4469 ms (20 time steps), 2398 GB/s (0.799 of copy), 200 GLUP/s
 //     02_peer_copies x1  weak 512^3 per GPU  13.8106 ms (20 time steps), 2332 GB/s (0.777 of copy), 194 GLUP/s
-//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
-//     02_peer_copies x1  strong 1024^3       72.6730 ms (20 time steps), 3546 GB/s (0.843 of copy), 295 GLUP/s
-//     02_peer_copies x2  strong 1024^3       38.7408 ms (20 time steps), 3326 GB/s (0.790 of copy), 554 GLUP/s
-//     02_peer_copies x4  strong 1024^3       21.0584 ms (20 time steps), 3059 GB/s (0.727 of copy), 1020 GLUP/s
-//     02_peer_copies x1  weak 512^3 per GPU  9.6205 ms (20 time steps), 3348 GB/s (0.796 of copy), 279 GLUP/s
-//     02_peer_copies x2  weak 512^3 per GPU  10.6099 ms (20 time steps), 3036 GB/s (0.721 of copy), 506 GLUP/s
-//     02_peer_copies x4  weak 512^3 per GPU  10.7965 ms (20 time steps), 2984 GB/s (0.709 of copy), 995 GLUP/s
+//   NVIDIA H200 (commit c81c09d, 2026-11-27):
+//     02_peer_copies x1  strong 1024^3       72.6772 ms (20 time steps), 3546 GB/s (0.841 of copy), 295 GLUP/s
+//     02_peer_copies x2  strong 1024^3       38.7619 ms (20 time steps), 3324 GB/s (0.789 of copy), 554 GLUP/s
+//     02_peer_copies x4  strong 1024^3       21.2817 ms (20 time steps), 3027 GB/s (0.718 of copy), 1009 GLUP/s
+//     02_peer_copies x1  weak 512^3 per GPU  9.6957 ms (20 time steps), 3322 GB/s (0.788 of copy), 277 GLUP/s
+//     02_peer_copies x2  weak 512^3 per GPU  10.6358 ms (20 time steps), 3029 GB/s (0.718 of copy), 505 GLUP/s
+//     02_peer_copies x4  weak 512^3 per GPU  10.8332 ms (20 time steps), 2973 GB/s (0.705 of copy), 991 GLUP/s
 // END MEASURED
 // Your parts: the handshake that orders the ranks' streams (record, barrier, waits), and the two
 // peer copies (parts::pull_halos), which are tested on their own. The windows, with peer access

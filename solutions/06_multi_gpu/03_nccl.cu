@@ -17,13 +17,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     03_nccl x1  strong 1024^3       107.5222 ms (20 time steps), 2397 GB/s (0.798 of copy), 200 GLUP/s
 //     03_nccl x1  weak 512^3 per GPU  13.9361 ms (20 time steps), 2311 GB/s (0.770 of copy), 193 GLUP/s
-//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
-//     03_nccl x1  strong 1024^3       72.7485 ms (20 time steps), 3542 GB/s (0.842 of copy), 295 GLUP/s
-//     03_nccl x2  strong 1024^3       39.5079 ms (20 time steps), 3261 GB/s (0.775 of copy), 544 GLUP/s
-//     03_nccl x4  strong 1024^3       21.2805 ms (20 time steps), 3027 GB/s (0.719 of copy), 1009 GLUP/s
-//     03_nccl x1  weak 512^3 per GPU  9.6817 ms (20 time steps), 3327 GB/s (0.791 of copy), 277 GLUP/s
-//     03_nccl x2  weak 512^3 per GPU  10.8159 ms (20 time steps), 2978 GB/s (0.708 of copy), 496 GLUP/s
-//     03_nccl x4  weak 512^3 per GPU  10.7399 ms (20 time steps), 2999 GB/s (0.713 of copy), 1000 GLUP/s
+//   NVIDIA H200 (commit c81c09d, 2026-11-27):
+//     03_nccl x1  strong 1024^3       72.7079 ms (20 time steps), 3544 GB/s (0.841 of copy), 295 GLUP/s
+//     03_nccl x2  strong 1024^3       39.4973 ms (20 time steps), 3262 GB/s (0.774 of copy), 544 GLUP/s
+//     03_nccl x4  strong 1024^3       21.3307 ms (20 time steps), 3020 GB/s (0.716 of copy), 1007 GLUP/s
+//     03_nccl x1  weak 512^3 per GPU  9.6953 ms (20 time steps), 3322 GB/s (0.788 of copy), 277 GLUP/s
+//     03_nccl x2  weak 512^3 per GPU  10.8127 ms (20 time steps), 2979 GB/s (0.707 of copy), 497 GLUP/s
+//     03_nccl x4  weak 512^3 per GPU  10.7257 ms (20 time steps), 3003 GB/s (0.712 of copy), 1001 GLUP/s
 // END MEASURED
 // Your parts: the plan of the four messages (parts::halo_messages) and the exchange that posts
 // them in one group (exchange_nccl), each tested on its own. The time loop is given.

@@ -24,13 +24,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     04_overlap x1  strong 1024^3       108.8286 ms (20 time steps), 2368 GB/s (0.789 of copy), 197 GLUP/s
 //     04_overlap x1  weak 512^3 per GPU  14.0122 ms (20 time steps), 2299 GB/s (0.766 of copy), 192 GLUP/s
-//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
-//     04_overlap x1  strong 1024^3       72.9609 ms (20 time steps), 3532 GB/s (0.839 of copy), 294 GLUP/s
-//     04_overlap x2  strong 1024^3       38.2840 ms (20 time steps), 3366 GB/s (0.800 of copy), 561 GLUP/s
-//     04_overlap x4  strong 1024^3       21.1552 ms (20 time steps), 3045 GB/s (0.724 of copy), 1015 GLUP/s
-//     04_overlap x1  weak 512^3 per GPU  10.4687 ms (20 time steps), 3077 GB/s (0.731 of copy), 256 GLUP/s
-//     04_overlap x2  weak 512^3 per GPU  10.0718 ms (20 time steps), 3198 GB/s (0.760 of copy), 533 GLUP/s
-//     04_overlap x4  weak 512^3 per GPU  10.0491 ms (20 time steps), 3205 GB/s (0.762 of copy), 1068 GLUP/s
+//   NVIDIA H200 (commit c81c09d, 2026-11-27):
+//     04_overlap x1  strong 1024^3       72.9067 ms (20 time steps), 3535 GB/s (0.838 of copy), 295 GLUP/s
+//     04_overlap x2  strong 1024^3       38.3675 ms (20 time steps), 3358 GB/s (0.797 of copy), 560 GLUP/s
+//     04_overlap x4  strong 1024^3       21.1828 ms (20 time steps), 3041 GB/s (0.721 of copy), 1014 GLUP/s
+//     04_overlap x1  weak 512^3 per GPU  10.4072 ms (20 time steps), 3095 GB/s (0.734 of copy), 258 GLUP/s
+//     04_overlap x2  weak 512^3 per GPU  10.0923 ms (20 time steps), 3192 GB/s (0.757 of copy), 532 GLUP/s
+//     04_overlap x4  weak 512^3 per GPU  10.0792 ms (20 time steps), 3196 GB/s (0.758 of copy), 1065 GLUP/s
 // END MEASURED
 // Your parts: the two halves of a time step (update_boundary, update_interior), each tested on its
 // own, and their order on two streams with four events, tested under many stream orders. The

@@ -22,13 +22,13 @@
 //   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
 //     05_graph x1  strong 1024^3       109.0152 ms (20 time steps), 2364 GB/s (0.787 of copy), 197 GLUP/s
 //     05_graph x1  weak 512^3 per GPU  13.9834 ms (20 time steps), 2304 GB/s (0.767 of copy), 192 GLUP/s
-//   NVIDIA H200 (commit 3a16b76, 2026-11-27):
-//     05_graph x1  strong 1024^3       73.1496 ms (20 time steps), 3523 GB/s (0.837 of copy), 294 GLUP/s
-//     05_graph x2  strong 1024^3       37.8728 ms (20 time steps), 3402 GB/s (0.808 of copy), 567 GLUP/s
-//     05_graph x4  strong 1024^3       21.2765 ms (20 time steps), 3028 GB/s (0.719 of copy), 1009 GLUP/s
-//     05_graph x1  weak 512^3 per GPU  11.0057 ms (20 time steps), 2927 GB/s (0.695 of copy), 244 GLUP/s
-//     05_graph x2  weak 512^3 per GPU  11.2527 ms (20 time steps), 2863 GB/s (0.680 of copy), 477 GLUP/s
-//     05_graph x4  weak 512^3 per GPU  11.3143 ms (20 time steps), 2847 GB/s (0.676 of copy), 949 GLUP/s
+//   NVIDIA H200 (commit c81c09d, 2026-11-27):
+//     05_graph x1  strong 1024^3       73.1635 ms (20 time steps), 3522 GB/s (0.836 of copy), 294 GLUP/s
+//     05_graph x2  strong 1024^3       37.9019 ms (20 time steps), 3400 GB/s (0.806 of copy), 567 GLUP/s
+//     05_graph x4  strong 1024^3       21.2918 ms (20 time steps), 3026 GB/s (0.718 of copy), 1009 GLUP/s
+//     05_graph x1  weak 512^3 per GPU  10.3156 ms (20 time steps), 3123 GB/s (0.741 of copy), 260 GLUP/s
+//     05_graph x2  weak 512^3 per GPU  11.0723 ms (20 time steps), 2909 GB/s (0.690 of copy), 485 GLUP/s
+//     05_graph x4  weak 512^3 per GPU  11.0398 ms (20 time steps), 2918 GB/s (0.692 of copy), 973 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
 // Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100, the older step-08
