@@ -65,7 +65,8 @@ class ComputeOnly final : public Propagator {
 
 // Step 04's time step, two halves on two streams (04_overlap.cu's update_boundary and
 // update_interior, with its events), its halos filled by `halos`, its interior started after the
-// last step's boundary (step 04) or this step's.
+// last step's boundary (step 04) or this step's. Its loop restates step 04's rather than calling
+// it: that loop is the student's part 3, and the experiments vary its exchange and its start.
 class SplitStep final : public Propagator {
  public:
   SplitStep(Crew& crew, int rank, Halos halos, Start start)
