@@ -14,9 +14,9 @@
 // ms a step at 512^3, the halos a few percent more. Every later step is measured against this one:
 // it is T1 in the parallel efficiency T1 / (N TN).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
-//     00_one_gpu x1  strong 1024^3       107.4773 ms (20 time steps), 2398 GB/s (0.799 of copy), 200 GLUP/s
-//     00_one_gpu x1  weak 512^3 per GPU  13.8597 ms (20 time steps), 2324 GB/s (0.774 of copy), 194 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
+//     00_one_gpu x1  strong 1024^3       107.4991 ms (20 time steps), 2397 GB/s (0.803 of copy), 200 GLUP/s
+//     00_one_gpu x1  weak 512^3 per GPU  13.8326 ms (20 time steps), 2329 GB/s (0.780 of copy), 194 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     00_one_gpu x1  strong 1024^3       72.6696 ms (20 time steps), 3546 GB/s (0.841 of copy), 296 GLUP/s
 //     00_one_gpu x1  weak 512^3 per GPU  9.7553 ms (20 time steps), 3302 GB/s (0.783 of copy), 275 GLUP/s

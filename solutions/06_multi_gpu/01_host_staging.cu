@@ -16,9 +16,9 @@
 // efficiency about 0.6 at every count (one rank exchanges with itself the same way); strong
 // scaling at 1024^3 falls further as the slabs thin and the exchange stays the same size.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
-//     01_host_staging x1  strong 1024^3       249.8200 ms (20 time steps), 1032 GB/s (0.344 of copy), 86 GLUP/s
-//     01_host_staging x1  weak 512^3 per GPU  39.7632 ms (20 time steps), 810 GB/s (0.270 of copy), 68 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
+//     01_host_staging x1  strong 1024^3       251.0415 ms (20 time steps), 1027 GB/s (0.344 of copy), 86 GLUP/s
+//     01_host_staging x1  weak 512^3 per GPU  38.2919 ms (20 time steps), 841 GB/s (0.282 of copy), 70 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     01_host_staging x1  strong 1024^3       189.8065 ms (20 time steps), 1358 GB/s (0.322 of copy), 113 GLUP/s
 //     01_host_staging x2  strong 1024^3       153.3258 ms (20 time steps), 840 GB/s (0.199 of copy), 140 GLUP/s

@@ -14,9 +14,9 @@
 // Predicted: about step 02's times, a little slower for small messages (NCCL's launch and
 // protocol), faster where step 02's barrier cost more than NCCL's kernel launch.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
-//     03_nccl x1  strong 1024^3       107.5222 ms (20 time steps), 2397 GB/s (0.798 of copy), 200 GLUP/s
-//     03_nccl x1  weak 512^3 per GPU  13.9361 ms (20 time steps), 2311 GB/s (0.770 of copy), 193 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
+//     03_nccl x1  strong 1024^3       107.5427 ms (20 time steps), 2396 GB/s (0.803 of copy), 200 GLUP/s
+//     03_nccl x1  weak 512^3 per GPU  13.9274 ms (20 time steps), 2313 GB/s (0.775 of copy), 193 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     03_nccl x1  strong 1024^3       72.7079 ms (20 time steps), 3544 GB/s (0.841 of copy), 295 GLUP/s
 //     03_nccl x2  strong 1024^3       39.4973 ms (20 time steps), 3262 GB/s (0.774 of copy), 544 GLUP/s

@@ -21,9 +21,9 @@
 // 1024^3 on 8 GPUs, 0.95 (the exchange, 0.08 ms, still under the interior's 0.58 ms); the share
 // of the exchange hidden (compute + exchange - this step) / exchange: above 0.9.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
-//     04_overlap x1  strong 1024^3       108.8286 ms (20 time steps), 2368 GB/s (0.789 of copy), 197 GLUP/s
-//     04_overlap x1  weak 512^3 per GPU  14.0122 ms (20 time steps), 2299 GB/s (0.766 of copy), 192 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
+//     04_overlap x1  strong 1024^3       108.8858 ms (20 time steps), 2367 GB/s (0.793 of copy), 197 GLUP/s
+//     04_overlap x1  weak 512^3 per GPU  14.0428 ms (20 time steps), 2294 GB/s (0.769 of copy), 191 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     04_overlap x1  strong 1024^3       72.9067 ms (20 time steps), 3535 GB/s (0.838 of copy), 295 GLUP/s
 //     04_overlap x2  strong 1024^3       38.3675 ms (20 time steps), 3358 GB/s (0.797 of copy), 560 GLUP/s

@@ -19,9 +19,9 @@
 // Predicted: step 04's times at 512^3 per GPU (0.6 ms a step hides 10 launches); at small slabs,
 // e.g. 128^3 per GPU (0.01 ms of compute a step), up to 2x faster than step 04.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 800529d, 2026-11-27):
-//     05_graph x1  strong 1024^3       109.0152 ms (20 time steps), 2364 GB/s (0.787 of copy), 197 GLUP/s
-//     05_graph x1  weak 512^3 per GPU  13.9834 ms (20 time steps), 2304 GB/s (0.767 of copy), 192 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
+//     05_graph x1  strong 1024^3       109.0447 ms (20 time steps), 2363 GB/s (0.792 of copy), 197 GLUP/s
+//     05_graph x1  weak 512^3 per GPU  14.0601 ms (20 time steps), 2291 GB/s (0.768 of copy), 191 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     05_graph x1  strong 1024^3       73.1635 ms (20 time steps), 3522 GB/s (0.836 of copy), 294 GLUP/s
 //     05_graph x2  strong 1024^3       37.9019 ms (20 time steps), 3400 GB/s (0.806 of copy), 567 GLUP/s
