@@ -13,8 +13,11 @@
   overlap.png   steps 03 and 04: one time step on the most GPUs recorded at strong 1024^3, to scale
                 from the H200's measured times (results/h200/bench.json): step 03's compute then
                 exchange on one stream; step 04's boundary and exchange on a high-priority stream
-                beside the interior, as a model (the boundary's time is its share of the planes,
-                assumed), and the times step 04 and its copy-engine experiment measured;
+                beside the interior, as planned (the boundary's time is its share of the planes),
+                and the times step 04 and its copy-engine experiment measured;
+  timeline.png  step 04's time step as it ran on four H200s at strong 1024^3, from events on its two
+                streams (results/h200/overlap-timeline-2026-11-27/timeline.json, a probe): without
+                the exchange, with NCCL's, and with the copy engines';
   graph.png     step 05: the graph of one time step as its capture records it, its nodes and
                 their dependencies, the boundary's branch at high priority.
 
@@ -199,10 +202,55 @@ def draw_overlap(plt, out: pathlib.Path) -> None:
     ax.set_yticklabels([name for name, _, _ in rows])
     ax.set_xlabel("microseconds into the time step")
     ax.set_xlim(0, max(ms["03_nccl"], ms["04_overlap"]) * us * 1.25)
-    ax.set_title(f"One time step on {gpus} H200s, strong {edge}^3: bars to scale from the measured compute and exchange alone; "
-                 f"step 04's split assumed ({2 * R} of {planes} planes),\nits exchange drawn where it is issued (where it "
-                 "runs was not measured). Step 04 could end when its interior does; with NCCL it ends later; with copy engines "
-                 "(an experiment) it nearly does.", fontsize=9)
+    ax.set_title(f"Step 04 as planned, one time step on {gpus} H200s, strong {edge}^3: bars to scale from the compute and the\n"
+                 f"exchange measured alone, the boundary its share of the planes ({2 * R} of {planes}). Planned, step 04 ends "
+                 "with its interior;\nmeasured, it ends later with NCCL, and nearly with its interior with copy engines "
+                 "(an experiment).", fontsize=9)
+    figure.tight_layout()
+    save(figure, out)
+
+
+TIMELINE = RECORDING / "overlap-timeline-2026-11-27" / "timeline.json"  # a probe's (its README)
+
+
+def draw_timeline(plt, out: pathlib.Path) -> None:
+    """Step 04's time step as it ran (strong 1024^3, 4 GPUs, events on its two streams): the
+    boundary, the exchange after it and the interior, without an exchange, with NCCL's and with
+    the copy engines'; and the boundary alone, on an idle GPU."""
+    runs = json.loads(TIMELINE.read_text())["default"]["strong 1024^3"]
+    alone = runs["overlap, interior after the boundary"]["boundary"]  # that experiment's boundary runs on an idle GPU
+    us = 1e3
+    cases = [("no exchange", "split compute only", None), ("NCCL: step 04", "04_overlap", "exchange only (NCCL)"),
+             ("copy engines", "overlap by peer copies", "exchange only (peer copies)")]
+    figure, ax = plt.subplots(figsize=(11, 4.2))
+    ticks, labels = [], []
+    for k, (title, case, exchange_alone) in enumerate(cases):
+        run = runs[case]
+        high, low = 5 - 2 * k, 4.4 - 2 * k
+        ax.barh(high, run["boundary"] * us, height=0.5, color=COLOURS[3], edgecolor="black")
+        if exchange_alone:
+            ax.barh(high, (run["exchange_end"] - run["boundary"]) * us, left=run["boundary"] * us, height=0.5,
+                    color=COLOURS[1], edgecolor="black")
+            ax.text((run["boundary"] + run["exchange_end"]) / 2 * us, high,
+                    f"exchange (alone: {runs[exchange_alone]['ms_per_step'] * us:.0f} us)", ha="center", va="center", fontsize=8)
+        ax.text(run["boundary"] / 2 * us, high, "boundary", ha="center", va="center", fontsize=8)
+        start = max(run["interior_start"], 0.0)
+        ax.barh(low, (run["interior_end"] - start) * us, left=start * us, height=0.5, color=COLOURS[2], edgecolor="black")
+        ax.text((start + run["interior_end"]) / 2 * us, low, "interior", ha="center", va="center", fontsize=8)
+        ax.plot([run["next"] * us] * 2, [low - 0.3, high + 0.3], color="black", linewidth=2)
+        ax.text(run["next"] * us + 6, high, f"next step: {run['next'] * us:.0f} us", fontsize=8, va="center")
+        ticks += [high, low]
+        labels += [f"{title}: high priority", "low priority"]
+    ax.plot([alone * us] * 2, [0.1, 5.4], color="black", linestyle=":", linewidth=1)
+    ax.text(alone * us + 4, 5.45, f"the boundary alone, on an idle GPU: {alone * us:.0f} us", fontsize=8)
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.set_ylim(0, 5.9)
+    ax.set_xlabel("microseconds from the boundary's start (events on the two streams, medians of every rank and step)")
+    ax.set_xlim(0, max(r["next"] for r in runs.values() if "next" in r) * us * 1.22)
+    ax.set_title("Step 04 as it ran, one time step on 4 H200s, strong 1024^3 (a probe). The interior's blocks hold the GPU, "
+                 "so the boundary ends late;\nNCCL's kernels then hold multiprocessors for several times the exchange's "
+                 "time alone, and the interior ends late too.", fontsize=9)
     figure.tight_layout()
     save(figure, out)
 
@@ -246,6 +294,7 @@ def main() -> int:
     draw_slabs(plt, out_dir / "slabs.png")
     draw_exchange(plt, out_dir / "exchange.png")
     draw_overlap(plt, out_dir / "overlap.png")
+    draw_timeline(plt, out_dir / "timeline.png")
     draw_graph(plt, out_dir / "graph.png")
     return 0
 
