@@ -15,9 +15,9 @@
                 exchange on one stream; step 04's boundary and exchange on a high-priority stream
                 beside the interior, as planned (the boundary's time is its share of the planes),
                 and the times step 04 and its copy-engine experiment measured;
-  timeline.png  step 04's time step as it ran on four H200s at strong 1024^3, from events on its two
-                streams (results/h200/overlap-timeline-2026-11-27/timeline.json, a probe): without
-                the exchange, with NCCL's, and with the copy engines';
+  timeline.png  step 04's time step as it ran on four H200s at strong 1024^3 and weak 512^3, from
+                events on its two streams (results/h200/overlap-timeline-2026-11-27/timeline.json, a
+                probe): without the exchange, with NCCL's, and with the copy engines';
   graph.png     step 05: the graph of one time step as its capture records it, its nodes and
                 their dependencies, the boundary's branch at high priority.
 
@@ -202,6 +202,7 @@ def draw_overlap(plt, out: pathlib.Path) -> None:
     ax.set_yticklabels([name for name, _, _ in rows])
     ax.set_xlabel("microseconds into the time step")
     ax.set_xlim(0, max(ms["03_nccl"], ms["04_overlap"]) * us * 1.25)
+    ax.set_ylim(-0.6, 2.75)
     ax.set_title(f"Step 04 as planned, one time step on {gpus} H200s, strong {edge}^3: bars to scale from the compute and the\n"
                  f"exchange measured alone, the boundary its share of the planes ({2 * R} of {planes}). Planned, step 04 ends "
                  "with its interior;\nmeasured, it ends later with NCCL, and nearly with its interior with copy engines "
@@ -214,43 +215,53 @@ TIMELINE = RECORDING / "overlap-timeline-2026-11-27" / "timeline.json"  # a prob
 
 
 def draw_timeline(plt, out: pathlib.Path) -> None:
-    """Step 04's time step as it ran (strong 1024^3, 4 GPUs, events on its two streams): the
-    boundary, the exchange after it and the interior, without an exchange, with NCCL's and with
+    """Step 04's time step as it ran on 4 GPUs (events on its two streams), at strong 1024^3 and weak
+    512^3: each stream's work from one event to the next, without an exchange, with NCCL's and with
     the copy engines'; and the boundary alone, on an idle GPU."""
-    runs = json.loads(TIMELINE.read_text())["default"]["strong 1024^3"]
-    alone = runs["overlap, interior after the boundary"]["boundary"]  # that experiment's boundary runs on an idle GPU
+    recorded = json.loads(TIMELINE.read_text())["default"]
+    cases = [("split compute only: no exchange", "split compute only", None),
+             ("04_overlap: NCCL's exchange", "04_overlap", "exchange only (NCCL)"),
+             ("overlap by peer copies: the copy engines'", "overlap by peer copies", "exchange only (peer copies)")]
     us = 1e3
-    cases = [("no exchange", "split compute only", None), ("NCCL: step 04", "04_overlap", "exchange only (NCCL)"),
-             ("copy engines", "overlap by peer copies", "exchange only (peer copies)")]
-    figure, ax = plt.subplots(figsize=(11, 4.2))
-    ticks, labels = [], []
-    for k, (title, case, exchange_alone) in enumerate(cases):
-        run = runs[case]
-        high, low = 5 - 2 * k, 4.4 - 2 * k
-        ax.barh(high, run["boundary"] * us, height=0.5, color=COLOURS[3], edgecolor="black")
-        if exchange_alone:
-            ax.barh(high, (run["exchange_end"] - run["boundary"]) * us, left=run["boundary"] * us, height=0.5,
-                    color=COLOURS[1], edgecolor="black")
-            ax.text((run["boundary"] + run["exchange_end"]) / 2 * us, high,
-                    f"exchange (alone: {runs[exchange_alone]['ms_per_step'] * us:.0f} us)", ha="center", va="center", fontsize=8)
-        ax.text(run["boundary"] / 2 * us, high, "boundary", ha="center", va="center", fontsize=8)
-        start = max(run["interior_start"], 0.0)
-        ax.barh(low, (run["interior_end"] - start) * us, left=start * us, height=0.5, color=COLOURS[2], edgecolor="black")
-        ax.text((start + run["interior_end"]) / 2 * us, low, "interior", ha="center", va="center", fontsize=8)
-        ax.plot([run["next"] * us] * 2, [low - 0.3, high + 0.3], color="black", linewidth=2)
-        ax.text(run["next"] * us + 6, high, f"next step: {run['next'] * us:.0f} us", fontsize=8, va="center")
-        ticks += [high, low]
-        labels += [f"{title}: high priority", "low priority"]
-    ax.plot([alone * us] * 2, [0.1, 5.4], color="black", linestyle=":", linewidth=1)
-    ax.text(alone * us + 4, 5.45, f"the boundary alone, on an idle GPU: {alone * us:.0f} us", fontsize=8)
-    ax.set_yticks(ticks)
-    ax.set_yticklabels(labels, fontsize=8)
-    ax.set_ylim(0, 5.9)
-    ax.set_xlabel("microseconds from the boundary's start (events on the two streams, medians of every rank and step)")
-    ax.set_xlim(0, max(r["next"] for r in runs.values() if "next" in r) * us * 1.22)
-    ax.set_title("Step 04 as it ran, one time step on 4 H200s, strong 1024^3 (a probe). The interior's blocks hold the GPU, "
-                 "so the boundary ends late;\nNCCL's kernels then hold multiprocessors for several times the exchange's "
-                 "time alone, and the interior ends late too.", fontsize=9)
+    figure, axes = plt.subplots(2, 1, figsize=(11, 8.2))
+    for ax, group in zip(axes, ("strong 1024^3", "weak 512^3 per GPU")):
+        runs = recorded[group]
+        alone = runs["overlap, interior after the boundary"]["boundary"]  # that experiment's boundary runs on an idle GPU
+        ticks, labels = [], []
+        for k, (title, case, exchange_alone) in enumerate(cases):
+            run = runs[case]
+            high, low = 5.2 - 2.2 * k, 4.6 - 2.2 * k
+            pieces = [(0.0, run["leapfrog"], COLOURS[3], "leapfrog"), (run["leapfrog"], run["boundary"], "#f4a6a7", "images")]
+            if exchange_alone:
+                pieces.append((run["boundary"], run["exchange_end"], COLOURS[1],
+                               f"exchange (alone: {runs[exchange_alone]['ms_per_step'] * us:.0f} us)"))
+            for begin, end, colour, text in pieces:
+                ax.barh(high, (end - begin) * us, left=begin * us, height=0.5, color=colour, edgecolor="black", hatch="//",
+                        alpha=0.9)
+                ax.text((begin + end) / 2 * us, high, text, ha="center", va="center", fontsize=8,
+                        bbox=dict(facecolor="white", edgecolor="none", pad=1, alpha=0.8))
+            start = max(run["interior_start"], 0.0)
+            ax.barh(low, (run["interior_end"] - start) * us, left=start * us, height=0.5, color=COLOURS[2], edgecolor="black",
+                    hatch="//", alpha=0.9)
+            ax.text((start + run["interior_end"]) / 2 * us, low, "interior", ha="center", va="center", fontsize=8,
+                    bbox=dict(facecolor="white", edgecolor="none", pad=1, alpha=0.8))
+            ax.plot([run["next"] * us] * 2, [low - 0.3, high + 0.3], color="black", linewidth=2)
+            ax.text(run["next"] * us + 6, (high + low) / 2, f"step: {run['next'] * us:.0f} us", fontsize=8, va="center")
+            ax.text(0, high + 0.32, title, fontsize=8, va="bottom", style="italic")
+            ticks += [high, low]
+            labels += ["high-priority stream", "low-priority stream"]
+        ax.plot([alone * us] * 2, [0.2, 6.1], color="black", linestyle=":", linewidth=1)
+        ax.text(alone * us + 4, 6.0, f"the boundary alone, on an idle GPU: {alone * us:.0f} us", fontsize=8)
+        ax.set_yticks(ticks)
+        ax.set_yticklabels(labels, fontsize=8)
+        ax.set_ylim(0, 6.45)
+        ax.set_xlim(0, max(r["next"] for r in runs.values() if "next" in r) * us * 1.2)
+        ax.set_title(f"{group}, 4 H200s", fontsize=9)
+        ax.set_xlabel("microseconds from the end of the last step's interior (each bar: from the event before it on its "
+                      "stream to its own, waiting included)", fontsize=8)
+    figure.suptitle("Step 04's time step as it ran, from events on its two streams (a probe; means over steps, ranks and runs).\n"
+                    "At 1024^3 the boundary's images and then NCCL's kernels wait for interior blocks, and the interior ends "
+                    "later beside NCCL;\nat 512^3 the interior is done first and the step waits for the exchange.", fontsize=9)
     figure.tight_layout()
     save(figure, out)
 

@@ -13,15 +13,17 @@ import re
 import statistics
 
 HERE = pathlib.Path(__file__).parent
-SETTINGS = ["default", "chunk=64", "chunk=32", "chunk=16", "chunk=32,reserve=8", "chunk=32,reserve=16"]
+SETTINGS = ["events=off", "default", "chunk=64", "chunk=32", "chunk=16", "chunk=32,reserve=8", "chunk=32,reserve=16"]
 NCCL_SETTINGS = ["default", "NCCL_CTA_POLICY=1", "NCCL_CTA_POLICY=2", "NCCL_MIN_P2P_NCHANNELS=32"]
 GROUPS = {"strong 1024^3": 256, "weak 512^3 per GPU": 512}  # the group and its slab's planes on 4 GPUs
 CASES = ["04_overlap", "split compute only", "exchange only (NCCL)", "overlap by peer copies",
          "exchange only (peer copies)", "overlap, interior after the boundary"]
 TIMED = {"04_overlap": "04_overlap", "split compute only": "split_compute_only",
          "overlap by peer copies": "copy_engines", "overlap, interior after the boundary": "interior_after_boundary"}
-FIELDS = ["boundary", "exchange_end", "interior_start", "interior_end", "next"]
-LINE = re.compile(r"TIMELINE (\S+) rank \d+ dz (\d+) chunk \S+: " + " ".join(f"{f} (\\S+)" for f in FIELDS))
+FIELDS = ["leapfrog", "boundary", "exchange_end", "interior_start", "interior_end", "next"]
+# runs/ has every field; nccl-runs/, made by the patch before the leapfrog's own mark, has no "leapfrog".
+LINE = re.compile(r"TIMELINE (\S+) rank \d+ dz (\d+) chunk \S+: (?:leapfrog (\S+) )?" +
+                  " ".join(f"{f} (\\S+)" for f in FIELDS[1:]))
 
 
 def step_ms(setting: str, folder: str = "runs") -> dict:
@@ -42,14 +44,24 @@ def timeline(setting: str, folder: str = "runs") -> dict:
     for path in sorted(HERE.glob(f"{folder}/{setting}-pass*.txt.gz")):
         for line in gzip.open(path, "rt"):
             if m := LINE.search(line):
-                rows.setdefault((m[1], int(m[2])), []).append([float(x) for x in m.groups()[2:]])
-    return {key: dict(zip(FIELDS, (statistics.median(c) for c in zip(*v)))) for key, v in rows.items()}
+                rows.setdefault((m[1], int(m[2])), []).append([float("nan") if x is None else float(x) for x in m.groups()[2:]])
+    # Means over every call and rank (each line already a mean over its steps): unlike medians
+    # taken field by field, they keep a row's order (an interior's end before the next step's start).
+    return {key: dict(zip(FIELDS, (statistics.fmean(c) for c in zip(*v)))) for key, v in rows.items()}
 
 
 def main() -> None:
     out, figure = [], {}
     for setting in SETTINGS:
         ms, marks = step_ms(setting), timeline(setting)
+        if setting == "events=off":  # what the events cost: the same cases without them
+            on = step_ms("default")
+            out += ["## What the events cost (default chunk, the same machine)", "",
+                    "| on 4 GPUs, ms a time step | case | events off | events on | change |", "|---|---|---:|---:|---:|"]
+            out += [f"| {group} | {case} | {ms[(group, case)]:.4f} | {on[(group, case)]:.4f} | "
+                    f"{on[(group, case)] / ms[(group, case)] - 1:+.1%} |" for group in GROUPS for case in CASES]
+            out.append("")
+            continue
         out += [f"## {setting}", "",
                 "| on 4 GPUs, ms a time step | split compute only | 04 | hidden by 04 | copy engines | hidden by copy engines |"
                 " interior after the boundary |", "|---|---:|---:|---:|---:|---:|---:|"]
@@ -60,8 +72,8 @@ def main() -> None:
             hidden_ce = (peer + t["split compute only"] - t["overlap by peer copies"]) / peer
             out.append(f"| {group} | {t['split compute only']:.4f} | {t['04_overlap']:.4f} | {hidden04:.2f} | "
                        f"{t['overlap by peer copies']:.4f} | {hidden_ce:.2f} | {t['overlap, interior after the boundary']:.4f} |")
-        out += ["", "| timeline (ms from the boundary's start) | case | boundary done | exchange done | interior start | interior end | next step |",
-                "|---|---|---:|---:|---:|---:|---:|"]
+        out += ["", "| timeline (ms from the boundary's start) | case | boundary's leapfrog done | boundary done |"
+                " exchange done | interior start | interior end | next step |", "|---|---|---:|---:|---:|---:|---:|---:|"]
         for group, dz in GROUPS.items():
             for case, label in TIMED.items():
                 m = marks[(label, dz)]
