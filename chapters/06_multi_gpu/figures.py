@@ -240,13 +240,14 @@ def draw_timeline(plt, out: pathlib.Path) -> None:
                         alpha=0.9)
                 ax.text((begin + end) / 2 * us, high, text, ha="center", va="center", fontsize=8,
                         bbox=dict(facecolor="white", edgecolor="none", pad=1, alpha=0.8))
-            start = max(run["interior_start"], 0.0)
+            start = run["interior_start"]  # before the boundary's start where the interior runs ahead
             ax.barh(low, (run["interior_end"] - start) * us, left=start * us, height=0.5, color=COLOURS[2], edgecolor="black",
                     hatch="//", alpha=0.9)
             ax.text((start + run["interior_end"]) / 2 * us, low, "interior", ha="center", va="center", fontsize=8,
                     bbox=dict(facecolor="white", edgecolor="none", pad=1, alpha=0.8))
             ax.plot([run["next"] * us] * 2, [low - 0.3, high + 0.3], color="black", linewidth=2)
-            ax.text(run["next"] * us + 6, (high + low) / 2, f"step: {run['next'] * us:.0f} us", fontsize=8, va="center")
+            ax.text(run["next"] * us + 6, (high + low) / 2, f"next step's start:\n{run['next'] * us:.0f} us", fontsize=8,
+                    va="center")
             ax.text(0, high + 0.32, title, fontsize=8, va="bottom", style="italic")
             ticks += [high, low]
             labels += ["high-priority stream", "low-priority stream"]
@@ -255,13 +256,16 @@ def draw_timeline(plt, out: pathlib.Path) -> None:
         ax.set_yticks(ticks)
         ax.set_yticklabels(labels, fontsize=8)
         ax.set_ylim(0, 6.45)
-        ax.set_xlim(0, max(r["next"] for r in runs.values() if "next" in r) * us * 1.2)
+        earliest = min(0.0, *(runs[case]["interior_start"] for _, case, _ in cases))
+        ax.set_xlim(earliest * us - 10, max(r["next"] for r in runs.values() if "next" in r) * us * 1.22)
+        ax.axvline(0, color="grey", linewidth=0.8)
         ax.set_title(f"{group}, 4 H200s", fontsize=9)
-        ax.set_xlabel("microseconds from the end of the last step's interior (each bar: from the event before it on its "
-                      "stream to its own, waiting included)", fontsize=8)
+        ax.set_xlabel("microseconds from the boundary's start (once the last interior, and on its stream the last exchange, "
+                      "were done);\neach bar runs from the event before it on its stream to its own, waiting included", fontsize=8)
     figure.suptitle("Step 04's time step as it ran, from events on its two streams (a probe; means over steps, ranks and runs).\n"
-                    "At 1024^3 the boundary's images and then NCCL's kernels wait for interior blocks, and the interior ends "
-                    "later beside NCCL;\nat 512^3 the interior is done first and the step waits for the exchange.", fontsize=9)
+                    "At 1024^3 the boundary's images end about 0.2 ms after its leapfrog, and the interior takes longer beside "
+                    "NCCL's exchange;\nat 512^3 the interior is done first, and the next step starts after the exchange.",
+                    fontsize=9)
     figure.tight_layout()
     save(figure, out)
 

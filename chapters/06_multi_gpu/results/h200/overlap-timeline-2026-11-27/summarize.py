@@ -4,7 +4,7 @@
 runs/: the interior's chunk and free multiprocessors; nccl-runs/: NCCL's CTA policy and p2p
 channels; images-runs/: the boundary's images written by its leapfrog, not a second launch. Per setting (both passes pooled), on 4 GPUs: ms a time step of each case (the median of
 each pass's 10 runs of 20 steps, the passes' mean), the share of its exchange each overlap hides,
-and the per-step timeline from events (medians over every rank and call).
+and the per-step timeline from events (means over every rank and call).
 """
 import gzip
 import json
