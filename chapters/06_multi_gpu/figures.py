@@ -223,6 +223,12 @@ def draw_timeline(plt, out: pathlib.Path) -> None:
              ("04_overlap: NCCL's exchange", "04_overlap", "exchange only (NCCL)"),
              ("overlap by peer copies: the copy engines'", "overlap by peer copies", "exchange only (peer copies)")]
     us = 1e3
+
+    def bar(ax, y, begin, end, colour, text):  # from one event to the next, in ms, labelled inside
+        ax.barh(y, (end - begin) * us, left=begin * us, height=0.5, color=colour, edgecolor="black", hatch="//", alpha=0.9)
+        ax.text((begin + end) / 2 * us, y, text, ha="center", va="center", fontsize=8,
+                bbox=dict(facecolor="white", edgecolor="none", pad=1, alpha=0.8))
+
     figure, axes = plt.subplots(2, 1, figsize=(11, 8.2))
     for ax, group in zip(axes, ("strong 1024^3", "weak 512^3 per GPU")):
         runs = recorded[group]
@@ -236,15 +242,9 @@ def draw_timeline(plt, out: pathlib.Path) -> None:
                 pieces.append((run["boundary"], run["exchange_end"], COLOURS[1],
                                f"exchange (alone: {runs[exchange_alone]['ms_per_step'] * us:.0f} us)"))
             for begin, end, colour, text in pieces:
-                ax.barh(high, (end - begin) * us, left=begin * us, height=0.5, color=colour, edgecolor="black", hatch="//",
-                        alpha=0.9)
-                ax.text((begin + end) / 2 * us, high, text, ha="center", va="center", fontsize=8,
-                        bbox=dict(facecolor="white", edgecolor="none", pad=1, alpha=0.8))
-            start = run["interior_start"]  # before the boundary's start where the interior runs ahead
-            ax.barh(low, (run["interior_end"] - start) * us, left=start * us, height=0.5, color=COLOURS[2], edgecolor="black",
-                    hatch="//", alpha=0.9)
-            ax.text((start + run["interior_end"]) / 2 * us, low, "interior", ha="center", va="center", fontsize=8,
-                    bbox=dict(facecolor="white", edgecolor="none", pad=1, alpha=0.8))
+                bar(ax, high, begin, end, colour, text)
+            # The interior starts before the boundary where it runs ahead (a negative start).
+            bar(ax, low, run["interior_start"], run["interior_end"], COLOURS[2], "interior")
             ax.plot([run["next"] * us] * 2, [low - 0.3, high + 0.3], color="black", linewidth=2)
             ax.text(run["next"] * us + 6, (high + low) / 2, f"next step's start:\n{run['next'] * us:.0f} us", fontsize=8,
                     va="center")
