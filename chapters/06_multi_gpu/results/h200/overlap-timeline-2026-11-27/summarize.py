@@ -2,9 +2,10 @@
 """Summarises the probe's runs into summary.md, and runs/ into timeline.json (for figures.py).
 
 runs/: the interior's chunk and free multiprocessors; nccl-runs/: NCCL's CTA policy and p2p
-channels; images-runs/: the boundary's images written by its leapfrog, not a second launch. Per setting (both passes pooled), on 4 GPUs: ms a time step of each case (the median of
-each pass's 10 runs of 20 steps, the passes' mean), the share of its exchange each overlap hides,
-and the per-step timeline from events (means over every rank and call).
+channels; images-runs/: the boundary's images written by its leapfrog, not a second launch.
+Per setting (both passes pooled), on 4 GPUs: ms a time step of each case (the median of each
+pass's 10 runs of 20 steps, the passes' mean), the share of its exchange each overlap hides, and
+the per-step timeline from events (means over every rank and call).
 """
 import gzip
 import json
@@ -40,6 +41,11 @@ def step_ms(setting: str, folder: str = "runs") -> dict:
     return {key: statistics.mean(v) for key, v in times.items()}
 
 
+def hidden(exchange: float, split: float, overlapped: float) -> float:
+    """The share of the exchange alone that an overlap hides beside the same split compute."""
+    return (exchange + split - overlapped) / exchange
+
+
 def timeline(setting: str, folder: str = "runs") -> dict:
     rows = {}
     for path in sorted(HERE.glob(f"{folder}/{setting}-pass*.txt.gz")):
@@ -69,8 +75,8 @@ def main() -> None:
         for group in GROUPS:
             t = {case: ms[(group, case)] for case in CASES}
             nccl, peer = t["exchange only (NCCL)"], t["exchange only (peer copies)"]
-            hidden04 = (nccl + t["split compute only"] - t["04_overlap"]) / nccl
-            hidden_ce = (peer + t["split compute only"] - t["overlap by peer copies"]) / peer
+            hidden04 = hidden(nccl, t["split compute only"], t["04_overlap"])
+            hidden_ce = hidden(peer, t["split compute only"], t["overlap by peer copies"])
             out.append(f"| {group} | {t['split compute only']:.4f} | {t['04_overlap']:.4f} | {hidden04:.2f} | "
                        f"{t['overlap by peer copies']:.4f} | {hidden_ce:.2f} | {t['overlap, interior after the boundary']:.4f} |")
         out += ["", "| timeline (ms from the boundary's start) | case | boundary's leapfrog done | boundary done |"
@@ -91,7 +97,7 @@ def main() -> None:
             t, m = step_ms(setting, "nccl-runs"), timeline(setting, "nccl-runs")[("04_overlap", dz)]
             nccl, split, step04 = t[(group, "exchange only (NCCL)")], t[(group, "split compute only")], t[(group, "04_overlap")]
             out.append(f"| {group} | {setting} | {nccl:.4f} | {t[(group, '03_nccl')]:.4f} | {split:.4f} | {step04:.4f} | "
-                       f"{(nccl + split - step04) / nccl:.2f} | {m['boundary']:.4f} | {m['exchange_end']:.4f} | {m['interior_end']:.4f} |")
+                       f"{hidden(nccl, split, step04):.2f} | {m['boundary']:.4f} | {m['exchange_end']:.4f} | {m['interior_end']:.4f} |")
     out.append("")
     out += ["# The boundary's images in its leapfrog (images-runs/)", "",
             "| on 4 GPUs, ms a time step | setting | split compute only | `04_overlap` | exchange alone | hidden by 04 |"
@@ -100,7 +106,7 @@ def main() -> None:
         for setting in IMAGES_SETTINGS:
             t = step_ms(setting, "images-runs")
             nccl, split, step04 = t[(group, "exchange only (NCCL)")], t[(group, "split compute only")], t[(group, "04_overlap")]
-            out.append(f"| {group} | {setting} | {split:.4f} | {step04:.4f} | {nccl:.4f} | {(nccl + split - step04) / nccl:.2f} | "
+            out.append(f"| {group} | {setting} | {split:.4f} | {step04:.4f} | {nccl:.4f} | {hidden(nccl, split, step04):.2f} | "
                        f"{t[(group, 'overlap, interior after the boundary')]:.4f} |")
     out += ["", "| timeline (ms from the boundary's start) | setting | case | boundary's leapfrog done | boundary done |"
             " exchange done | interior start | interior end | next step |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
