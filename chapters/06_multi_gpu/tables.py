@@ -14,10 +14,14 @@
             names the counts it comes from, and a row's label is the same whatever ran, since
             report.py matches the GPU models' rows by it;
   traffic   profile.sh's traffic per kernel (step 00 at 512^3), when it was recorded;
-  between   step 00's table (result_00 below) on every GPU model, side by side: the one-GPU kernel,
-            which both models have recorded.
-The lesson's tables (README.md), from the lesson's GPU only (LESSON_GPU, the one model recorded on
-several GPUs; the H100's one-GPU recording is in `between` and NOTES.md's tables):
+  between   the lesson's "Between GPUs", every GPU model side by side: its ceilings, the kernel on
+            one GPU, and on the most GPUs recorded the exchange's weight, step 04's efficiencies and
+            hidden shares, and the copy-engine experiment's efficiencies;
+  hidden_by_gpu, copy_engines_by_gpu, processes_by_gpu
+            the lesson's hidden, copy_engines and processes tables below, for every GPU model that
+            ran on several GPUs (NOTES.md), side by side.
+The lesson's tables (README.md), from the lesson's GPU only (LESSON_GPU; the other model is in
+`between` and NOTES.md's tables):
   bound     the bytes a GPU moves a step and the time the measured ceilings allow for them;
   glance    each taught step: its idea, its prediction, its time on 1 and 2 GPUs and its
             parallel efficiency, weak and strong;
@@ -160,13 +164,13 @@ def targets_table(res, steps: int) -> str:
             if several:
                 worst = min(several, key=several.get)
                 ran = ", ".join(str(n) for n in several)
-                lines.append(f"| {group}: efficiency at every count | {TARGETS['weak']} | {several[worst]:.2f} ({worst} "
+                lines.append(f"| {group}: efficiency at every count | {TARGETS['weak']} | {several[worst]:.3f} ({worst} "
                              f"GPUs, the lowest of {ran}) | {'yes' if several[worst] >= TARGETS['weak'] else 'no'} |")
             else:
                 lines.append(f"| {group}: efficiency at every count | {TARGETS['weak']} | {unmeasured} | - |")
         elif STRONG_TARGET_GPUS in best:
             e = best[STRONG_TARGET_GPUS]
-            lines.append(f"| {group}: efficiency on {STRONG_TARGET_GPUS} GPUs | {TARGETS['strong']} | {e:.2f} | "
+            lines.append(f"| {group}: efficiency on {STRONG_TARGET_GPUS} GPUs | {TARGETS['strong']} | {e:.3f} | "
                          f"{'yes' if e >= TARGETS['strong'] else 'no'} |")
         else:
             lines.append(f"| {group}: efficiency on {STRONG_TARGET_GPUS} GPUs | {TARGETS['strong']} | {unmeasured} | - |")
@@ -183,7 +187,7 @@ def targets_table(res, steps: int) -> str:
 
 # --- the lesson's tables ---------------------------------------------------------------------------
 
-LESSON_GPU = "h200"  # the one GPU model recorded on several GPUs, with the chapter's kernel
+LESSON_GPU = "h200"  # the GPU model whose figures the lesson's steps quote
 SPLIT = "split compute only"
 PEER_COPY_OVERLAP = "overlap by peer copies"  # the experiment peer: step 04 with step 02's copies
 PEER_COPY_EXCHANGE = "exchange only (peer copies)"  # its exchange alone (recorded since 800529d)
@@ -355,6 +359,43 @@ def kernel_table(res, steps: int) -> str:
     return "\n".join(lines)
 
 
+def between_table(res, steps: int) -> str:
+    """One GPU model's figures for the lesson's "Between GPUs", a row each, so that report.py sets
+    the models' columns side by side: what bounds a step (the copy and peer rates), the kernel on
+    one GPU, and on the most GPUs recorded the exchange against the split work, then step 04's and
+    the copy-engine experiment's efficiencies and step 04's hidden share."""
+    weak_group, strong_group = group_of(res, "weak"), group_of(res, "strong")
+    weak, strong = by_step(res.cases, weak_group), by_step(res.cases, strong_group)
+    n = most_gpus(weak)
+    lines = ["| figure | measured |", "|---|---:|",
+             f"| device copy: GB/s | {res.ceilings['copy_GBps']:.0f} |"]
+    if "peer_GBps" in res.ceilings:
+        lines.append(f"| peer copy, each way: GB/s | {res.ceilings['peer_GBps']:.0f} |")
+    for group, rows in ((weak_group, weak), (strong_group, strong)):
+        one = rows[BASELINE][1]
+        lines.append(f"| `{BASELINE}` on 1 GPU, {group.split()[1]}: ms a step (of copy) | "
+                     f"{per_step_ms(one, steps):.4f} ({one.of_ceiling('GB', res.ceilings):.2f}) |")
+    if n == 1:
+        return "\n".join(lines)
+    for group, rows in ((weak_group, weak), (strong_group, strong)):
+        exchange, split = step_ms(rows, EXCHANGE, n, steps), step_ms(rows, SPLIT, n, steps)
+        if None not in (exchange, split):
+            lines.append(f"| exchange alone on {n} GPUs, {group.split()[0]}: ms (against the split compute) | "
+                         f"{exchange:.4f} ({exchange / split:.2f}) |")
+    for name, label_of in (("04", "`04_overlap`"), (PEER_COPY_OVERLAP, f"*{PEER_COPY_OVERLAP}*")):
+        for group, rows in ((weak_group, weak), (strong_group, strong)):
+            ms = step_ms(rows, name, n, steps)
+            if ms is not None:
+                lines.append(f"| {label_of} on {n} GPUs, {group.split()[0]}: efficiency | "
+                             f"{efficiency(group, step_ms(rows, BASELINE, 1, steps), ms, n):.3f} |")
+    for group, rows in ((weak_group, weak), (strong_group, strong)):
+        share, spread = split_hidden(rows, "04", n, steps), hidden_spread(res, group, rows, "04", n, steps)
+        if share is not None:
+            lines.append(f"| exchange hidden by `04_overlap` on {n} GPUs, {group.split()[0]} (± 1 sd) | {share:.2f}"
+                         + (f" ± {spread:.2f}" if spread is not None else "") + " |")
+    return "\n".join(lines)
+
+
 def exchange_rate_table(res, steps: int) -> str:
     """Step 03's result: the exchange alone on n GPUs, its bytes and its rate against the peer copy."""
     peer = res.ceilings["peer_GBps"]
@@ -523,5 +564,8 @@ def tables(res) -> dict:
         found["small"] = scaling_tables(cases, results.context_number(context, "steps", small, whole=True))
     if (res.folder / "traffic.csv").exists():
         found["traffic"] = report_tables.traffic_table(res.folder / "traffic.csv", "512^3 field (the update moves 3)")
-    found["between"] = kernel_table(res, steps)  # the lesson's "Between GPUs": every model's one-GPU kernel
+    found["between"] = between_table(res, steps)  # the lesson's "Between GPUs": every model, side by side
+    if most_gpus(by_step(res.cases, group_of(res, "weak"))) > 1:  # the lesson's overlap tables, every model
+        found |= {"hidden_by_gpu": hidden_table(res, steps), "copy_engines_by_gpu": copy_engines_table(res, steps),
+                  "processes_by_gpu": processes_table(res, steps)}
     return found | lesson_tables(res, steps)

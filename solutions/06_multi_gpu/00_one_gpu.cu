@@ -14,16 +14,17 @@
 // ms a step at 512^3, the halos a few percent more. Every later step is measured against this one:
 // it is T1 in the parallel efficiency T1 / (N TN).
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
-//     00_one_gpu x1  strong 1024^3       107.4991 ms (20 time steps), 2397 GB/s (0.803 of copy), 200 GLUP/s
-//     00_one_gpu x1  weak 512^3 per GPU  13.8326 ms (20 time steps), 2329 GB/s (0.780 of copy), 194 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 5d5e4fe, 2026-11-28):
+//     00_one_gpu x1  strong 1024^3       105.5383 ms (20 time steps), 2442 GB/s (0.814 of copy), 203 GLUP/s
+//     00_one_gpu x1  weak 512^3 per GPU  13.7984 ms (20 time steps), 2334 GB/s (0.779 of copy), 195 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     00_one_gpu x1  strong 1024^3       72.6696 ms (20 time steps), 3546 GB/s (0.841 of copy), 296 GLUP/s
 //     00_one_gpu x1  weak 512^3 per GPU  9.7553 ms (20 time steps), 3302 GB/s (0.783 of copy), 275 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
-// Measured: 0.853 ms a step at 512^3 on the H100, 0.719 ms on the H200, the leapfrog
-// kernel alone at 0.70 and 0.58 of the copy rate (Nsight Compute, the README's traffic table).
+// Measured at 512^3: 0.6899 ms a step on the H100 and 0.4878 on the H200, 0.78 of each one's
+// copy rate, inside the predicted 0.80-0.85 only at 1024^3 (0.81 and 0.84); the H200's 0.45 ms
+// missed by 8%. The halos cost about 1.5% (H100) and 3.5% (H200) over compute only.
 // END FINDINGS
 #include <stdexcept>
 #include <string>

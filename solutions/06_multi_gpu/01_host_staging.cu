@@ -16,9 +16,13 @@
 // efficiency about 0.6 at every count (one rank exchanges with itself the same way); strong
 // scaling at 1024^3 falls further as the slabs thin and the exchange stays the same size.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
-//     01_host_staging x1  strong 1024^3       251.0415 ms (20 time steps), 1027 GB/s (0.344 of copy), 86 GLUP/s
-//     01_host_staging x1  weak 512^3 per GPU  38.2919 ms (20 time steps), 841 GB/s (0.282 of copy), 70 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 5d5e4fe, 2026-11-28):
+//     01_host_staging x1  strong 1024^3       246.7917 ms (20 time steps), 1044 GB/s (0.348 of copy), 87 GLUP/s
+//     01_host_staging x2  strong 1024^3       207.6698 ms (20 time steps), 620 GB/s (0.207 of copy), 103 GLUP/s
+//     01_host_staging x4  strong 1024^3       218.0709 ms (20 time steps), 295 GB/s (0.099 of copy), 98 GLUP/s
+//     01_host_staging x1  weak 512^3 per GPU  41.6239 ms (20 time steps), 774 GB/s (0.258 of copy), 64 GLUP/s
+//     01_host_staging x2  weak 512^3 per GPU  44.5839 ms (20 time steps), 723 GB/s (0.241 of copy), 120 GLUP/s
+//     01_host_staging x4  weak 512^3 per GPU  50.8351 ms (20 time steps), 634 GB/s (0.211 of copy), 211 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     01_host_staging x1  strong 1024^3       189.8065 ms (20 time steps), 1358 GB/s (0.322 of copy), 113 GLUP/s
 //     01_host_staging x2  strong 1024^3       153.3258 ms (20 time steps), 840 GB/s (0.199 of copy), 140 GLUP/s
@@ -28,10 +32,9 @@
 //     01_host_staging x4  weak 512^3 per GPU  36.9275 ms (20 time steps), 872 GB/s (0.207 of copy), 291 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
-// Measured on one rank (against step 00's), weak 512^3: 0.347 ms more a step on the H100 (its
-// recording has the older step-08 kernel), efficiency 0.71, as predicted; on the H200, with
-// chapter 3's step-10 kernel, 1.16 ms more and efficiency 0.29, worse than predicted: the faster
-// kernel shrank the compute, and the round trip took over 3x the 0.35 ms bound.
+// Measured on one rank (against step 00's), weak 512^3: 1.39 ms more a step on the H100 and
+// 1.22 ms on the H200, efficiencies 0.33 and 0.29, far below the predicted 0.6: the round trip
+// took 3.7x (H100) and 3.5x (H200) its bound at the measured host copy rates (0.37, 0.35 ms).
 // END FINDINGS
 // Your parts: the exchange through the host (parts::exchange_through_host), in three parts, each
 // tested on its own: the copies to the host and the wait for them, the exchange with the right

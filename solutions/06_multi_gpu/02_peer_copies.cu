@@ -21,9 +21,13 @@
 // 0.95. Strong scaling at 1024^3 on 8 GPUs, 128 planes a slab: the same compute per GPU as 512^3
 // and planes 4x larger, 34 MB in, 0.08 ms: about 0.88.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
-//     02_peer_copies x1  strong 1024^3       107.4450 ms (20 time steps), 2398 GB/s (0.804 of copy), 200 GLUP/s
-//     02_peer_copies x1  weak 512^3 per GPU  13.8425 ms (20 time steps), 2327 GB/s (0.780 of copy), 194 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 5d5e4fe, 2026-11-28):
+//     02_peer_copies x1  strong 1024^3       105.4759 ms (20 time steps), 2443 GB/s (0.815 of copy), 204 GLUP/s
+//     02_peer_copies x2  strong 1024^3       55.4063 ms (20 time steps), 2326 GB/s (0.776 of copy), 388 GLUP/s
+//     02_peer_copies x4  strong 1024^3       29.4715 ms (20 time steps), 2186 GB/s (0.729 of copy), 729 GLUP/s
+//     02_peer_copies x1  weak 512^3 per GPU  13.7426 ms (20 time steps), 2344 GB/s (0.782 of copy), 195 GLUP/s
+//     02_peer_copies x2  weak 512^3 per GPU  14.8819 ms (20 time steps), 2165 GB/s (0.722 of copy), 361 GLUP/s
+//     02_peer_copies x4  weak 512^3 per GPU  15.2150 ms (20 time steps), 2117 GB/s (0.706 of copy), 706 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     02_peer_copies x1  strong 1024^3       72.6772 ms (20 time steps), 3546 GB/s (0.841 of copy), 295 GLUP/s
 //     02_peer_copies x2  strong 1024^3       38.7619 ms (20 time steps), 3324 GB/s (0.789 of copy), 554 GLUP/s

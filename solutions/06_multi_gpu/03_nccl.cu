@@ -14,9 +14,13 @@
 // Predicted: about step 02's times, a little slower for small messages (NCCL's launch and
 // protocol), faster where step 02's barrier cost more than NCCL's kernel launch.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
-//     03_nccl x1  strong 1024^3       107.5427 ms (20 time steps), 2396 GB/s (0.803 of copy), 200 GLUP/s
-//     03_nccl x1  weak 512^3 per GPU  13.9274 ms (20 time steps), 2313 GB/s (0.775 of copy), 193 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 5d5e4fe, 2026-11-28):
+//     03_nccl x1  strong 1024^3       105.5745 ms (20 time steps), 2441 GB/s (0.814 of copy), 203 GLUP/s
+//     03_nccl x2  strong 1024^3       56.3068 ms (20 time steps), 2288 GB/s (0.763 of copy), 381 GLUP/s
+//     03_nccl x4  strong 1024^3       29.3980 ms (20 time steps), 2191 GB/s (0.731 of copy), 730 GLUP/s
+//     03_nccl x1  weak 512^3 per GPU  13.7936 ms (20 time steps), 2335 GB/s (0.779 of copy), 195 GLUP/s
+//     03_nccl x2  weak 512^3 per GPU  15.1296 ms (20 time steps), 2129 GB/s (0.710 of copy), 355 GLUP/s
+//     03_nccl x4  weak 512^3 per GPU  14.9760 ms (20 time steps), 2151 GB/s (0.717 of copy), 717 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     03_nccl x1  strong 1024^3       72.7079 ms (20 time steps), 3544 GB/s (0.841 of copy), 295 GLUP/s
 //     03_nccl x2  strong 1024^3       39.4973 ms (20 time steps), 3262 GB/s (0.774 of copy), 544 GLUP/s

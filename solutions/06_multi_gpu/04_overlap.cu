@@ -21,9 +21,13 @@
 // 1024^3 on 8 GPUs, 0.95 (the exchange, 0.08 ms, still under the interior's 0.58 ms); the share
 // of the exchange hidden (compute + exchange - this step) / exchange: above 0.9.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
-//     04_overlap x1  strong 1024^3       108.8858 ms (20 time steps), 2367 GB/s (0.793 of copy), 197 GLUP/s
-//     04_overlap x1  weak 512^3 per GPU  14.0428 ms (20 time steps), 2294 GB/s (0.769 of copy), 191 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 5d5e4fe, 2026-11-28):
+//     04_overlap x1  strong 1024^3       107.4818 ms (20 time steps), 2398 GB/s (0.800 of copy), 200 GLUP/s
+//     04_overlap x2  strong 1024^3       54.3369 ms (20 time steps), 2371 GB/s (0.791 of copy), 395 GLUP/s
+//     04_overlap x4  strong 1024^3       28.6120 ms (20 time steps), 2252 GB/s (0.751 of copy), 751 GLUP/s
+//     04_overlap x1  weak 512^3 per GPU  13.8827 ms (20 time steps), 2320 GB/s (0.774 of copy), 193 GLUP/s
+//     04_overlap x2  weak 512^3 per GPU  14.3676 ms (20 time steps), 2242 GB/s (0.748 of copy), 374 GLUP/s
+//     04_overlap x4  weak 512^3 per GPU  14.5323 ms (20 time steps), 2217 GB/s (0.739 of copy), 739 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     04_overlap x1  strong 1024^3       72.9067 ms (20 time steps), 3535 GB/s (0.838 of copy), 295 GLUP/s
 //     04_overlap x2  strong 1024^3       38.3675 ms (20 time steps), 3358 GB/s (0.797 of copy), 560 GLUP/s

@@ -19,9 +19,13 @@
 // Predicted: step 04's times at 512^3 per GPU (0.6 ms a step hides 10 launches); at small slabs,
 // e.g. 128^3 per GPU (0.01 ms of compute a step), up to 2x faster than step 04.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
-//   NVIDIA H100 80GB HBM3 (commit 3083ade, 2026-11-27):
-//     05_graph x1  strong 1024^3       109.0447 ms (20 time steps), 2363 GB/s (0.792 of copy), 197 GLUP/s
-//     05_graph x1  weak 512^3 per GPU  14.0601 ms (20 time steps), 2291 GB/s (0.768 of copy), 191 GLUP/s
+//   NVIDIA H100 80GB HBM3 (commit 5d5e4fe, 2026-11-28):
+//     05_graph x1  strong 1024^3       107.4991 ms (20 time steps), 2397 GB/s (0.799 of copy), 200 GLUP/s
+//     05_graph x2  strong 1024^3       54.5508 ms (20 time steps), 2362 GB/s (0.788 of copy), 394 GLUP/s
+//     05_graph x4  strong 1024^3       28.3110 ms (20 time steps), 2276 GB/s (0.759 of copy), 759 GLUP/s
+//     05_graph x1  weak 512^3 per GPU  13.9190 ms (20 time steps), 2314 GB/s (0.772 of copy), 193 GLUP/s
+//     05_graph x2  weak 512^3 per GPU  15.2162 ms (20 time steps), 2117 GB/s (0.706 of copy), 353 GLUP/s
+//     05_graph x4  weak 512^3 per GPU  14.8006 ms (20 time steps), 2176 GB/s (0.726 of copy), 725 GLUP/s
 //   NVIDIA H200 (commit c81c09d, 2026-11-27):
 //     05_graph x1  strong 1024^3       73.1635 ms (20 time steps), 3522 GB/s (0.836 of copy), 294 GLUP/s
 //     05_graph x2  strong 1024^3       37.9019 ms (20 time steps), 3400 GB/s (0.806 of copy), 567 GLUP/s
@@ -31,9 +35,9 @@
 //     05_graph x4  weak 512^3 per GPU  11.0398 ms (20 time steps), 2918 GB/s (0.692 of copy), 973 GLUP/s
 // END MEASURED
 // BEGIN FINDINGS
-// Measured on one rank at 128^3 (the README's small-slab table): 1.21x (H100, the older step-08
-// kernel) and 1.27x (H200) faster than step 04, the compute alone 0.026 and 0.015 ms; at 256^3,
-// 5.5% (H100) and 2.3% (H200) slower than step 04.
+// Measured at weak 128^3 (NOTES.md's small-slab table), against step 04: on one rank 1.58x
+// faster on the H100 and as fast on the H200 (0.0274 against 0.0272 ms); on four ranks as fast
+// on the H200 and 1.83x slower on the H100 (0.0773 against 0.0422 ms, cause not measured).
 // END FINDINGS
 // Your parts: the launch of a time step's graph, the capture of the step (fork, step 04's halves
 // and exchange, join), and the instance made from it. It uses your exchange_nccl (step 03) and
