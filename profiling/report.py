@@ -55,12 +55,16 @@ def gpu_tables(chapter: pathlib.Path, module, res: results.ChapterResults) -> di
                             chapter / "tables.py" if module else "profiling/report_tables.py") from error
 
 
+BY_GPU = "_by_gpu"  # a table named so compares GPU models: it names its model even when only one made it
+
+
 def chapter_tables(chapter: pathlib.Path, runs: list) -> dict:
     """{name: markdown}: each table with every GPU's figures side by side."""
     module = load_tables_module(chapter)
     per_gpu = [gpu_tables(chapter, module, res) for res in runs]
     names = dict.fromkeys(name for tables in per_gpu for name in tables)
-    return {name: side_by_side([(res, tables[name]) for res, tables in zip(runs, per_gpu) if name in tables])
+    return {name: side_by_side([(res, tables[name]) for res, tables in zip(runs, per_gpu) if name in tables],
+                               always_named=name.endswith(BY_GPU))
             for name in names}
 
 
@@ -134,12 +138,13 @@ def gpu_labels(runs: list) -> list:
     return short if len(set(short)) == len(short) else [res.label for res in runs]
 
 
-def side_by_side(parts: list) -> str:
+def side_by_side(parts: list, always_named: bool = False) -> str:
     """Each GPU's version of a table (parts: (results, markdown)) as one markdown: the tables
     merged column by column, text that differs given once per GPU under its name; versions of
-    different shapes one after the other. One GPU's is returned as it is."""
+    different shapes one after the other. One GPU's is returned as it is, or under its GPU's name
+    when `always_named`."""
     if len(parts) == 1:
-        return parts[0][1]
+        return f"**{gpu_labels([parts[0][0]])[0]}**\n\n{parts[0][1]}" if always_named else parts[0][1]
     labels = gpu_labels([res for res, _ in parts])
     split = [split_segments(markdown) for _, markdown in parts]
     stacked = "\n\n".join(f"**{label}**\n\n{markdown}" for label, (_, markdown) in zip(labels, parts))

@@ -15,11 +15,12 @@
             report.py matches the GPU models' rows by it;
   traffic   profile.sh's traffic per kernel (step 00 at 512^3), when it was recorded;
   between   the lesson's "Between GPUs", every GPU model side by side: its ceilings, the kernel on
-            one GPU, and on the most GPUs recorded the exchange's weight, step 04's efficiencies and
-            hidden shares, and the copy-engine experiment's efficiencies;
+            one GPU, and on COMPARED_GPUS GPUs the exchange's weight, the weak efficiency's two
+            factors, step 04's efficiencies and hidden shares, and the copy-engine experiment's
+            efficiencies;
   hidden_by_gpu, copy_engines_by_gpu, processes_by_gpu
             the lesson's hidden, copy_engines and processes tables below, for every GPU model that
-            ran on several GPUs (NOTES.md), side by side.
+            ran on several GPUs (NOTES.md), side by side (report.py names the model of a lone one).
 The lesson's tables (README.md), from the lesson's GPU only (LESSON_GPU; the other model is in
 `between` and NOTES.md's tables):
   bound     the bytes a GPU moves a step and the time the measured ceilings allow for them;
@@ -243,11 +244,12 @@ def spreads(path) -> dict:
             for run in data["benchmarks"] if run.get("run_type") == "aggregate" and run.get("aggregate_name") == "stddev"}
 
 
-def hidden_spread(res, group: str, rows: dict, prefix: str, n: int, steps: int):
-    """One standard deviation of split_hidden, propagated from the three cases' spreads, or None."""
+def hidden_spread(path, group: str, rows: dict, prefix: str, n: int, steps: int):
+    """One standard deviation of split_hidden, propagated from the three cases' spreads in the
+    benchmark's JSON file `path`, or None."""
     names = [next(s for s in rows if (s.startswith(name) if name[:2].isdigit() else s == name) and n in rows[s])
              for name in (prefix, SPLIT, EXCHANGE)]
-    found = spreads(res.folder / "bench.json")
+    found = spreads(path)
     sigma = [found.get((group, f"{name} x{n}")) for name in names]
     if None in sigma:
         return None
@@ -359,40 +361,55 @@ def kernel_table(res, steps: int) -> str:
     return "\n".join(lines)
 
 
+COMPARED_GPUS = 4  # the count "Between GPUs" compares at: both models ran it; fixed, so that rows line up
+
+
 def between_table(res, steps: int) -> str:
     """One GPU model's figures for the lesson's "Between GPUs", a row each, so that report.py sets
     the models' columns side by side: what bounds a step (the copy and peer rates), the kernel on
-    one GPU, and on the most GPUs recorded the exchange against the split work, then step 04's and
-    the copy-engine experiment's efficiencies and step 04's hidden share."""
+    one GPU, and on COMPARED_GPUS GPUs the exchange against the split work, the weak efficiency's
+    two factors, step 04's and the copy-engine experiment's efficiencies, and step 04's hidden
+    share."""
     weak_group, strong_group = group_of(res, "weak"), group_of(res, "strong")
     weak, strong = by_step(res.cases, weak_group), by_step(res.cases, strong_group)
-    n = most_gpus(weak)
-    lines = ["| figure | measured |", "|---|---:|",
-             f"| device copy: GB/s | {res.ceilings['copy_GBps']:.0f} |"]
+    n = COMPARED_GPUS
+    lines = ["| quantity | measured |", "|---|---:|",
+             f"| copy rate (course_ceilings): GB/s | {res.ceilings['copy_GBps']:.1f} |"]
     if "peer_GBps" in res.ceilings:
-        lines.append(f"| peer copy, each way: GB/s | {res.ceilings['peer_GBps']:.0f} |")
+        lines.append(f"| peer copy, each way: GB/s | {res.ceilings['peer_GBps']:.1f} |")
     for group, rows in ((weak_group, weak), (strong_group, strong)):
         one = rows[BASELINE][1]
         lines.append(f"| `{BASELINE}` on 1 GPU, {group.split()[1]}: ms a step (of copy) | "
                      f"{per_step_ms(one, steps):.4f} ({one.of_ceiling('GB', res.ceilings):.2f}) |")
-    if n == 1:
-        return "\n".join(lines)
+    t1 = step_ms(weak, BASELINE, 1, steps)
     for group, rows in ((weak_group, weak), (strong_group, strong)):
         exchange, split = step_ms(rows, EXCHANGE, n, steps), step_ms(rows, SPLIT, n, steps)
         if None not in (exchange, split):
-            lines.append(f"| exchange alone on {n} GPUs, {group.split()[0]}: ms (against the split compute) | "
+            lines.append(f"| exchange alone on {n} GPUs, {group.split()[0]}: ms (over the split compute) | "
                          f"{exchange:.4f} ({exchange / split:.2f}) |")
-    for name, label_of in (("04", "`04_overlap`"), (PEER_COPY_OVERLAP, f"*{PEER_COPY_OVERLAP}*")):
+    split, overlapped = step_ms(weak, SPLIT, n, steps), step_ms(weak, "04", n, steps)
+    if None not in (split, overlapped):
+        lines += [f"| weak on {n} GPUs, the baseline: `{BASELINE}` on 1 GPU over the split compute | {t1 / split:.3f} |",
+                  f"| weak on {n} GPUs, what shows: the split compute over `04_overlap` | {split / overlapped:.3f} |"]
+    for name, label_of in (("04", "`04_overlap`"), (PEER_COPY_OVERLAP, f"copy engines (*{PEER_COPY_OVERLAP}*)")):
         for group, rows in ((weak_group, weak), (strong_group, strong)):
             ms = step_ms(rows, name, n, steps)
             if ms is not None:
                 lines.append(f"| {label_of} on {n} GPUs, {group.split()[0]}: efficiency | "
                              f"{efficiency(group, step_ms(rows, BASELINE, 1, steps), ms, n):.3f} |")
-    for group, rows in ((weak_group, weak), (strong_group, strong)):
-        share, spread = split_hidden(rows, "04", n, steps), hidden_spread(res, group, rows, "04", n, steps)
-        if share is not None:
-            lines.append(f"| exchange hidden by `04_overlap` on {n} GPUs, {group.split()[0]} (± 1 sd) | {share:.2f}"
-                         + (f" ± {spread:.2f}" if spread is not None else "") + " |")
+    runs = [("threads", res.folder / "bench.json", res.cases, steps)]
+    processes = res.folder / f"bench-mpi-{n}.json"
+    if processes.exists():
+        context, cases = results.load(processes, "bench_multi_gpu")
+        runs.append(("processes", processes, cases, results.context_number(context, "steps", processes, whole=True)))
+    for ranks, path, cases, run_steps in runs:
+        for group in (weak_group, strong_group):
+            rows = by_step(cases, group)
+            share = split_hidden(rows, "04", n, run_steps)
+            if share is not None:
+                spread = hidden_spread(path, group, rows, "04", n, run_steps)
+                lines.append(f"| exchange hidden by `04_overlap` on {n} GPUs, {group.split()[0]}, ranks as {ranks} "
+                             f"(± 1 sd) | {share:.2f}" + (f" ± {spread:.2f}" if spread is not None else "") + " |")
     return "\n".join(lines)
 
 
@@ -427,7 +444,7 @@ def hidden_table(res, steps: int) -> str:
         n = most_gpus(rows)
         cells = [group] + [f"{step_ms(rows, name, n, steps):.4f}" for name in (EXCHANGE, SPLIT, "04")]
         for prefix in ("04", "05"):
-            spread = hidden_spread(res, group, rows, prefix, n, steps)
+            spread = hidden_spread(res.folder / "bench.json", group, rows, prefix, n, steps)
             if prefix == "05":
                 cells.append(f"{step_ms(rows, '05', n, steps):.4f}")
             cells.append(f"{split_hidden(rows, prefix, n, steps):.2f}" + (f" ± {spread:.2f}" if spread is not None else ""))
@@ -455,7 +472,7 @@ def copy_engines_table(res, steps: int) -> str:
             return f"*Not measured: step 04, *{SPLIT}* or *{PEER_COPY_OVERLAP}* (bench_multi_gpu --all) on {n} GPUs is missing.*"
         t1 = step_ms(rows, BASELINE, 1, steps)
         line = (f"| {group} | {split:.4f} | {nccl:.4f} | {nccl - split:.4f} | {copies:.4f} | {copies - split:.4f} | "
-                f"{efficiency(group, t1, nccl, n):.2f} | {efficiency(group, t1, copies, n):.2f} |")
+                f"{efficiency(group, t1, nccl, n):.3f} | {efficiency(group, t1, copies, n):.3f} |")
         if measured:
             shares = (split_hidden(rows, "04", n, steps), split_hidden(rows, PEER_COPY_OVERLAP, n, steps, PEER_COPY_EXCHANGE))
             line += "".join(f" {share:.2f} |" if share is not None else " — |" for share in shares)

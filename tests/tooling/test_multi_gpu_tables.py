@@ -69,6 +69,8 @@ def one_gpu(folder: pathlib.Path) -> pathlib.Path:
     with one GPU records them."""
     gpu = folder / "results" / "h100-80gb-hbm3"
     shutil.copytree(CHAPTER6 / "results" / "h100-80gb-hbm3", gpu)
+    ceilings = json.loads((gpu / "ceilings.json").read_text())
+    (gpu / "ceilings.json").write_text(json.dumps({key: value for key, value in ceilings.items() if not key.startswith("peer")}))
     bench = json.loads((gpu / "bench.json").read_text())
     bench["benchmarks"] = [run for run in bench["benchmarks"] if run["run_name"].split("/")[1].endswith(" x1")]
     bench["context"]["gpus"] = "1"
@@ -104,18 +106,41 @@ class MultiGpuTables(unittest.TestCase):
         self.assertEqual(len(targets), 4)
         for row in targets.values():
             self.assertEqual(row[2:], ["not measured: 1 GPU here", "-"])
-        between = rows_of(made["between"])  # the ceilings and step 00, nothing that needs a link
-        self.assertEqual(len(between), 4, made["between"])
+        between = rows_of(made["between"])  # the copy rate and step 00, nothing that needs a link
+        self.assertEqual(len(between), 3, made["between"])
         self.assertFalse({"hidden_by_gpu", "copy_engines_by_gpu", "processes_by_gpu"} & set(made))
 
-    def test_between_gpus_quotes_each_machines_ceilings_and_step_04_on_the_most_gpus(self):
+    def test_between_gpus_quotes_each_machines_copy_rate_and_step_04s_two_factors_on_4_gpus(self):
         between = rows_of(self.made([2, 4])["between"])
         weak_rows = tables.by_step(self.res.cases, tables.group_of(self.res, "weak"))
         row = lambda start: next(cells[1] for label, cells in between.items() if label.startswith(start))  # noqa: E731
-        self.assertEqual(row("device copy"), f"{self.res.ceilings['copy_GBps']:.0f}")
+        self.assertEqual(row("copy rate"), f"{self.res.ceilings['copy_GBps']:.1f}")
         self.assertEqual(row("`04_overlap` on 4 GPUs, weak"), f"{1 / (1 + EXCHANGE_SHARE * (1 - HIDDEN)):.3f}")
         exchange, weight = row("exchange alone on 4 GPUs, weak").split()
         self.assertEqual(weight, f"({float(exchange) / tables.step_ms(weak_rows, tables.SPLIT, 4, 20):.2f})")
+        baseline, shows = (float(row(f"weak on 4 GPUs, {part}")) for part in ("the baseline", "what shows"))
+        self.assertAlmostEqual(baseline * shows, float(row("`04_overlap` on 4 GPUs, weak")), delta=0.002)
+
+    def test_between_gpus_lines_up_a_4_gpu_model_with_an_8_gpu_one(self):
+        with tempfile.TemporaryDirectory() as folder:
+            chapter = pathlib.Path(folder) / "06_multi_gpu"
+            several_gpus(chapter, [2, 4, 8], WEAK, STRONG)
+            shutil.copytree(CHAPTER6 / "results" / "h100-80gb-hbm3", chapter / "results" / "h100-80gb-hbm3")
+            shutil.copy(CHAPTER6 / "tables.py", chapter / "tables.py")
+            runs = results.load_chapter(chapter)
+            merged = report.chapter_tables(chapter, runs)
+            alone = tables.tables(next(res for res in runs if res.folder.name == "h100-80gb-hbm3"))
+        self.assertEqual(len(rows_of(merged["between"])), len(rows_of(alone["between"])), merged["between"])
+        self.assertNotIn("—", merged["between"])  # every row filled by both: compared at 4 GPUs
+
+    def test_a_table_by_gpu_names_its_gpu_when_only_one_model_made_it(self):
+        with tempfile.TemporaryDirectory() as folder:
+            chapter = pathlib.Path(folder) / "06_multi_gpu"
+            several_gpus(chapter, [2, 4], WEAK, STRONG)
+            one_gpu(chapter)
+            shutil.copy(CHAPTER6 / "tables.py", chapter / "tables.py")
+            merged = report.chapter_tables(chapter, results.load_chapter(chapter))
+        self.assertTrue(merged["hidden_by_gpu"].startswith("**H200**"), merged["hidden_by_gpu"])
 
     def test_efficiency_is_t1_over_n_tn_strong_and_t1_over_tn_weak(self):
         made = self.made([2, 4, 8])
