@@ -18,6 +18,9 @@
             one GPU, and on COMPARED_GPUS GPUs the exchange's weight, the weak efficiency's two
             factors, step 04's efficiencies and hidden shares, and the copy-engine experiment's
             efficiencies;
+  anchor_by_gpu
+            the anchor's strong-scaling efficiencies (results/GPU/anchor-DATE/anchor.csv, its own
+            -csv output) beside the step of this chapter that does the same, where the anchor ran;
   hidden_by_gpu, copy_engines_by_gpu, processes_by_gpu
             the lesson's hidden, copy_engines and processes tables below, for every GPU model that
             ran on several GPUs (NOTES.md), side by side (report.py names the model of a lone one).
@@ -413,6 +416,47 @@ def between_table(res, steps: int) -> str:
     return "\n".join(lines)
 
 
+# The anchor's variants (its CSV's first column) and what this chapter runs in their place.
+ANCHOR_MATCH = {"multi_threaded_copy": "02", "multi_threaded_copy_overlap": PEER_COPY_OVERLAP, "nccl": "03",
+                "nccl_overlap": "04", "nccl_graphs": "05", "nccl_user_buffer_reg": None}
+
+
+def anchor_runs(path) -> dict:
+    """{(variant, GPUs): parallel efficiency} from the anchor's -csv lines, runtime_serial / (N runtime)."""
+    found = {}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        cells = [cell.strip() for cell in line.split(",")]
+        if number == 1 or not line.strip():
+            continue  # its header
+        if len(cells) != 9:
+            raise ValueError(f"{path}:{number}: not a line of the anchor's -csv output (9 fields): {line!r}")
+        gpus, runtime, serial = int(cells[5]), float(cells[7]), float(cells[8])
+        found[(cells[0], gpus)] = serial / (gpus * runtime)
+    return found
+
+
+def anchor_table(res, steps: int, path) -> str:
+    """The anchor's strong-scaling efficiencies (its own problem, 2D) beside this chapter's step
+    that does the same on strong 1024^3, on each count both ran."""
+    anchor = anchor_runs(path)
+    strong = by_step(res.cases, group_of(res, "strong"))
+    t1 = step_ms(strong, BASELINE, 1, steps)
+    counts = sorted({n for _, n in anchor if n > 1})
+    lines = ["| the anchor's variant | " + " | ".join(f"{n} GPUs" for n in counts) + " | this chapter's | "
+             + " | ".join(f"{n} GPUs, strong 1024^3" for n in counts) + " |", "|---|" + "---:|" * len(counts) + "---|"
+             + "---:|" * len(counts)]
+    for variant, match in ANCHOR_MATCH.items():
+        if not any(v == variant for v, _ in anchor):
+            continue
+        ours = [step_ms(strong, match, n, steps) if match else None for n in counts]
+        name = "—" if match is None else label(next(s for s in strong if (s.startswith(match) if match[:2].isdigit() else s == match)))
+        lines.append(f"| `{variant}` | " + " | ".join(f"{anchor[(variant, n)]:.3f}" if (variant, n) in anchor else "—"
+                                                    for n in counts)
+                     + f" | {name} | " + " | ".join(f"{efficiency('strong', t1, ms, n):.3f}" if ms else "—"
+                                                      for ms, n in zip(ours, counts)) + " |")
+    return "\n".join(lines)
+
+
 def exchange_rate_table(res, steps: int) -> str:
     """Step 03's result: the exchange alone on n GPUs, its bytes and its rate against the peer copy."""
     peer = res.ceilings["peer_GBps"]
@@ -582,6 +626,9 @@ def tables(res) -> dict:
     if (res.folder / "traffic.csv").exists():
         found["traffic"] = report_tables.traffic_table(res.folder / "traffic.csv", "512^3 field (the update moves 3)")
     found["between"] = between_table(res, steps)  # the lesson's "Between GPUs": every model, side by side
+    anchors = sorted(res.folder.glob("anchor-*/anchor.csv"))
+    if anchors:  # the latest run of the anchor on this model
+        found["anchor_by_gpu"] = anchor_table(res, steps, anchors[-1])
     if most_gpus(by_step(res.cases, group_of(res, "weak"))) > 1:  # the lesson's overlap tables, every model
         found |= {"hidden_by_gpu": hidden_table(res, steps), "copy_engines_by_gpu": copy_engines_table(res, steps),
                   "processes_by_gpu": processes_table(res, steps)}

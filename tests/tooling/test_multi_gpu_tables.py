@@ -142,6 +142,21 @@ class MultiGpuTables(unittest.TestCase):
             merged = report.chapter_tables(chapter, results.load_chapter(chapter))
         self.assertTrue(merged["hidden_by_gpu"].startswith("**H200**"), merged["hidden_by_gpu"])
 
+    def test_the_anchor_beside_the_steps_that_match_it_from_its_own_csv(self):
+        with tempfile.TemporaryDirectory() as folder:
+            gpu = several_gpus(pathlib.Path(folder), [2, 4], WEAK, STRONG)
+            (gpu / "anchor-2026-01-01").mkdir()
+            csv = gpu / "anchor-2026-01-01" / "anchor.csv"
+            csv.write_text("type, nx, ny, iter_max, nccheck, num_devices, p2p, runtime, runtime_serial\n"
+                           "nccl, 64, 64, 10, 1, 4, 1, 0.55, 2.0\n")
+            res = results.load_gpu(gpu)
+            made = rows_of(tables.tables(res)["anchor_by_gpu"])
+            csv.write_text(csv.read_text() + "nccl, 64, 64, 10\n")
+            with self.assertRaisesRegex(ValueError, "anchor.csv:3: not a line of the anchor's -csv output"):
+                tables.tables(res)
+        self.assertEqual(made["`nccl`"][1:3], [f"{2.0 / (4 * 0.55):.3f}", "`03_nccl`"])
+        self.assertEqual(made["`nccl`"][3], f"{STRONG[4]:.3f}")  # step 03 on 4 GPUs, strong
+
     def test_efficiency_is_t1_over_n_tn_strong_and_t1_over_tn_weak(self):
         made = self.made([2, 4, 8])
         strong_part, weak_part = made["scaling"].split("\n\n**")
