@@ -20,7 +20,8 @@
             efficiencies;
   anchor_by_gpu
             the anchor's strong-scaling efficiencies (results/GPU/anchor-DATE/anchor.csv, its own
-            -csv output) beside the step of this chapter that does the same, where the anchor ran;
+            -csv output) beside the step of this chapter that does the same, its ranks run the
+            same way (threads or processes), where the anchor ran;
   hidden_by_gpu, copy_engines_by_gpu, processes_by_gpu
             the lesson's hidden, copy_engines and processes tables below, for every GPU model that
             ran on several GPUs (NOTES.md), side by side (report.py names the model of a lone one).
@@ -416,44 +417,66 @@ def between_table(res, steps: int) -> str:
     return "\n".join(lines)
 
 
-# The anchor's variants (its CSV's first column) and what this chapter runs in their place.
-ANCHOR_MATCH = {"multi_threaded_copy": "02", "multi_threaded_copy_overlap": PEER_COPY_OVERLAP, "nccl": "03",
-                "nccl_overlap": "04", "nccl_graphs": "05", "nccl_user_buffer_reg": None}
+# The anchor's variants (its CSV's first column), what this chapter runs in their place, and how
+# its ranks run there: its copy variants are OpenMP threads of one process, its NCCL ones MPI processes.
+ANCHOR_MATCH = {"multi_threaded_copy": ("02", "threads"), "multi_threaded_copy_overlap": (PEER_COPY_OVERLAP, "threads"),
+                "nccl": ("03", "processes"), "nccl_overlap": ("04", "processes"), "nccl_graphs": ("05", "processes"),
+                "nccl_user_buffer_reg": (None, "processes")}
 
 
 def anchor_runs(path) -> dict:
-    """{(variant, GPUs): parallel efficiency} from the anchor's -csv lines, runtime_serial / (N runtime)."""
-    found = {}
+    """{(variant, GPUs): parallel efficiency} from the anchor's -csv lines: one GPU's time (the
+    median of every line's runtime_serial, each run's own single-GPU reference, so that its noise
+    does not reorder the variants) over N times the lowest runtime of the case (its bench.sh's rule)."""
+    runtimes, serials = {}, []
     for number, line in enumerate(path.read_text().splitlines(), 1):
-        cells = [cell.strip() for cell in line.split(",")]
         if number == 1 or not line.strip():
             continue  # its header
+        cells = [cell.strip() for cell in line.split(",")]
         if len(cells) != 9:
             raise ValueError(f"{path}:{number}: not a line of the anchor's -csv output (9 fields): {line!r}")
-        gpus, runtime, serial = int(cells[5]), float(cells[7]), float(cells[8])
-        found[(cells[0], gpus)] = serial / (gpus * runtime)
-    return found
+        case, runtime = (cells[0], int(cells[5])), float(cells[7])
+        runtimes[case] = min(runtime, runtimes.get(case, runtime))
+        serials.append(float(cells[8]))
+    if not serials:
+        raise ValueError(f"{path}: no runs of the anchor")
+    serials.sort()
+    serial = (serials[(len(serials) - 1) // 2] + serials[len(serials) // 2]) / 2
+    return {case: serial / (case[1] * runtime) for case, runtime in runtimes.items()}
 
 
 def anchor_table(res, steps: int, path) -> str:
     """The anchor's strong-scaling efficiencies (its own problem, 2D) beside this chapter's step
-    that does the same on strong 1024^3, on each count both ran."""
+    that does the same on its strong problem, its ranks run as the anchor's are (threads from
+    bench.json, processes from bench-mpi-N.json), on each count the anchor ran past one GPU."""
     anchor = anchor_runs(path)
-    strong = by_step(res.cases, group_of(res, "strong"))
-    t1 = step_ms(strong, BASELINE, 1, steps)
+    group = group_of(res, "strong")
     counts = sorted({n for _, n in anchor if n > 1})
-    lines = ["| the anchor's variant | " + " | ".join(f"{n} GPUs" for n in counts) + " | this chapter's | "
-             + " | ".join(f"{n} GPUs, strong 1024^3" for n in counts) + " |", "|---|" + "---:|" * len(counts) + "---|"
-             + "---:|" * len(counts)]
-    for variant, match in ANCHOR_MATCH.items():
+    forms = {"threads": (by_step(res.cases, group), steps)}
+    for n in [1] + counts:
+        processes = res.folder / f"bench-mpi-{n}.json"
+        if processes.exists():
+            context, cases = results.load(processes, "bench_multi_gpu")
+            forms.setdefault("processes", ({}, results.context_number(context, "steps", processes, whole=True)))
+            for step, by_count in by_step(cases, group).items():
+                forms["processes"][0].setdefault(step, {}).update(by_count)
+    lines = ["| the anchor's variant | " + " | ".join(f"{n} GPUs" for n in counts) + " | this chapter's, ranks as | "
+             + " | ".join(f"{n} GPUs, {group}" for n in counts) + " |",
+             "|---|" + "---:|" * len(counts) + "---|" + "---:|" * len(counts)]
+    variants = list(ANCHOR_MATCH) + [v for v in dict.fromkeys(v for v, _ in anchor) if v not in ANCHOR_MATCH]
+    for variant in variants:
         if not any(v == variant for v, _ in anchor):
             continue
-        ours = [step_ms(strong, match, n, steps) if match else None for n in counts]
-        name = "—" if match is None else label(next(s for s in strong if (s.startswith(match) if match[:2].isdigit() else s == match)))
+        match, form = ANCHOR_MATCH.get(variant, (None, None))
+        rows, run_steps = forms.get(form, ({}, steps))
+        t1 = step_ms(rows, BASELINE, 1, run_steps) if rows else None
+        ours = [step_ms(rows, match, n, run_steps) if match and rows else None for n in counts]
+        named = "copy engines (*" + match + "*)" if match == PEER_COPY_OVERLAP else f"step {match}" if match else "—"
         lines.append(f"| `{variant}` | " + " | ".join(f"{anchor[(variant, n)]:.3f}" if (variant, n) in anchor else "—"
                                                     for n in counts)
-                     + f" | {name} | " + " | ".join(f"{efficiency('strong', t1, ms, n):.3f}" if ms else "—"
-                                                      for ms, n in zip(ours, counts)) + " |")
+                     + f" | {named}{', ' + form if match else ''} | "
+                     + " | ".join(f"{efficiency(group, t1, ms, n):.3f}" if ms and t1 else "—" for ms, n in zip(ours, counts))
+                     + " |")
     return "\n".join(lines)
 
 

@@ -143,19 +143,25 @@ class MultiGpuTables(unittest.TestCase):
         self.assertTrue(merged["hidden_by_gpu"].startswith("**H200**"), merged["hidden_by_gpu"])
 
     def test_the_anchor_beside_the_steps_that_match_it_from_its_own_csv(self):
+        header = "type, nx, ny, iter_max, nccheck, num_devices, p2p, runtime, runtime_serial\n"
         with tempfile.TemporaryDirectory() as folder:
             gpu = several_gpus(pathlib.Path(folder), [2, 4], WEAK, STRONG)
             (gpu / "anchor-2026-01-01").mkdir()
             csv = gpu / "anchor-2026-01-01" / "anchor.csv"
-            csv.write_text("type, nx, ny, iter_max, nccheck, num_devices, p2p, runtime, runtime_serial\n"
-                           "nccl, 64, 64, 10, 1, 4, 1, 0.55, 2.0\n")
+            csv.write_text(header + "multi_threaded_copy, 64, 64, 10, 1, 4, 1, 0.60, 2.1\n"  # the slower run of two
+                           "multi_threaded_copy, 64, 64, 10, 1, 4, 1, 0.55, 1.9\n"
+                           "nvshmem, 64, 64, 10, 1, 4, 1, 0.52, 2.0\n")  # a variant with no match here
             res = results.load_gpu(gpu)
             made = rows_of(tables.tables(res)["anchor_by_gpu"])
+            res.cases = [c for c in res.cases if not c.name.startswith("02_")]  # a step that did not run
+            unmatched = rows_of(tables.tables(res)["anchor_by_gpu"])
             csv.write_text(csv.read_text() + "nccl, 64, 64, 10\n")
-            with self.assertRaisesRegex(ValueError, "anchor.csv:3: not a line of the anchor's -csv output"):
+            with self.assertRaisesRegex(ValueError, "anchor.csv:5: not a line of the anchor's -csv output"):
                 tables.tables(res)
-        self.assertEqual(made["`nccl`"][1:3], [f"{2.0 / (4 * 0.55):.3f}", "`03_nccl`"])
-        self.assertEqual(made["`nccl`"][3], f"{STRONG[4]:.3f}")  # step 03 on 4 GPUs, strong
+        # one GPU's time is the median of every run's (2.0), the case's time its lowest (0.55)
+        self.assertEqual(made["`multi_threaded_copy`"][1:], [f"{2.0 / (4 * 0.55):.3f}", "step 02, threads", f"{STRONG[4]:.3f}"])
+        self.assertEqual(made["`nvshmem`"][1:], [f"{2.0 / (4 * 0.52):.3f}", "—", "—"])
+        self.assertEqual(unmatched["`multi_threaded_copy`"][3], "—")
 
     def test_efficiency_is_t1_over_n_tn_strong_and_t1_over_tn_weak(self):
         made = self.made([2, 4, 8])
