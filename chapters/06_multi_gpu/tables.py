@@ -393,8 +393,8 @@ def between_table(res, steps: int) -> str:
                          f"{exchange:.4f} ({exchange / split:.2f}) |")
     split, overlapped = step_ms(weak, SPLIT, n, steps), step_ms(weak, "04", n, steps)
     if None not in (split, overlapped):
-        lines += [f"| weak on {n} GPUs, the baseline: `{BASELINE}` on 1 GPU over the split compute | {t1 / split:.3f} |",
-                  f"| weak on {n} GPUs, what shows: the split compute over `04_overlap` | {split / overlapped:.3f} |"]
+        lines += [f"| weak on {n} GPUs, the baseline's factor: `{BASELINE}` on 1 GPU over the split compute | {t1 / split:.3f} |",
+                  f"| weak on {n} GPUs, the overlap's factor: the split compute over `04_overlap` | {split / overlapped:.3f} |"]
     for name, label_of in (("04", "`04_overlap`"), (PEER_COPY_OVERLAP, f"copy engines (*{PEER_COPY_OVERLAP}*)")):
         for group, rows in ((weak_group, weak), (strong_group, strong)):
             ms = step_ms(rows, name, n, steps)

@@ -118,7 +118,7 @@ class MultiGpuTables(unittest.TestCase):
         self.assertEqual(row("`04_overlap` on 4 GPUs, weak"), f"{1 / (1 + EXCHANGE_SHARE * (1 - HIDDEN)):.3f}")
         exchange, weight = row("exchange alone on 4 GPUs, weak").split()
         self.assertEqual(weight, f"({float(exchange) / tables.step_ms(weak_rows, tables.SPLIT, 4, 20):.2f})")
-        baseline, shows = (float(row(f"weak on 4 GPUs, {part}")) for part in ("the baseline", "what shows"))
+        baseline, shows = (float(row(f"weak on 4 GPUs, the {part}'s factor")) for part in ("baseline", "overlap"))
         self.assertAlmostEqual(baseline * shows, float(row("`04_overlap` on 4 GPUs, weak")), delta=0.002)
 
     def test_between_gpus_lines_up_a_4_gpu_model_with_an_8_gpu_one(self):
