@@ -365,6 +365,15 @@ def kernel_table(res, steps: int) -> str:
     return "\n".join(lines)
 
 
+def process_runs(res) -> dict:
+    """{GPUs: (cases, steps a run)} of the ranks as MPI processes, one a GPU (bench-mpi-N.json)."""
+    found = {}
+    for path in sorted(res.folder.glob("bench-mpi-*.json")):
+        context, cases = results.load(path, "bench_multi_gpu")
+        found[int(path.stem.rsplit("-", 1)[1])] = (cases, results.context_number(context, "steps", path, whole=True))
+    return found
+
+
 COMPARED_GPUS = 4  # the count "Between GPUs" compares at: both models ran it; fixed, so that rows line up
 
 
@@ -402,10 +411,9 @@ def between_table(res, steps: int) -> str:
                 lines.append(f"| {label_of} on {n} GPUs, {group.split()[0]}: efficiency | "
                              f"{efficiency(group, step_ms(rows, BASELINE, 1, steps), ms, n):.3f} |")
     runs = [("threads", res.folder / "bench.json", res.cases, steps)]
-    processes = res.folder / f"bench-mpi-{n}.json"
-    if processes.exists():
-        context, cases = results.load(processes, "bench_multi_gpu")
-        runs.append(("processes", processes, cases, results.context_number(context, "steps", processes, whole=True)))
+    mpi = process_runs(res)
+    if n in mpi:
+        runs.append(("processes", res.folder / f"bench-mpi-{n}.json", *mpi[n]))
     for ranks, path, cases, run_steps in runs:
         for group in (weak_group, strong_group):
             rows = by_step(cases, group)
@@ -448,35 +456,32 @@ def anchor_runs(path) -> dict:
 def anchor_table(res, steps: int, path) -> str:
     """The anchor's strong-scaling efficiencies (its own problem, 2D) beside this chapter's step
     that does the same on its strong problem, its ranks run as the anchor's are (threads from
-    bench.json, processes from bench-mpi-N.json), on each count the anchor ran past one GPU."""
+    bench.json, processes from bench-mpi-N.json, each against step 00 run the same way), on each
+    count the anchor ran past one GPU."""
     anchor = anchor_runs(path)
     group = group_of(res, "strong")
     counts = sorted({n for _, n in anchor if n > 1})
-    forms = {"threads": (by_step(res.cases, group), steps)}
-    for n in [1] + counts:
-        processes = res.folder / f"bench-mpi-{n}.json"
-        if processes.exists():
-            context, cases = results.load(processes, "bench_multi_gpu")
-            forms.setdefault("processes", ({}, results.context_number(context, "steps", processes, whole=True)))
-            for step, by_count in by_step(cases, group).items():
-                forms["processes"][0].setdefault(step, {}).update(by_count)
+    mpi = process_runs(res)
+    runs = {"threads": {n: (res.cases, steps) for n in [1] + counts}, "processes": mpi}
+
+    def ours(name, form, n):
+        """This chapter's efficiency of `name` on n GPUs, its ranks as `form`, or None."""
+        if name is None or n not in runs[form] or 1 not in runs[form]:
+            return None
+        t1 = step_ms(by_step(runs[form][1][0], group), BASELINE, 1, runs[form][1][1])
+        ms = step_ms(by_step(runs[form][n][0], group), name, n, runs[form][n][1])
+        return efficiency(group, t1, ms, n) if t1 and ms else None
+
     lines = ["| the anchor's variant | " + " | ".join(f"{n} GPUs" for n in counts) + " | this chapter's, ranks as | "
              + " | ".join(f"{n} GPUs, {group}" for n in counts) + " |",
              "|---|" + "---:|" * len(counts) + "---|" + "---:|" * len(counts)]
-    variants = list(ANCHOR_MATCH) + [v for v in dict.fromkeys(v for v, _ in anchor) if v not in ANCHOR_MATCH]
-    for variant in variants:
-        if not any(v == variant for v, _ in anchor):
-            continue
+    ran = dict.fromkeys(variant for variant, _ in anchor)
+    for variant in [v for v in ANCHOR_MATCH if v in ran] + [v for v in ran if v not in ANCHOR_MATCH]:
         match, form = ANCHOR_MATCH.get(variant, (None, None))
-        rows, run_steps = forms.get(form, ({}, steps))
-        t1 = step_ms(rows, BASELINE, 1, run_steps) if rows else None
-        ours = [step_ms(rows, match, n, run_steps) if match and rows else None for n in counts]
-        named = "copy engines (*" + match + "*)" if match == PEER_COPY_OVERLAP else f"step {match}" if match else "—"
-        lines.append(f"| `{variant}` | " + " | ".join(f"{anchor[(variant, n)]:.3f}" if (variant, n) in anchor else "—"
-                                                    for n in counts)
-                     + f" | {named}{', ' + form if match else ''} | "
-                     + " | ".join(f"{efficiency(group, t1, ms, n):.3f}" if ms and t1 else "—" for ms, n in zip(ours, counts))
-                     + " |")
+        named = f"copy engines (*{match}*), {form}" if match == PEER_COPY_OVERLAP else f"step {match}, {form}" if match else "—"
+        cells = [f"{anchor[(variant, n)]:.3f}" if (variant, n) in anchor else "—" for n in counts] + [named]
+        cells += [f"{e:.3f}" if (e := ours(match, form, n)) is not None else "—" for n in counts]
+        lines.append(f"| `{variant}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -570,10 +575,7 @@ def graph_table(res, steps: int) -> str:
 def processes_table(res, steps: int) -> str:
     """Every step with its ranks as threads of one process (bench.json) beside the same case as MPI
     processes, one a GPU (bench-mpi-N.json), on each count recorded both ways."""
-    mpi = {}
-    for path in sorted(res.folder.glob("bench-mpi-*.json")):
-        context, cases = results.load(path, "bench_multi_gpu")
-        mpi[int(path.stem.rsplit("-", 1)[1])] = (cases, results.context_number(context, "steps", path, whole=True))
+    mpi = process_runs(res)
     if not mpi:
         return "*Not measured: no bench-mpi-N.json (the ranks as MPI processes) in this GPU's results.*"
     parts = []
