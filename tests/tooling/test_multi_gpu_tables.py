@@ -81,6 +81,19 @@ def one_gpu(folder: pathlib.Path) -> pathlib.Path:
     return gpu
 
 
+def two_models(folder: pathlib.Path, h200_counts: list, h100_one_gpu: bool = False) -> pathlib.Path:
+    """A chapter folder holding the made-up H200 results on `h200_counts` GPUs beside the H100's
+    recording (its one-GPU runs only, with h100_one_gpu), and the chapter's tables.py."""
+    chapter = folder / "06_multi_gpu"
+    several_gpus(chapter, h200_counts, WEAK, STRONG)
+    if h100_one_gpu:
+        one_gpu(chapter)
+    else:
+        shutil.copytree(CHAPTER6 / "results" / "h100-80gb-hbm3", chapter / "results" / "h100-80gb-hbm3")
+    shutil.copy(CHAPTER6 / "tables.py", chapter / "tables.py")
+    return chapter
+
+
 def rows_of(markdown: str) -> dict:
     """{first cell: cells} of a markdown table's body rows."""
     rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in markdown.splitlines()
@@ -123,10 +136,7 @@ class MultiGpuTables(unittest.TestCase):
 
     def test_between_gpus_lines_up_a_4_gpu_model_with_an_8_gpu_one(self):
         with tempfile.TemporaryDirectory() as folder:
-            chapter = pathlib.Path(folder) / "06_multi_gpu"
-            several_gpus(chapter, [2, 4, 8], WEAK, STRONG)
-            shutil.copytree(CHAPTER6 / "results" / "h100-80gb-hbm3", chapter / "results" / "h100-80gb-hbm3")
-            shutil.copy(CHAPTER6 / "tables.py", chapter / "tables.py")
+            chapter = two_models(pathlib.Path(folder), [2, 4, 8])
             runs = results.load_chapter(chapter)
             merged = report.chapter_tables(chapter, runs)
             alone = tables.tables(next(res for res in runs if res.folder.name == "h100-80gb-hbm3"))
@@ -135,10 +145,7 @@ class MultiGpuTables(unittest.TestCase):
 
     def test_a_table_by_gpu_names_its_gpu_when_only_one_model_made_it(self):
         with tempfile.TemporaryDirectory() as folder:
-            chapter = pathlib.Path(folder) / "06_multi_gpu"
-            several_gpus(chapter, [2, 4], WEAK, STRONG)
-            one_gpu(chapter)
-            shutil.copy(CHAPTER6 / "tables.py", chapter / "tables.py")
+            chapter = two_models(pathlib.Path(folder), [2, 4], h100_one_gpu=True)
             merged = report.chapter_tables(chapter, results.load_chapter(chapter))
         self.assertTrue(merged["hidden_by_gpu"].startswith("**H200**"), merged["hidden_by_gpu"])
 
@@ -208,10 +215,7 @@ class MultiGpuTables(unittest.TestCase):
 
     def test_a_4_gpu_model_and_an_8_gpu_model_share_the_targets_rows(self):
         with tempfile.TemporaryDirectory() as folder:
-            chapter = pathlib.Path(folder) / "06_multi_gpu"
-            several_gpus(chapter, [2, 4, 8], WEAK, STRONG)
-            shutil.copytree(CHAPTER6 / "results" / "h100-80gb-hbm3", chapter / "results" / "h100-80gb-hbm3")
-            shutil.copy(CHAPTER6 / "tables.py", chapter / "tables.py")
+            chapter = two_models(pathlib.Path(folder), [2, 4, 8])
             merged = report.chapter_tables(chapter, results.load_chapter(chapter))["targets"]
             self.assertEqual(len(rows_of(merged)), 4, merged)  # one row a target, each GPU's column beside the other's
 
