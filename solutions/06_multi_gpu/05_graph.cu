@@ -40,8 +40,8 @@
 // on the H200 and 1.83x slower on the H100 (0.0773 against 0.0422 ms). A probe on four H100s
 // (chapters/06_multi_gpu/results/h100-80gb-hbm3/graph-small-2026-11-28/) found that each launch
 // of the benchmark keeps one speed for its graphs: in 43 of 56 launches 0.66-0.94x step 04's
-// time, in 13 1.07-1.64x. Node priorities, threads against processes and the hardware queue
-// count did not decide it; the cause is open.
+// time, in 13 1.07-1.64x. Node priorities and threads against processes did not decide it, and
+// the hardware queue count was not shown to; the cause is open.
 // END FINDINGS
 // Your parts: the launch of a time step's graph, the capture of the step (fork, step 04's halves
 // and exchange, join), and the instance made from it. It uses your exchange_nccl (step 03) and
