@@ -1,4 +1,4 @@
-// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint 0865cde456ec): edit the TODOs.
+// Generated from solutions/01_transpose/03_flagged_column.cu by exercises/generate.py (fingerprint c4966e993ffa): edit the TODOs.
 // Step 03 — the flagged column transpose (after the Huawei/Beihang patent, 2016).
 //
 // A read-only matrix is read column by column again and again by a consumer that must own a
@@ -15,11 +15,12 @@
 // and writes the current one: one block walks a whole 32-column stripe, so without that
 // prefetch every tile would wait for its loads.
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
-// bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
-// flag pays off from k = 1 or 2 passes.
+// bandwidth; step 00's pass is held to a fraction of it by its strided lanes (step 00's measured
+// rate: a few times slower than the copy), so the flag pays off from k = 1 or 2 passes.
 // The exercise, in seven parts, each tested alone: 1-2 the patent's rule (a column access, a
 // sequential one), 3 consuming a tile, 4 the transposing pass, 5 the row consumer that reads the
-// copy, 6 the flag, 7 the row access.
+// copy, 6 the flag, 7 the row access. The class's members (flag_, transpositions_, copy_,
+// original_) are declared in chapters/01_transpose/transpose.hpp.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 1 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <algorithm>

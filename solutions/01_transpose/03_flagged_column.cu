@@ -14,8 +14,8 @@
 // and writes the current one: one block walks a whole 32-column stripe, so without that
 // prefetch every tile would wait for its loads.
 // Predicted: pass 1 moves 2 x 1 GiB (read A, write the copy), later passes 1 GiB at the copy
-// bandwidth; step 00's pass is held to ~1/4 of the copy bandwidth by its strided lanes, so the
-// flag pays off from k = 1 or 2 passes.
+// bandwidth; step 00's pass is held to a fraction of it by its strided lanes (step 00's measured
+// rate: a few times slower than the copy), so the flag pays off from k = 1 or 2 passes.
 // BEGIN FINDINGS
 // The first pass missed: 0.86 ms on the H200, not 0.51 (1.12, not 0.72, on the H100), likely for
 // step 01's consumer's reason (512 blocks, 48% occupancy); not measured. The flag pays against step
@@ -25,7 +25,8 @@
 // END FINDINGS
 // The exercise, in seven parts, each tested alone: 1-2 the patent's rule (a column access, a
 // sequential one), 3 consuming a tile, 4 the transposing pass, 5 the row consumer that reads the
-// copy, 6 the flag, 7 the row access.
+// copy, 6 the flag, 7 the row access. The class's members (flag_, transpositions_, copy_,
+// original_) are declared in chapters/01_transpose/transpose.hpp.
 // BEGIN MEASURED by profiling/report.py from the chapter's results/, per GPU:
 //   NVIDIA H100 80GB HBM3 (commit fdd1c30eb23f, 2026-11-24):
 //     03_flagged  A^T x, 1 passes   1.1148 ms, 963 GB/s (0.323 of copy), 897 passes/s
