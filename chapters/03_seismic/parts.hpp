@@ -30,9 +30,9 @@ PrefetchedPlane prefetched_plane(const float* in, const Grid& g, int block_x, in
 // Step 08, part 1 (08_async_ring.cu, ring_copy): copy number `copy` of a block's haloed tile, 34
 // float4 wide (32 and one of x-halo each side) and 16 rows tall, 544 copies over 256 threads. The
 // copy fills the tile's float4 number `copy`, row after row; `offset` is where it comes from, in
-// floats from the tile's corner (x_left, y_top) of the plane; `valid`: the source lies in the
-// array's rows (else the copy fills zeros); `centre`: it is one of the 8 x 32 centres, all that a
-// z-halo plane needs.
+// floats from the tile's corner (x_left, y_top) of the plane; `valid`: the source row is one the
+// stencil reaches (y < dy + R) and its float4 ends within the row (else the copy fills zeros);
+// `centre`: it is one of the 8 x 32 centres, all that a z-halo plane needs.
 struct RingCopy {
   int offset;
   bool valid, centre;

@@ -1,4 +1,4 @@
-// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint f1298044ff6c): edit the TODOs.
+// Generated from solutions/03_seismic/08_async_ring.cu by exercises/generate.py (fingerprint 2f490edeb831): edit the TODOs.
 // Step 08 — a ring of tiles filled by asynchronous copies, and partial sums in z.
 //
 // Step 07 keeps the bytes at their minimum and is limited by what each thread carries and
@@ -35,8 +35,6 @@
 // waves: longer blocks, a smaller tail, less parallelism); `async_ring_deep_plain_stores`: the
 // deep ring with plain stores instead of non-temporal ones; `async_ring_3blocks`,
 // __launch_bounds__(256, 3): at most 85 registers, 3 blocks of 256 threads (37.5% of the warps).
-// ptxas (CUDA 13.0, sm_90, -Xptxas -v) gives it 80 registers and spills 32 bytes (188 bytes of
-// spill loads), against the 64-register cap's 152 (400): fewer, maybe cheap.
 // Measured: left out here so that you predict first. On a GPU, `python3 exercises/grade.py 3 --bench` times your
 // step beside the solution's; the solution's figures are in the chapter's README.
 #include <type_traits>
@@ -61,7 +59,7 @@ static_assert(kWidth == parts::kRingTileWidth && kHeight == parts::kRingTileHeig
 // number, row after row) -- where it comes from, whether it lies in the array, whether it is a
 // centre. The same in every plane, so a thread computes its copies once.
 __host__ __device__ __forceinline__ parts::RingCopy ring_copy(int copy, int x_left, int y_top, const Grid& g) {
-  // TODO: part 1 of 6, the copy plan: the copies are numbered row after row over the haloed tile, kWidth float4 a row: find the copy's tile row and float4 column, then where its source lies relative to the tile's first float (x_left, y_top), as an offset in floats (rows are g.pitch floats apart, a float4 column is 4 floats). Invariant: valid only for a copy that exists (copy < kCopies) and whose source lies in the array: its row within the array's rows, y-halo included, and its float4 ending within the row (it may run into the row's padding, not past it); a centre is a float4 of the block's own rows and columns, not of the halo. Mistake to avoid: forgetting the one float4 of x-halo on each side (a tile row is kWidth float4, not kTileX).
+  // TODO: part 1 of 6, the copy plan: the copies are numbered row after row over the haloed tile, kWidth float4 a row: find the copy's tile row and float4 column, then where its source lies relative to the tile's first float (x_left, y_top), as an offset in floats (rows are g.pitch floats apart, a float4 column is 4 floats). Invariant: valid only for a copy that exists (copy < kCopies) and whose source lies in the array where the stencil reaches: its row below dy + R (y never starts below -R; rows further down are never read, even where the array's y-halo is wider, and are filled with zeros), and its float4 ending within the row (it may run into the row's padding, not past it); a centre is a float4 of the block's own rows and columns, not of the halo. Mistake to avoid: forgetting the one float4 of x-halo on each side (a tile row is kWidth float4, not kTileX).
   (void)copy; (void)x_left; (void)y_top; (void)g;
   return {};
 }
@@ -110,7 +108,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
   float* target = out + g.at(x0, y, z_begin);  // out(p - R) from s = 2R on
   float4 sums[kSums] = {};  // at step s, sums[sum_slot(s % kSums, k)] is out(p - R + k)'s, k = 0 .. 2R
 
-  // TODO: part 3 of 6, priming the ring: before the loop, start the first kStages - 1 planes (those that exist), each into the tile of the same number, and commit a group after each one, even where there was no plane to start. Invariant: every plane step commits exactly one group, empty or not, so that "plane s has landed" always means the same number of this thread's groups still pending. Mistake to avoid: no commit in the prime: uncommitted copies belong to no group, and no wait ever lands them.
+  // TODO: part 3 of 6, priming the ring: before the loop, start the first kStages - 1 planes (those that exist; plane step s, from 0 to steps - 1, is plane z_begin - R + s and goes into tile s % kStages), each into the tile of the same number, and commit a group after each one, even where there was no plane to start. Invariant: every plane step commits exactly one group, empty or not, so that "plane s has landed" always means the same number of this thread's groups still pending. Mistake to avoid: no commit in the prime: uncommitted copies belong to no group, and no wait ever lands them.
   (void)start_copies;
   // The tile slot of plane s: a constant when kStages divides the unrolling, else counted.
   int counted_slot = 0;

@@ -34,9 +34,9 @@
 // waves: longer blocks, a smaller tail, less parallelism); `async_ring_deep_plain_stores`: the
 // deep ring with plain stores instead of non-temporal ones; `async_ring_3blocks`,
 // __launch_bounds__(256, 3): at most 85 registers, 3 blocks of 256 threads (37.5% of the warps).
-// ptxas (CUDA 13.0, sm_90, -Xptxas -v) gives it 80 registers and spills 32 bytes (188 bytes of
-// spill loads), against the 64-register cap's 152 (400): fewer, maybe cheap.
 // BEGIN FINDINGS
+// ptxas (CUDA 13.0, sm_90, -Xptxas -v) gives async_ring_3blocks 80 registers and spills 32 bytes
+// (188 bytes of spill loads), against the 64-register cap's 152 (400): fewer, maybe cheap.
 // The deep ring was added after the first two variants and step 09 were measured: their loads,
 // timed as a copy, reached 0.76 of the device copy, and step 09 suggested that at 2 blocks per
 // multiprocessor the depth of the prefetch is what hides latency.
@@ -98,7 +98,7 @@ static_assert(kWidth == parts::kRingTileWidth && kHeight == parts::kRingTileHeig
 // number, row after row) -- where it comes from, whether it lies in the array, whether it is a
 // centre. The same in every plane, so a thread computes its copies once.
 __host__ __device__ __forceinline__ parts::RingCopy ring_copy(int copy, int x_left, int y_top, const Grid& g) {
-  // BEGIN SOLUTION: part 1 of 6, the copy plan: the copies are numbered row after row over the haloed tile, kWidth float4 a row: find the copy's tile row and float4 column, then where its source lies relative to the tile's first float (x_left, y_top), as an offset in floats (rows are g.pitch floats apart, a float4 column is 4 floats). Invariant: valid only for a copy that exists (copy < kCopies) and whose source lies in the array: its row within the array's rows, y-halo included, and its float4 ending within the row (it may run into the row's padding, not past it); a centre is a float4 of the block's own rows and columns, not of the halo. Mistake to avoid: forgetting the one float4 of x-halo on each side (a tile row is kWidth float4, not kTileX).
+  // BEGIN SOLUTION: part 1 of 6, the copy plan: the copies are numbered row after row over the haloed tile, kWidth float4 a row: find the copy's tile row and float4 column, then where its source lies relative to the tile's first float (x_left, y_top), as an offset in floats (rows are g.pitch floats apart, a float4 column is 4 floats). Invariant: valid only for a copy that exists (copy < kCopies) and whose source lies in the array where the stencil reaches: its row below dy + R (y never starts below -R; rows further down are never read, even where the array's y-halo is wider, and are filled with zeros), and its float4 ending within the row (it may run into the row's padding, not past it); a centre is a float4 of the block's own rows and columns, not of the halo. Mistake to avoid: forgetting the one float4 of x-halo on each side (a tile row is kWidth float4, not kTileX).
   const int row = copy / kWidth, column = copy % kWidth;
   const int x = x_left + 4 * column, y = y_top + row;
   parts::RingCopy plan;
@@ -158,7 +158,7 @@ __global__ void COURSE_LAUNCH_BOUNDS(kTileX* kTileY, kMinBlocks) async_ring_kern
   float* target = out + g.at(x0, y, z_begin);  // out(p - R) from s = 2R on
   float4 sums[kSums] = {};  // at step s, sums[sum_slot(s % kSums, k)] is out(p - R + k)'s, k = 0 .. 2R
 
-  // BEGIN SOLUTION: part 3 of 6, priming the ring: before the loop, start the first kStages - 1 planes (those that exist), each into the tile of the same number, and commit a group after each one, even where there was no plane to start. Invariant: every plane step commits exactly one group, empty or not, so that "plane s has landed" always means the same number of this thread's groups still pending. Mistake to avoid: no commit in the prime: uncommitted copies belong to no group, and no wait ever lands them.
+  // BEGIN SOLUTION: part 3 of 6, priming the ring: before the loop, start the first kStages - 1 planes (those that exist; plane step s, from 0 to steps - 1, is plane z_begin - R + s and goes into tile s % kStages), each into the tile of the same number, and commit a group after each one, even where there was no plane to start. Invariant: every plane step commits exactly one group, empty or not, so that "plane s has landed" always means the same number of this thread's groups still pending. Mistake to avoid: no commit in the prime: uncommitted copies belong to no group, and no wait ever lands them.
   // 2. Prime the ring; every step commits a group, empty or not, so that "plane s has landed"
   //    is always "at most kStages - 2 groups pending".
 #pragma unroll
