@@ -47,6 +47,7 @@ if __name__ == "__main__":  # profiling/report.py imports this file; on its own 
     raise SystemExit("error: this file holds the README's tables: run profiling/report.py chapters/06_multi_gpu")
 
 import re
+import statistics
 
 import report_tables
 import results
@@ -448,8 +449,7 @@ def anchor_runs(path) -> dict:
         serials.append(float(cells[8]))
     if not serials:
         raise ValueError(f"{path}: no runs of the anchor")
-    serials.sort()
-    serial = (serials[(len(serials) - 1) // 2] + serials[len(serials) // 2]) / 2
+    serial = statistics.median(serials)
     return {case: serial / (case[1] * runtime) for case, runtime in runtimes.items()}
 
 

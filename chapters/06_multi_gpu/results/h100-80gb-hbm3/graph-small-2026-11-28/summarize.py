@@ -18,7 +18,8 @@ STEPS = ["03_nccl", "04_overlap", "05_graph"]
 PROBE = re.compile(r"^probe (\d+) rank \d+ of (\d+): enqueue (\S+) us/step, total (\S+) us/step$", re.M)
 
 
-def setting(folder: str, name: str) -> str:
+def setting(name: str) -> str:
+    """The setting a launch's file name records."""
     if "nopriority" in name:
         return "graph without node priorities"
     match = re.match(r"connections-(\w+)-\d+", name)
@@ -28,7 +29,8 @@ def setting(folder: str, name: str) -> str:
     return "as recorded"
 
 
-def process_rows(folder: pathlib.Path, group: str) -> list[str]:
+def launch_rows(folder: pathlib.Path, group: str) -> list[str]:
+    """A row for each launch in `folder` that timed step 05 on 4 GPUs at `group`."""
     rows = []
     for path in sorted(folder.glob("*.json.gz")):
         data = json.loads(gzip.open(path, "rt").read())
@@ -48,12 +50,13 @@ def process_rows(folder: pathlib.Path, group: str) -> list[str]:
         cells = [f"{medians[s]:.4f}" if s in medians else "—" for s in STEPS]
         graph = runs["05_graph"]
         name = path.name.removesuffix(".json.gz")
-        rows.append(f"| {folder.name}/{name} | {data['context']['ranks']} | {steps} | {setting(folder.name, name)} | "
+        rows.append(f"| {folder.name}/{name} | {data['context']['ranks']} | {steps} | {setting(name)} | "
                     + " | ".join(cells) + f" | {min(graph):.4f}-{max(graph):.4f} | {medians['05_graph'] / medians['04_overlap']:.2f} |")
     return rows
 
 
 def host_rows() -> list[str]:
+    """A row for each step and launch of call2-host on 4 ranks: the host's enqueue time and the time until done."""
     rows = []
     for path in sorted((HERE / "call2-host").glob("*.txt")):
         found = {}
@@ -78,7 +81,7 @@ def main() -> None:
                            ("weak 512^3 per GPU", ["call5-queues-large"]), ("strong 1024^3", ["call5-queues-large"])]:
         out += [f"## {group}", "", head]
         for folder in folders:
-            out += process_rows(HERE / folder, group)
+            out += launch_rows(HERE / folder, group)
         out.append("")
     out += ["## The host's time to enqueue a time step, 4 ranks (call2-host)", "",
             "Medians over every rank's runs of 100 steps (each `advance()` call prints one line).", "",
